@@ -1,0 +1,50 @@
+// `deepladder`: the command-line front end. Wiring only: each subcommand lives in cmd_*.cpp and
+// calls into core, storage and fitting. Bad input exits with status 2 and one clear message.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "app/command_registry.h"
+#include "core/errors.h"
+
+namespace deepladder::app {
+
+std::vector<CommandEntry>& commandRegistry() {
+  static std::vector<CommandEntry> registry;
+  return registry;
+}
+
+int& commandExitCode() {
+  static int code = 0;
+  return code;
+}
+
+}  // namespace deepladder::app
+
+int main(int argc, char** argv) {
+  using namespace deepladder;
+  CLI::App cli{
+      "deepladder: plan, run and fit scaling ladders on computational depth.\n"
+      "Runs train in worker processes; every metric lands in a SQLite file you can query."};
+  cli.require_subcommand(1);
+  cli.set_version_flag("--version", "deepladder 0.1.0");
+  auto& registry = app::commandRegistry();
+  std::stable_sort(registry.begin(), registry.end(),
+                   [](const auto& a, const auto& b) { return a.order < b.order; });
+  for (auto& entry : registry) entry.install(cli);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "deepladder: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "deepladder: error: %s\n", e.what());
+    return 1;
+  }
+  return app::commandExitCode();
+}

@@ -1,0 +1,147 @@
+// JSON-lines encoding of the worker protocol (see protocol.h).
+#include "core/protocol.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+namespace deepladder::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+// JSON has no NaN/Inf: send them as strings so a diverged loss survives the trip.
+json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double toDouble(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    if (s == "nan") return std::nan("");
+    if (s == "inf") return INFINITY;
+    if (s == "-inf") return -INFINITY;
+  }
+  throw json::type_error::create(302, "expected a number", &v);
+}
+
+struct Encoder {
+  json operator()(const Hello& m) const {
+    return {{"type", "hello"}, {"run_id", m.run_id}, {"config_hash", m.config_hash},
+            {"device", m.device}, {"resumed_from", m.resumed_from}, {"params", m.params},
+            {"flops_per_token", m.flops_per_token}};
+  }
+  json operator()(const Metric& m) const {
+    json values = json::object();
+    for (const auto& [k, v] : m.values) values[k] = number(v);
+    return {{"type", "metric"}, {"step", m.step}, {"tokens", m.tokens}, {"flops", m.flops},
+            {"wall_s", m.wall_s}, {"values", values}};
+  }
+  json operator()(const Eval& m) const {
+    return {{"type", "eval"}, {"step", m.step}, {"task", m.task}, {"n_bits", m.n_bits},
+            {"T", m.T}, {"correct", m.correct}, {"total", m.total}};
+  }
+  json operator()(const Lens& m) const {
+    json kl = json::array();
+    for (double v : m.kl) kl.push_back(number(v));
+    return {{"type", "lens"}, {"step", m.step}, {"kl", kl}};
+  }
+  json operator()(const Checkpoint& m) const {
+    return {{"type", "checkpoint"}, {"step", m.step}, {"path", m.path}, {"sha256", m.sha256}};
+  }
+  json operator()(const Event& m) const {
+    return {{"type", "event"}, {"step", m.step}, {"name", m.name}, {"detail", m.detail}};
+  }
+  json operator()(const Done& m) const {
+    return {{"type", "done"}, {"status", m.status}, {"final_loss", number(m.final_loss)},
+            {"steps", m.steps}, {"tokens", m.tokens}, {"flops", m.flops},
+            {"wall_s", m.wall_s}, {"message", m.message}};
+  }
+  json operator()(const Error& m) const { return {{"type", "error"}, {"message", m.message}}; }
+};
+
+}  // namespace
+
+std::string encode(const Message& message) { return std::visit(Encoder{}, message).dump(); }
+
+std::optional<Message> decode(const std::string& line, std::string* why) {
+  auto reject = [&](const std::string& reason) -> std::optional<Message> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (line.empty() || line[0] != '{') return reject("not a JSON object");
+  try {
+    const json j = json::parse(line);
+    const std::string type = j.at("type").get<std::string>();
+    if (type == "hello") {
+      Hello m;
+      m.run_id = j.at("run_id").get<std::string>();
+      m.config_hash = j.value("config_hash", "");
+      m.device = j.value("device", "");
+      m.resumed_from = j.value("resumed_from", int64_t{-1});
+      m.params = j.value("params", int64_t{0});
+      m.flops_per_token = j.value("flops_per_token", 0.0);
+      return m;
+    }
+    if (type == "metric") {
+      Metric m;
+      m.step = j.at("step").get<int64_t>();
+      m.tokens = j.value("tokens", int64_t{0});
+      m.flops = j.value("flops", 0.0);
+      m.wall_s = j.value("wall_s", 0.0);
+      for (const auto& [k, v] : j.at("values").items()) m.values.emplace_back(k, toDouble(v));
+      return m;
+    }
+    if (type == "eval") {
+      Eval m;
+      m.step = j.at("step").get<int64_t>();
+      m.task = j.value("task", "");
+      m.n_bits = j.value("n_bits", int64_t{0});
+      m.T = j.value("T", int64_t{0});
+      m.correct = j.at("correct").get<int64_t>();
+      m.total = j.at("total").get<int64_t>();
+      return m;
+    }
+    if (type == "lens") {
+      Lens m;
+      m.step = j.at("step").get<int64_t>();
+      for (const auto& v : j.at("kl")) m.kl.push_back(toDouble(v));
+      return m;
+    }
+    if (type == "checkpoint") {
+      Checkpoint m;
+      m.step = j.at("step").get<int64_t>();
+      m.path = j.at("path").get<std::string>();
+      m.sha256 = j.value("sha256", "");
+      return m;
+    }
+    if (type == "event") {
+      Event m;
+      m.step = j.at("step").get<int64_t>();
+      m.name = j.at("name").get<std::string>();
+      m.detail = j.value("detail", "");
+      return m;
+    }
+    if (type == "done") {
+      Done m;
+      m.status = j.value("status", "finished");
+      m.final_loss = toDouble(j.at("final_loss"));
+      m.steps = j.value("steps", int64_t{0});
+      m.tokens = j.value("tokens", int64_t{0});
+      m.flops = j.value("flops", 0.0);
+      m.wall_s = j.value("wall_s", 0.0);
+      m.message = j.value("message", "");
+      return m;
+    }
+    if (type == "error") return Error{j.value("message", "")};
+    return reject("unknown message type \"" + type + "\"");
+  } catch (const json::exception& e) {
+    return reject(e.what());
+  }
+}
+
+}  // namespace deepladder::protocol

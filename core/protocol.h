@@ -1,0 +1,88 @@
+// The worker protocol: one JSON object a line on the worker's stdout (design.md).
+//   hello      {"type":"hello","run_id","config_hash","device","resumed_from","params","flops_per_token"}
+//   metric     {"type":"metric","step","tokens","flops","wall_s","values":{"train/loss":..}}
+//   eval       {"type":"eval","step","task","n_bits","T","correct","total"}
+//   lens       {"type":"lens","step","kl":[...]}            (entry l = block l, 0 = embedding)
+//   checkpoint {"type":"checkpoint","step","path","sha256"}
+//   event      {"type":"event","step","name","detail"}      (growth, re-warm, ...)
+//   done       {"type":"done","status":"finished"|"diverged","final_loss","steps","tokens","flops","wall_s","message"}
+//   error      {"type":"error","message"}
+// Qt-free and SQLite-free: the worker and the ingester both link it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace deepladder::protocol {
+
+struct Hello {
+  std::string run_id;
+  std::string config_hash;
+  std::string device;
+  int64_t resumed_from = -1;  // checkpoint step resumed from; -1 = fresh start
+  int64_t params = 0;
+  double flops_per_token = 0;
+};
+
+struct Metric {
+  int64_t step = 0;
+  int64_t tokens = 0;  // tokens trained on so far
+  double flops = 0;    // training FLOPs so far
+  double wall_s = 0;   // seconds since this attempt started
+  std::vector<std::pair<std::string, double>> values;  // e.g. train/loss, val/loss, lr
+};
+
+struct Eval {
+  int64_t step = 0;
+  std::string task;
+  int64_t n_bits = 0;
+  int64_t T = 0;
+  int64_t correct = 0;
+  int64_t total = 0;
+};
+
+struct Lens {
+  int64_t step = 0;
+  std::vector<double> kl;
+};
+
+struct Checkpoint {
+  int64_t step = 0;
+  std::string path;
+  std::string sha256;
+};
+
+struct Event {
+  int64_t step = 0;
+  std::string name;
+  std::string detail;
+};
+
+struct Done {
+  std::string status = "finished";  // "finished" or "diverged"
+  double final_loss = 0;
+  int64_t steps = 0;
+  int64_t tokens = 0;
+  double flops = 0;
+  double wall_s = 0;
+  std::string message;
+};
+
+struct Error {
+  std::string message;
+};
+
+using Message = std::variant<Hello, Metric, Eval, Lens, Checkpoint, Event, Done, Error>;
+
+// One line of JSON, no trailing newline.
+std::string encode(const Message& message);
+
+// Parses one line; std::nullopt for a line that is not a protocol message (e.g. stray output),
+// with `why` set to the reason.
+std::optional<Message> decode(const std::string& line, std::string* why = nullptr);
+
+}  // namespace deepladder::protocol

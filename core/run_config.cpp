@@ -1,0 +1,158 @@
+// Run configuration: TOML reading with validation, JSON round trip, hash (see run_config.h).
+#include "core/run_config.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "core/toml_reader.h"
+
+namespace deepladder {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelConfig, vocab_size, d_model, n_layer, n_head,
+                                                seq_len, mlp, mlp_hidden, tie_embeddings, rope_base)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataConfig, kind, train, val)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, steps, lr,
+                                                min_lr_ratio, schedule, warmup_steps,
+                                                decay_fraction, weight_decay, beta1, beta2, eps,
+                                                grad_clip, eval_every, eval_batches,
+                                                checkpoint_every, keep_checkpoints, log_every,
+                                                threads, device)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, name, model, data, train)
+
+int64_t ModelConfig::mlpHidden() const {
+  if (mlp_hidden > 0) return mlp_hidden;
+  if (mlp == "swiglu") return 256 * ((8 * d_model / 3 + 255) / 256);
+  return 4 * d_model;
+}
+
+namespace {
+
+constexpr int64_t kBig = std::numeric_limits<int32_t>::max();
+constexpr double kHuge = 1e300;
+
+void readModel(TomlReader r, ModelConfig& m) {
+  m.vocab_size = r.integer("vocab_size", m.vocab_size, 2, 1 << 22);
+  m.d_model = r.integer("d_model", m.d_model, 1, 1 << 16);
+  m.n_layer = r.integer("n_layer", m.n_layer, 1, 1024);
+  m.n_head = r.integer("n_head", m.n_head, 1, 1024);
+  m.seq_len = r.integer("seq_len", m.seq_len, 1, 1 << 20);
+  m.mlp = r.choice("mlp", m.mlp, {"gelu", "swiglu"});
+  m.mlp_hidden = r.integer("mlp_hidden", m.mlp_hidden, 0, 1 << 20);
+  m.tie_embeddings = r.boolean("tie_embeddings", m.tie_embeddings);
+  m.rope_base = r.number("rope_base", m.rope_base, 1.0, 1e9);
+  if (m.d_model % m.n_head != 0)
+    r.fail("n_head", "d_model " + std::to_string(m.d_model) + " is not divisible by n_head " +
+                         std::to_string(m.n_head),
+           "choose n_head so that d_model / n_head is a whole (and even) head size");
+  if ((m.d_model / m.n_head) % 2 != 0)
+    r.fail("n_head", "the head size d_model / n_head must be even for rotary embeddings",
+           "choose another n_head");
+  r.finish();
+}
+
+void readData(TomlReader r, DataConfig& d) {
+  d.kind = r.choice("kind", d.kind, {"builtin", "text", "shards"});
+  d.train = r.string("train", d.train);
+  d.val = r.string("val", d.val);
+  if (d.kind != "builtin" && d.train.empty())
+    r.fail("train", "data kind \"" + d.kind + "\" needs a training file",
+           "set train = \"PATH\" (and val = \"PATH\")");
+  if (d.kind != "builtin" && d.val.empty())
+    r.fail("val", "data kind \"" + d.kind + "\" needs a validation file", "set val = \"PATH\"");
+  r.finish();
+}
+
+void readTrain(TomlReader r, TrainConfig& t) {
+  t.seed = r.integer("seed", t.seed, 0, std::numeric_limits<int64_t>::max());
+  t.batch_size = r.integer("batch_size", t.batch_size, 1, kBig);
+  t.steps = r.integer("steps", t.steps, 1, kBig);
+  t.lr = r.number("lr", t.lr, 0.0, 10.0);
+  t.min_lr_ratio = r.number("min_lr_ratio", t.min_lr_ratio, 0.0, 1.0);
+  t.schedule = r.choice("schedule", t.schedule, {"cosine", "wsd"});
+  t.warmup_steps = r.integer("warmup_steps", t.warmup_steps, 0, kBig);
+  t.decay_fraction = r.number("decay_fraction", t.decay_fraction, 0.0, 1.0);
+  t.weight_decay = r.number("weight_decay", t.weight_decay, 0.0, 10.0);
+  t.beta1 = r.number("beta1", t.beta1, 0.0, 0.999999);
+  t.beta2 = r.number("beta2", t.beta2, 0.0, 0.999999999);
+  t.eps = r.number("eps", t.eps, 0.0, 1.0);
+  t.grad_clip = r.number("grad_clip", t.grad_clip, 0.0, kHuge);
+  t.eval_every = r.integer("eval_every", t.eval_every, 1, kBig);
+  t.eval_batches = r.integer("eval_batches", t.eval_batches, 1, kBig);
+  t.checkpoint_every = r.integer("checkpoint_every", t.checkpoint_every, 0, kBig);
+  t.keep_checkpoints = r.integer("keep_checkpoints", t.keep_checkpoints, 1, 1000);
+  t.log_every = r.integer("log_every", t.log_every, 1, kBig);
+  t.threads = r.integer("threads", t.threads, 0, 4096);
+  t.device = r.string("device", t.device);
+  if (t.device != "cpu" && t.device != "cuda" && t.device.rfind("cuda:", 0) != 0)
+    r.fail("device", "unknown device \"" + t.device + "\"", "use \"cpu\", \"cuda\" or \"cuda:N\"");
+  if (t.warmup_steps > t.steps)
+    r.fail("warmup_steps", "warmup (" + std::to_string(t.warmup_steps) +
+                               " steps) is longer than the run (" + std::to_string(t.steps) + ")",
+           "lower warmup_steps or raise steps");
+  r.finish();
+}
+
+}  // namespace
+
+RunConfig parseRunConfigToml(const std::string& text, const std::string& source_name) {
+  toml::table root = parseTomlString(text, source_name);
+  TomlReader r(root, source_name);
+  RunConfig config;
+  config.name = r.string("name", config.name);
+  readModel(r.table("model"), config.model);
+  readData(r.table("data"), config.data);
+  readTrain(r.table("train"), config.train);
+  r.finish();
+  validateRunConfig(config, source_name);
+  return config;
+}
+
+RunConfig loadRunConfigToml(const std::string& path) {
+  return parseRunConfigToml(readTextFile(path), path);
+}
+
+void validateRunConfig(const RunConfig& c, const std::string& source) {
+  auto bad = [&](const std::string& field, const std::string& problem, const std::string& hint) {
+    throw UserError(locatedMessage(source, 0, field, problem, hint));
+  };
+  if (c.name.empty()) bad("name", "the run name is empty", "give the run a name");
+  if (c.model.d_model % c.model.n_head != 0)
+    bad("model.n_head", "d_model is not divisible by n_head", "choose another n_head");
+  if (c.data.kind != "builtin" && c.model.vocab_size < 256 && c.data.kind == "text")
+    bad("model.vocab_size", "byte-level text needs vocab_size >= 256", "set vocab_size = 256");
+  if (c.data.kind == "builtin" && c.model.vocab_size < 256)
+    bad("model.vocab_size", "the built-in corpus is byte-level and needs vocab_size >= 256",
+        "set vocab_size = 256");
+}
+
+nlohmann::json toJson(const RunConfig& config) { return config; }
+
+RunConfig runConfigFromJson(const nlohmann::json& json) {
+  try {
+    RunConfig config = json.get<RunConfig>();
+    validateRunConfig(config, "run config JSON");
+    return config;
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(std::string("run config JSON: ") + e.what() +
+                    ". Regenerate it with 'deepladder train' or check the field types");
+  }
+}
+
+std::string configHash(const RunConfig& config) {
+  const std::string canonical = toJson(config).dump();
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a 64
+  for (unsigned char ch : canonical) {
+    hash ^= ch;
+    hash *= 1099511628211ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
+  return out;
+}
+
+}  // namespace deepladder

@@ -1,0 +1,78 @@
+// One training run's complete configuration: model shape, data, optimizer and schedule, cadences.
+// Read from a TOML file (validated, errors name file:line:key) or from the JSON the CLI hands the
+// worker. Defaults live in the member initializers, in one place. Qt-free: the worker links it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace deepladder {
+
+struct ModelConfig {
+  int64_t vocab_size = 256;    // byte tokenizer; 50257 for GPT-2 shards
+  int64_t d_model = 64;
+  int64_t n_layer = 2;
+  int64_t n_head = 4;          // d_model must be divisible by n_head
+  int64_t seq_len = 64;
+  std::string mlp = "gelu";    // "gelu" (hidden 4 d_model) or "swiglu"
+  int64_t mlp_hidden = 0;      // 0: the default for the MLP kind (see mlpHidden())
+  bool tie_embeddings = true;  // unembedding shares the token embedding matrix
+  double rope_base = 10000.0;
+
+  // Hidden width: gelu 4 d; swiglu 256 ceil(floor(8 d / 3) / 256); or mlp_hidden when set.
+  int64_t mlpHidden() const;
+};
+
+struct DataConfig {
+  std::string kind = "builtin";  // "builtin" (KJV corpus), "text" (byte-level), "shards" (llm.c .bin)
+  std::string train;             // text: a file; shards: a file or glob pattern
+  std::string val;               // text: a file; shards: a file or glob
+};
+
+struct TrainConfig {
+  int64_t seed = 1;
+  int64_t batch_size = 16;  // sequences per optimizer step
+  int64_t steps = 200;
+  double lr = 3e-3;
+  double min_lr_ratio = 0.1;        // cosine floor, as a fraction of lr
+  std::string schedule = "cosine";  // "cosine" or "wsd" (warmup-stable-decay)
+  int64_t warmup_steps = 20;
+  double decay_fraction = 0.2;      // wsd: the final fraction of steps that decays to min_lr
+  double weight_decay = 0.1;        // decoupled (AdamW), matrices only
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  double grad_clip = 1.0;           // max global grad norm; 0 disables
+  int64_t eval_every = 50;          // validation every k steps (and at the end)
+  int64_t eval_batches = 8;         // fixed held-out batches per validation
+  int64_t checkpoint_every = 100;   // 0: only at the end
+  int64_t keep_checkpoints = 3;
+  int64_t log_every = 1;
+  int64_t threads = 0;              // intra-op threads; 0 = all cores
+  std::string device = "cpu";       // "cpu", "cuda", "cuda:N"
+};
+
+struct RunConfig {
+  std::string name = "run";
+  ModelConfig model;
+  DataConfig data;
+  TrainConfig train;
+};
+
+// Reads and validates a run TOML file. Throws UserError (file:line: key: problem. hint).
+RunConfig loadRunConfigToml(const std::string& path);
+RunConfig parseRunConfigToml(const std::string& text, const std::string& source_name);
+
+// Cross-field checks (divisibility, data paths present for the kind); throws UserError
+// naming `source` and the field.
+void validateRunConfig(const RunConfig& config, const std::string& source);
+
+nlohmann::json toJson(const RunConfig& config);
+RunConfig runConfigFromJson(const nlohmann::json& json);  // throws UserError on bad fields
+
+// Stable hex hash of the canonical JSON (for hello messages and idempotent re-runs).
+std::string configHash(const RunConfig& config);
+
+}  // namespace deepladder

@@ -1,0 +1,66 @@
+// Typed, validated reads from a toml++ table with errors that name the file, line and key.
+// Every key a reader does not consume is reported as unknown by finish(), so a typo in a
+// config file is an error, not a silently ignored setting. Used by run configs and ladder specs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+namespace deepladder {
+
+class TomlReader {
+ public:
+  // `path` is the dotted prefix of this table ("model", "arms.vanilla"); "" for the root.
+  TomlReader(const toml::table& table, std::string file, std::string path = {});
+
+  bool has(const std::string& key) const;
+
+  // Each getter: absent -> `fallback`; wrong type or out of range -> UserError.
+  int64_t integer(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+  double number(const std::string& key, double fallback, double min, double max);
+  bool boolean(const std::string& key, bool fallback);
+  std::string string(const std::string& key, const std::string& fallback);
+  std::string choice(const std::string& key, const std::string& fallback,
+                     const std::vector<std::string>& allowed);
+  std::vector<int64_t> integers(const std::string& key, int64_t min, int64_t max);
+  std::vector<std::string> strings(const std::string& key);
+
+  // A sub-table reader; absent -> an empty table. Marks the key as consumed.
+  TomlReader table(const std::string& key);
+  // Names of sub-tables (in file order) for sections like [arms.NAME].
+  std::vector<std::string> keys() const;
+
+  // Throws UserError naming the first key that no getter consumed.
+  void finish() const;
+
+  // A UserError at this key's line, for checks that span several keys.
+  [[noreturn]] void fail(const std::string& key, const std::string& problem,
+                         const std::string& hint = {}) const;
+
+  const std::string& file() const { return file_; }
+  std::string qualified(const std::string& key) const;
+  long lineOf(const std::string& key) const;
+
+ private:
+  const toml::node* find(const std::string& key);
+
+  const toml::table* table_;
+  std::string file_;
+  std::string path_;
+  std::set<std::string> consumed_;
+  static const toml::table kEmpty;
+};
+
+// Parses a TOML file or string; syntax errors become a UserError with file:line:column.
+toml::table parseTomlFile(const std::string& path);
+toml::table parseTomlString(const std::string& text, const std::string& source_name);
+
+// A whole file as text; UserError naming the path when it cannot be read.
+std::string readTextFile(const std::string& path);
+
+}  // namespace deepladder

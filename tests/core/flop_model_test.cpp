@@ -1,0 +1,42 @@
+// FLOP model and parameter counts against hand counts.
+#include <gtest/gtest.h>
+
+#include "core/flop_model.h"
+
+using namespace deepladder;
+
+TEST(FlopModel, HandCountForASmallGeluModel) {
+  ModelConfig m;
+  m.vocab_size = 256;
+  m.d_model = 64;
+  m.n_layer = 2;
+  m.n_head = 4;
+  m.seq_len = 64;
+  m.tie_embeddings = true;
+  // block: 4*64*64 (attn) + 2*64*256 (mlp) + 2*64 (norms) = 16384 + 32768 + 128 = 49280
+  const ParameterCounts c = countParameters(m);
+  EXPECT_EQ(c.per_block, 49280);
+  EXPECT_EQ(c.blocks, 98560);
+  EXPECT_EQ(c.embedding, 16384);
+  EXPECT_EQ(c.total, 16384 + 98560 + 64);  // tied: the unembedding is the embedding
+  // F = 6*(98560 + 16384) + 6*2*64*64 = 689664 + 49152
+  EXPECT_DOUBLE_EQ(flopsPerToken(m), 689664.0 + 49152.0);
+}
+
+TEST(FlopModel, UntiedSwiGluCountsTheHeadOnce) {
+  ModelConfig m;
+  m.vocab_size = 1000;
+  m.d_model = 96;
+  m.n_layer = 3;
+  m.n_head = 3;
+  m.seq_len = 32;
+  m.mlp = "swiglu";
+  m.tie_embeddings = false;
+  const int64_t hidden = 256;  // 256 ceil(floor(768/3)/256) = 256
+  EXPECT_EQ(m.mlpHidden(), hidden);
+  const int64_t block = 4 * 96 * 96 + 3 * 96 * hidden + 2 * 96;
+  const ParameterCounts c = countParameters(m);
+  EXPECT_EQ(c.per_block, block);
+  EXPECT_EQ(c.total, 96000 + 3 * block + 96 + 96000);
+  EXPECT_DOUBLE_EQ(flopsPerToken(m), 6.0 * (3 * block + 96000) + 6.0 * 3 * 96 * 32);
+}
