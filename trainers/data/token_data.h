@@ -1,0 +1,72 @@
+// Token data for language-model training, without LibTorch: where tokens come from (the built-in
+// corpus, a byte-level text file, llm.c / modded-nanogpt .bin shards) and how batches are drawn
+// from them reproducibly. The training loop turns a Batch into tensors.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+
+namespace deepladder::data {
+
+enum class Split { kTrain, kValidation };
+
+// A read-only sequence of token ids of one split.
+class TokenData {
+ public:
+  virtual ~TokenData() = default;
+  virtual int64_t size() const = 0;                                   // number of tokens
+  virtual void copy(int64_t offset, int64_t count, int32_t* out) const = 0;  // tokens [offset, offset+count)
+  virtual std::string describe() const = 0;                           // e.g. "builtin KJV train (3.9M tokens)"
+  virtual int64_t maxTokenId() const = 0;                             // for vocab checks
+};
+
+// Opens the split named by `config`. Throws UserError naming the file and what to do (missing
+// file, bad shard magic/version, truncated shard, too few tokens for one window of seq_len+1).
+std::unique_ptr<TokenData> openTokenData(const DataConfig& config, Split split, int64_t seq_len);
+
+// A batch of `rows` windows of seq_len + 1 tokens: inputs are [:, :-1], targets [:, 1:].
+struct Batch {
+  int64_t rows = 0;
+  int64_t seq_len = 0;
+  std::vector<int32_t> tokens;  // (rows, seq_len + 1), row-major
+};
+
+// Training batches: random windows, reproducible from (seed, position). The state that a
+// checkpoint must save is `position()` (batches drawn so far); restoring it with
+// `seek(position)` makes the following batches identical to an uninterrupted run.
+class BatchSampler {
+ public:
+  BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed);
+  Batch next();
+  int64_t position() const { return position_; }
+  void seek(int64_t position) { position_ = position; }
+
+ private:
+  const TokenData& data_;
+  int64_t rows_, seq_len_;
+  uint64_t seed_;
+  int64_t position_ = 0;
+};
+
+// Validation batches: a fixed, deterministic set of `count` batches of `rows` windows spread
+// evenly over the split (the same every eval and every run with the same data).
+std::vector<Batch> fixedValidationBatches(const TokenData& data, int64_t count, int64_t rows,
+                                          int64_t seq_len);
+
+// Path of the built-in corpus (the King James Bible written by scripts/setup); the environment
+// variable DEEPLADDER_CORPUS overrides it.
+std::string builtinCorpusPath();
+
+// Byte-level tokenizer (vocab 256): the token ids are the bytes.
+std::vector<int32_t> encodeBytes(const std::string& text);
+std::string decodeBytes(const std::vector<int32_t>& tokens);
+
+// llm.c shard format: 256 x int32 header (magic 20240520, version 1, token count), then uint16
+// tokens. Writes one (used by tests and by users converting data).
+void writeShard(const std::string& path, const std::vector<uint16_t>& tokens);
+
+}  // namespace deepladder::data
