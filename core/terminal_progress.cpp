@@ -1,0 +1,87 @@
+// Progress bar / plain progress lines (see terminal_progress.h).
+#include "core/terminal_progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace deepladder {
+
+std::string formatDuration(double s) {
+  if (!std::isfinite(s) || s < 0) return "-";
+  const long total = static_cast<long>(std::lround(s));
+  char buffer[32];
+  if (total >= 3600)
+    std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", total / 3600, (total % 3600) / 60);
+  else if (total >= 60)
+    std::snprintf(buffer, sizeof buffer, "%ldm%02lds", total / 60, total % 60);
+  else
+    std::snprintf(buffer, sizeof buffer, "%lds", total);
+  return buffer;
+}
+
+std::string formatCount(double v) {
+  char buffer[32];
+  const double a = std::fabs(v);
+  if (a >= 1e12) std::snprintf(buffer, sizeof buffer, "%.2e", v);
+  else if (a >= 1e9) std::snprintf(buffer, sizeof buffer, "%.2fG", v / 1e9);
+  else if (a >= 1e6) std::snprintf(buffer, sizeof buffer, "%.2fM", v / 1e6);
+  else if (a >= 1e4) std::snprintf(buffer, sizeof buffer, "%.1fk", v / 1e3);
+  else std::snprintf(buffer, sizeof buffer, "%.0f", v);
+  return buffer;
+}
+
+std::string formatProgressLine(const ProgressState& st, int bar_width) {
+  std::string line = st.label + " ";
+  if (bar_width > 0) {
+    const double fraction =
+        st.total_steps > 0 ? std::min(1.0, double(st.step) / double(st.total_steps)) : 0.0;
+    const int filled = static_cast<int>(fraction * bar_width);
+    line += "[" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "] ";
+  }
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, "step %lld/%lld  %s tok/s", (long long)st.step,
+                (long long)st.total_steps, formatCount(st.tokens_per_s).c_str());
+  line += buffer;
+  if (st.train_loss) {
+    std::snprintf(buffer, sizeof buffer, "  loss %.4f", *st.train_loss);
+    line += buffer;
+  }
+  if (st.val_loss) {
+    std::snprintf(buffer, sizeof buffer, "  val %.4f", *st.val_loss);
+    line += buffer;
+  }
+  double eta = -1;
+  if (st.step > 0 && st.total_steps > st.step)
+    eta = st.elapsed_s / double(st.step) * double(st.total_steps - st.step);
+  else if (st.total_steps > 0 && st.step >= st.total_steps)
+    eta = 0;
+  line += "  ETA " + formatDuration(eta);
+  return line;
+}
+
+TerminalProgress::TerminalProgress(std::FILE* out, double plain_interval_s)
+    : out_(out), interactive_(isatty(fileno(out)) != 0), plain_interval_s_(plain_interval_s) {}
+
+void TerminalProgress::update(const ProgressState& state) {
+  if (interactive_) {
+    std::fprintf(out_, "\r\033[K%s", formatProgressLine(state, 24).c_str());
+    std::fflush(out_);
+    drawn_ = true;
+    return;
+  }
+  if (state.elapsed_s - last_plain_ < plain_interval_s_ && state.step < state.total_steps) return;
+  last_plain_ = state.elapsed_s;
+  std::fprintf(out_, "%s\n", formatProgressLine(state, 0).c_str());
+  std::fflush(out_);
+}
+
+void TerminalProgress::finish(const std::string& final_line) {
+  if (interactive_ && drawn_) std::fprintf(out_, "\r\033[K");
+  if (!final_line.empty()) std::fprintf(out_, "%s\n", final_line.c_str());
+  std::fflush(out_);
+  drawn_ = false;
+}
+
+}  // namespace deepladder

@@ -1,0 +1,166 @@
+// Child process with line-oriented stdout (see worker_process.h).
+#include "core/worker_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace deepladder {
+
+std::string ProcessExit::describe() const {
+  if (exited) return "exit status " + std::to_string(code);
+  return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+}
+
+WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
+  if (spec.argv.empty()) throw std::runtime_error("WorkerProcess: empty argv");
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  int err_fd = -1;
+  if (!spec.stderr_path.empty()) {
+    err_fd = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (err_fd < 0)
+      throw std::runtime_error(spec.stderr_path + ": cannot open for the worker's log: " +
+                               std::strerror(errno));
+  }
+  if (!spec.stdout_copy_path.empty()) {
+    copy_fd_ = ::open(spec.stdout_copy_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (copy_fd_ < 0)
+      throw std::runtime_error(spec.stdout_copy_path + ": cannot open: " + std::strerror(errno));
+  }
+  // Build argv/envp before fork (no allocation in the child).
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) {
+    std::string entry(*e);
+    const std::string key = entry.substr(0, entry.find('='));
+    if (!spec.env.count(key)) env_strings.push_back(entry);
+  }
+  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    if (err_fd >= 0) dup2(err_fd, STDERR_FILENO);
+    int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    execve(argv[0], argv.data(), envp.data());
+    const char* msg = "deepladder: cannot execute the worker program\n";
+    (void)!write(STDERR_FILENO, msg, std::strlen(msg));
+    _exit(127);
+  }
+  setpgid(pid_, pid_);
+  ::close(pipe_fds[1]);
+  if (err_fd >= 0) ::close(err_fd);
+  stdout_fd_ = pipe_fds[0];
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (!reaped_ && pid_ > 0) {
+    ProcessExit ignored;
+    if (!finished(&ignored)) {
+      terminate(SIGKILL);
+      wait();
+    }
+  }
+  if (stdout_fd_ >= 0) ::close(stdout_fd_);
+  if (copy_fd_ >= 0) ::close(copy_fd_);
+}
+
+bool WorkerProcess::poll(int timeout_ms, const std::function<void(const std::string&)>& on_line) {
+  if (stdout_fd_ < 0) return false;
+  pollfd p{stdout_fd_, POLLIN, 0};
+  const int ready = ::poll(&p, 1, timeout_ms);
+  if (ready < 0 && errno == EINTR) return true;
+  if (ready <= 0) return true;
+  char buffer[1 << 16];
+  const ssize_t n = ::read(stdout_fd_, buffer, sizeof buffer);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+  if (n <= 0) {
+    if (!partial_.empty()) {
+      on_line(partial_);
+      partial_.clear();
+    }
+    ::close(stdout_fd_);
+    stdout_fd_ = -1;
+    return false;
+  }
+  if (copy_fd_ >= 0) (void)!::write(copy_fd_, buffer, static_cast<size_t>(n));
+  size_t start = 0;
+  for (ssize_t i = 0; i < n; ++i) {
+    if (buffer[i] != '\n') continue;
+    partial_.append(buffer + start, static_cast<size_t>(i) - start);
+    on_line(partial_);
+    partial_.clear();
+    start = static_cast<size_t>(i) + 1;
+  }
+  partial_.append(buffer + start, static_cast<size_t>(n) - start);
+  return true;
+}
+
+ProcessExit WorkerProcess::runToEnd(const std::function<void(const std::string&)>& on_line,
+                                    const std::function<void()>& on_idle, int idle_ms) {
+  while (poll(idle_ms, on_line)) {
+    if (on_idle) on_idle();
+  }
+  return wait();
+}
+
+ProcessExit WorkerProcess::wait() {
+  if (reaped_) return exit_;
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0) {
+    if (errno != EINTR) break;
+  }
+  reaped_ = true;
+  exit_.exited = WIFEXITED(status);
+  exit_.code = exit_.exited ? WEXITSTATUS(status) : 0;
+  exit_.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return exit_;
+}
+
+bool WorkerProcess::finished(ProcessExit* out) {
+  if (reaped_) {
+    *out = exit_;
+    return true;
+  }
+  int status = 0;
+  const pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r != pid_) return false;
+  reaped_ = true;
+  exit_.exited = WIFEXITED(status);
+  exit_.code = exit_.exited ? WEXITSTATUS(status) : 0;
+  exit_.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  *out = exit_;
+  return true;
+}
+
+void WorkerProcess::terminate(int signal) {
+  if (pid_ > 0 && !reaped_) ::kill(-pid_, signal);
+}
+
+std::string executableDirectory() {
+  char buffer[4096];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, static_cast<size_t>(n));
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+}  // namespace deepladder
