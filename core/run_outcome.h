@@ -1,0 +1,24 @@
+// How a run ended, decided from what its worker said and how its process exited. One rule for
+// `train`, the local scheduler and the Slurm backend:
+//   done(finished|diverged) seen        -> that status
+//   interrupted by the user/scheduler   -> "interrupted" (resumable from its last checkpoint)
+//   otherwise (crash, kill -9, OOM)     -> "failed" with the exit description and the last error
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/worker_process.h"
+
+namespace deepladder {
+
+struct RunOutcome {
+  std::string status;
+  std::string message;
+};
+
+RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
+                            const std::string& done_message, const ProcessExit& exit,
+                            bool interrupted, const std::string& last_error);
+
+}  // namespace deepladder
