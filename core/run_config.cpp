@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/run_config_toml.h"
 #include "core/toml_reader.h"
 
 namespace deepladder {
@@ -31,9 +32,9 @@ int64_t ModelConfig::mlpHidden() const {
 }
 
 namespace {
-
 constexpr int64_t kBig = std::numeric_limits<int32_t>::max();
 constexpr double kHuge = 1e300;
+}  // namespace
 
 void readModel(TomlReader r, ModelConfig& m) {
   m.vocab_size = r.integer("vocab_size", m.vocab_size, 2, 1 << 22);
@@ -96,8 +97,6 @@ void readTrain(TomlReader r, TrainConfig& t) {
            "lower warmup_steps or raise steps");
   r.finish();
 }
-
-}  // namespace
 
 RunConfig parseRunConfigToml(const std::string& text, const std::string& source_name) {
   toml::table root = parseTomlString(text, source_name);
