@@ -18,10 +18,15 @@ enum class Split { kTrain, kValidation };
 class TokenData {
  public:
   virtual ~TokenData() = default;
-  virtual int64_t size() const = 0;                                   // number of tokens
-  virtual void copy(int64_t offset, int64_t count, int32_t* out) const = 0;  // tokens [offset, offset+count)
-  virtual std::string describe() const = 0;                           // e.g. "builtin KJV train (3.9M tokens)"
-  virtual int64_t maxTokenId() const = 0;                             // for vocab checks
+  // Number of tokens.
+  virtual int64_t size() const = 0;
+  // Writes tokens [offset, offset + count) to out; std::out_of_range outside [0, size()).
+  virtual void copy(int64_t offset, int64_t count, int32_t* out) const = 0;
+  // E.g. "builtin KJV train '/usr/local/share/deepladder/corpus/kjv.txt' (3.93M tokens)".
+  virtual std::string describe() const = 0;
+  // The largest token id, for vocab checks. Computed on first call (for shards and text files
+  // that reads every token once, about as long as reading the files), then cached.
+  virtual int64_t maxTokenId() const = 0;
 };
 
 // Opens the split named by `config`. Throws UserError naming the file and what to do (missing
@@ -61,9 +66,21 @@ std::vector<Batch> fixedValidationBatches(const TokenData& data, int64_t count, 
 // variable DEEPLADDER_CORPUS overrides it.
 std::string builtinCorpusPath();
 
+// The built-in corpus's split rule: lines are grouped in blocks of kBuiltinBlockLines
+// consecutive lines; block i is validation when i % kBuiltinValidationEvery ==
+// kBuiltinValidationEvery - 1, else train (5% held out, spread through the text).
+inline constexpr int64_t kBuiltinBlockLines = 50;
+inline constexpr int64_t kBuiltinValidationEvery = 20;
+Split builtinSplitOfLine(int64_t line_index);  // line_index counts from 0
+
+// Token data held in memory (tests, small synthetic corpora); describe() is `description` plus
+// the token count.
+std::unique_ptr<TokenData> makeInMemoryTokenData(std::vector<int32_t> tokens,
+                                                 std::string description);
+
 // Byte-level tokenizer (vocab 256): the token ids are the bytes.
 std::vector<int32_t> encodeBytes(const std::string& text);
-std::string decodeBytes(const std::vector<int32_t>& tokens);
+std::string decodeBytes(const std::vector<int32_t>& tokens);  // std::invalid_argument if not 0..255
 
 // llm.c shard format: 256 x int32 header (magic 20240520, version 1, token count), then uint16
 // tokens. Writes one (used by tests and by users converting data).

@@ -1,0 +1,100 @@
+// Drawing batches: random training windows reproducible from (seed, position), and the fixed,
+// evenly spaced validation windows. The random numbers come from splitmix64 and Lemire's
+// unbiased bounded integers, not <random>'s distributions, so they are the same with every
+// standard library and on every machine.
+#include <stdexcept>
+
+#include "core/errors.h"
+#include "trainers/data/token_data.h"
+
+namespace deepladder::data {
+namespace {
+
+// splitmix64 (Steele, Lea, Flood 2014): advances `state` and returns a well-mixed 64-bit value.
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [0, bound), bound > 0, without modulo bias (Lemire 2019).
+uint64_t uniformBelow(uint64_t& state, uint64_t bound) {
+  unsigned __int128 product = static_cast<unsigned __int128>(splitmix64(state)) * bound;
+  uint64_t low = static_cast<uint64_t>(product);
+  if (low < bound) {
+    const uint64_t threshold = (0 - bound) % bound;
+    while (low < threshold) {
+      product = static_cast<unsigned __int128>(splitmix64(state)) * bound;
+      low = static_cast<uint64_t>(product);
+    }
+  }
+  return static_cast<uint64_t>(product >> 64);
+}
+
+void checkShape(const TokenData& data, int64_t rows, int64_t seq_len, const char* who) {
+  if (rows < 1 || seq_len < 1) {
+    throw std::invalid_argument(std::string(who) + ": rows and seq_len must be at least 1");
+  }
+  if (data.size() < seq_len + 2) {
+    throw UserError(data.describe() + " holds " + std::to_string(data.size()) +
+                    " tokens, fewer than seq_len + 2 = " + std::to_string(seq_len + 2) +
+                    ". Use more data or a smaller model.seq_len");
+  }
+}
+
+}  // namespace
+
+BatchSampler::BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed)
+    : data_(data), rows_(rows), seq_len_(seq_len), seed_(seed) {
+  checkShape(data, rows, seq_len, "BatchSampler");
+}
+
+Batch BatchSampler::next() {
+  // Batch `position_` depends only on (seed, position): a seek() lands on the same batches.
+  uint64_t seed_state = seed_;
+  uint64_t keyed =
+      splitmix64(seed_state) ^ (static_cast<uint64_t>(position_) * 0xD1B54A32D192ED03ULL);
+  uint64_t state = splitmix64(keyed);  // this batch's own stream
+  const int64_t window = seq_len_ + 1;
+  const uint64_t start_count =
+      static_cast<uint64_t>(data_.size() - window + 1);  // starts 0..size-seq_len-1
+  Batch batch;
+  batch.rows = rows_;
+  batch.seq_len = seq_len_;
+  batch.tokens.resize(static_cast<size_t>(rows_ * window));  // (rows, seq_len + 1)
+  for (int64_t row = 0; row < rows_; ++row) {
+    const int64_t start = static_cast<int64_t>(uniformBelow(state, start_count));
+    data_.copy(start, window, batch.tokens.data() + row * window);
+  }
+  ++position_;
+  return batch;
+}
+
+std::vector<Batch> fixedValidationBatches(const TokenData& data, int64_t count, int64_t rows,
+                                          int64_t seq_len) {
+  if (count < 0) throw std::invalid_argument("fixedValidationBatches: count must be >= 0");
+  checkShape(data, rows, seq_len, "fixedValidationBatches");
+  const int64_t window = seq_len + 1;
+  const int64_t last_start = data.size() - window;
+  const int64_t total = count * rows;
+  // Window k of `total` starts at k * last_start / (total - 1): the first at 0, the last at the
+  // end. Batch b takes windows b, b + count, b + 2 count, ... so each batch spans the split.
+  std::vector<Batch> batches(static_cast<size_t>(count));
+  for (int64_t b = 0; b < count; ++b) {
+    Batch& batch = batches[static_cast<size_t>(b)];
+    batch.rows = rows;
+    batch.seq_len = seq_len;
+    batch.tokens.resize(static_cast<size_t>(rows * window));  // (rows, seq_len + 1)
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t k = row * count + b;
+      const int64_t start =
+          total <= 1 ? 0
+                     : static_cast<int64_t>(static_cast<__int128>(k) * last_start / (total - 1));
+      data.copy(start, window, batch.tokens.data() + row * window);
+    }
+  }
+  return batches;
+}
+
+}  // namespace deepladder::data

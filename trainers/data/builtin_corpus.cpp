@@ -1,0 +1,61 @@
+// The built-in corpus: the King James Bible (Debian's bible-kjv, one verse a line, ~4.1 MB),
+// written by scripts/setup, tokenized as bytes (newlines kept), split by a fixed rule.
+//
+// Split rule: lines (each with its trailing newline) are grouped in blocks of
+// kBuiltinBlockLines = 50 consecutive lines; block i goes to validation when
+// i % kBuiltinValidationEvery == kBuiltinValidationEvery - 1 (i % 20 == 19), else to train.
+// That holds out 5% of the text, spread through it (every book region is represented), in
+// blocks long enough that validation windows rarely straddle text the model trained on.
+#include <cstdlib>
+#include <cstring>
+
+#include "core/errors.h"
+#include "trainers/data/mapped_file.h"
+#include "trainers/data/token_sources.h"
+
+namespace deepladder::data {
+
+std::string builtinCorpusPath() {
+  const char* override_path = std::getenv("DEEPLADDER_CORPUS");
+  if (override_path != nullptr && override_path[0] != '\0') return override_path;
+  return "/usr/local/share/deepladder/corpus/kjv.txt";
+}
+
+Split builtinSplitOfLine(int64_t line_index) {
+  const int64_t block = line_index / kBuiltinBlockLines;
+  return block % kBuiltinValidationEvery == kBuiltinValidationEvery - 1 ? Split::kValidation
+                                                                        : Split::kTrain;
+}
+
+std::unique_ptr<TokenData> openBuiltinTokenData(Split split) {
+  const std::string path = builtinCorpusPath();
+  MappedFile file;
+  try {
+    file = MappedFile::open(path, "data.kind = \"builtin\"");
+  } catch (const UserError& error) {
+    throw UserError(std::string(error.what()) +
+                    ". The built-in corpus is written by `sudo scripts/setup`; run it, or set "
+                    "DEEPLADDER_CORPUS to a text file with one passage a line");
+  }
+  const char* bytes = reinterpret_cast<const char*>(file.data());
+  const int64_t size = file.size();
+  std::string kept;
+  kept.reserve(static_cast<size_t>(split == Split::kTrain ? size : size / 16));
+  int64_t line_start = 0;
+  int64_t line_index = 0;
+  while (line_start < size) {
+    const void* newline = std::memchr(bytes + line_start, '\n', size_t(size - line_start));
+    const int64_t line_end =
+        newline == nullptr ? size : static_cast<const char*>(newline) - bytes + 1;
+    if (builtinSplitOfLine(line_index) == split) {
+      kept.append(bytes + line_start, size_t(line_end - line_start));
+    }
+    line_start = line_end;
+    ++line_index;
+  }
+  const std::string label = std::string("builtin KJV ") +
+                            (split == Split::kTrain ? "train" : "validation") + " '" + path + "'";
+  return makeByteTokenData(std::move(kept), label);
+}
+
+}  // namespace deepladder::data
