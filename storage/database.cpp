@@ -1,0 +1,273 @@
+// Opening a deepladder database: checks on the path and the file, connection settings (WAL,
+// foreign keys, busy timeout), migrations, transactions and the small tool functions.
+// The table-specific queries live in runs.cpp and rows.cpp.
+#include "storage/database.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "core/errors.h"
+#include "storage/database_impl.h"
+#include "storage/schema.h"
+
+namespace deepladder::storage {
+
+namespace fs = std::filesystem;
+
+// ---- connection settings ----------------------------------------------------------------------
+namespace {
+
+constexpr int kBusyTimeoutMs = 10000;  // readers and a second writer wait up to 10 s
+// Page cache per connection (negative = KiB) and memory-mapped reads.
+constexpr const char* kConnectionPragmas =
+    "PRAGMA foreign_keys = ON;"
+    "PRAGMA cache_size = -65536;"
+    "PRAGMA temp_store = MEMORY;"
+    "PRAGMA mmap_size = 268435456;";
+constexpr const char* kWriterPragmas = "PRAGMA synchronous = NORMAL;";
+
+bool isMemoryPath(const std::string& path) {
+  return path.empty() || path == ":memory:";
+}
+
+void removeDatabaseFiles(const std::string& path) {
+  std::error_code ignored;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix, ignored);
+}
+
+// Fails early, before SQLite creates anything, when a new file could not be written.
+void checkCreatable(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw UserError("cannot create database '" + path + "': directory '" + dir.string() +
+                    "' does not exist. Create it first or pass another --db path.");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UserError("cannot create database '" + path + "': directory '" + dir.string() +
+                    "' is not writable. Pick a writable --db path or fix its permissions.");
+  }
+}
+
+int readUserVersion(sqlite3* db) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, nullptr);
+  int version = 0;
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_ROW) {
+      version = sqlite3_column_int(stmt, 0);
+      rc = SQLITE_OK;
+    }
+  }
+  sqlite3_finalize(stmt);
+  checkSqlite(db, rc, "reading the schema version");
+  return version;
+}
+
+void exec(sqlite3* db, const std::string& sql, const std::string& context) {
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  const std::string text = message ? message : "";
+  if (message) sqlite3_free(message);
+  if (rc != SQLITE_OK) {
+    throw std::runtime_error("SQLite error in " + context + ": " + sqlite3_errstr(rc) +
+                             (text.empty() ? std::string() : " (" + text + ")"));
+  }
+}
+
+std::string queryText(sqlite3* db, const std::string& sql) {
+  Statement statement(db, sql);
+  return statement.step() ? statement.columnText(0) : std::string();
+}
+
+// Everything after sqlite3_open_v2; throws UserError for what the user can fix.
+void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  const bool memory = isMemoryPath(path);
+  if (!read_only && sqlite3_db_readonly(db, "main") == 1) {
+    throw UserError("database '" + path +
+                    "' is read-only. Make it writable (chmod u+w) or pass another --db path.");
+  }
+  int version = 0;
+  try {
+    version = readUserVersion(db);
+    if (version == 0) {
+      Statement tables(db, "SELECT count(*) FROM sqlite_schema");
+      tables.step();
+      if (tables.columnInt(0) > 0) {
+        throw UserError("'" + path +
+                        "' is a SQLite database but not a deepladder one (it has tables but no "
+                        "deepladder schema version). Pass another --db path.");
+      }
+    }
+  } catch (const std::runtime_error& e) {
+    if (dynamic_cast<const UserError*>(&e)) throw;
+    const int code = sqlite3_errcode(db);
+    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+      throw UserError("'" + path + "' is not a deepladder database or is corrupt (SQLite: " +
+                      sqlite3_errmsg(db) +
+                      "). Pass the right --db file, or move this one away to start afresh.");
+    }
+    throw UserError("cannot read database '" + path + "' (SQLite: " + sqlite3_errmsg(db) +
+                    "). Check that the file and its directory are readable and writable.");
+  }
+  if (version > Database::kSchemaVersion) {
+    throw UserError("database '" + path + "' was written by a newer deepladder (schema v" +
+                    std::to_string(version) + ", this build knows v" +
+                    std::to_string(Database::kSchemaVersion) + "); upgrade deepladder.");
+  }
+  exec(db, kConnectionPragmas, "connection settings");
+  if (read_only) {
+    if (version < Database::kSchemaVersion) {
+      throw UserError("database '" + path + "' has schema v" + std::to_string(version) +
+                      " and needs a migration; open it once read-write (e.g. `deepladder "
+                      "status --db " +
+                      path + "`).");
+    }
+    return;
+  }
+  if (!memory) {
+    std::string mode;
+    try {
+      mode = queryText(db, "PRAGMA journal_mode = WAL");
+    } catch (const std::runtime_error&) {
+    }
+    if (mode != "wal") {
+      throw UserError("cannot switch database '" + path +
+                      "' to WAL mode (its directory must be writable for the -wal and -shm "
+                      "files). Pick a writable --db path.");
+    }
+  }
+  exec(db, kWriterPragmas, "connection settings");
+  if (version < Database::kSchemaVersion) {
+    exec(db, "BEGIN IMMEDIATE", "starting the migration");
+    try {
+      const int current = readUserVersion(db);  // another process may have migrated meanwhile
+      if (current < Database::kSchemaVersion) migrate(db, current);
+      exec(db, "COMMIT", "committing the migration");
+    } catch (...) {
+      sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+}
+
+}  // namespace
+
+// ---- Impl -----------------------------------------------------------------------------------
+Database::Impl::~Impl() {
+  statements.clear();  // finalize before closing
+  if (db) sqlite3_close(db);
+}
+
+Statement& Database::Impl::prepared(const std::string& sql) {
+  auto it = statements.find(sql);
+  if (it == statements.end()) {
+    it = statements.emplace(sql, std::make_unique<Statement>(db, sql)).first;
+  } else {
+    it->second->reset();
+  }
+  return *it->second;
+}
+
+// ---- Database -------------------------------------------------------------------------------
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::~Database() = default;
+
+std::unique_ptr<Database> Database::open(const std::string& path, bool read_only) {
+  const bool memory = isMemoryPath(path);
+  std::error_code ec;
+  const bool existed = !memory && fs::exists(path, ec);
+  if (!memory && existed && fs::is_directory(path, ec)) {
+    throw UserError("database path '" + path + "' is a directory; pass a file path with --db.");
+  }
+  if (read_only && !existed && !memory) {
+    throw UserError("database '" + path + "' does not exist. Check the --db path.");
+  }
+  if (!read_only && !existed && !memory) checkCreatable(path);
+
+  auto impl = std::make_unique<Impl>();
+  impl->path = memory ? ":memory:" : path;
+  impl->read_only = read_only;
+  const int flags =
+      (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+      SQLITE_OPEN_NOMUTEX;
+  const int rc = sqlite3_open_v2(impl->path.c_str(), &impl->db, flags, nullptr);
+  try {
+    if (rc != SQLITE_OK) {
+      const std::string why = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);
+      throw UserError("cannot open database '" + path + "' (SQLite: " + why +
+                      "). Check the path and its permissions, or pass another --db path.");
+    }
+    sqlite3_extended_result_codes(impl->db, 0);
+    prepareConnection(impl->db, impl->path, read_only);
+  } catch (...) {
+    impl.reset();  // closes the connection
+    if (!existed && !memory) removeDatabaseFiles(path);
+    throw;
+  }
+  return std::unique_ptr<Database>(new Database(std::move(impl)));
+}
+
+const std::string& Database::path() const {
+  return impl_->path;
+}
+
+int Database::schemaVersion() const {
+  return readUserVersion(impl_->db);
+}
+
+void Database::execute(const std::string& sql) {
+  exec(impl_->db, sql, "execute");
+}
+
+int64_t Database::queryInt(const std::string& sql) {
+  Statement statement(impl_->db, sql);
+  return statement.step() ? statement.columnInt(0) : 0;
+}
+
+std::string Database::integrityCheck() {
+  Statement statement(impl_->db, "PRAGMA integrity_check");
+  std::string result;
+  while (statement.step()) {
+    if (!result.empty()) result += '\n';
+    result += statement.columnText(0);
+  }
+  return result;
+}
+
+bool Database::inTransaction() const {
+  return sqlite3_get_autocommit(impl_->db) == 0;
+}
+
+// ---- Transaction ----------------------------------------------------------------------------
+Transaction::Transaction(Database& db) : db_(db), nested_(db.inTransaction()) {
+  db_.impl().prepared(nested_ ? "SAVEPOINT deepladder_nested" : "BEGIN IMMEDIATE").run();
+}
+
+Transaction::~Transaction() {
+  if (done_) return;
+  try {
+    if (nested_) {
+      db_.impl().prepared("ROLLBACK TO deepladder_nested").run();
+      db_.impl().prepared("RELEASE deepladder_nested").run();
+    } else {
+      db_.impl().prepared("ROLLBACK").run();
+    }
+  } catch (...) {
+    // Rolling back after a failed statement may find the transaction already gone.
+  }
+}
+
+void Transaction::commit() {
+  db_.impl().prepared(nested_ ? "RELEASE deepladder_nested" : "COMMIT").run();
+  done_ = true;
+}
+
+}  // namespace deepladder::storage

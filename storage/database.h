@@ -1,0 +1,113 @@
+// The deepladder SQLite database: one file (WAL) holding ladders, runs, metric curves,
+// checkpoints, logit-lens KL, serial-task evals, events, fits and imported points.
+// Open with Database::open (creates and migrates the schema); one Database per thread: readers in
+// other threads or processes open their own and never block the writer (WAL + busy_timeout).
+// Errors the user can fix (unwritable path, not a database, written by a newer deepladder) are
+// deepladder::UserError; failures of SQLite itself are std::runtime_error.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/records.h"
+
+namespace deepladder::storage {
+
+class Transaction;
+
+class Database {
+ public:
+  using Transaction = ::deepladder::storage::Transaction;
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
+  // read_only: never creates or migrates; the file must exist at the current schema.
+  static std::unique_ptr<Database> open(const std::string& path, bool read_only = false);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  const std::string& path() const;
+  int schemaVersion() const;  // PRAGMA user_version
+
+  // --- ladders and runs -------------------------------------------------------------------
+  // Returns the id of the ladder with this hash, inserting it first when there is none.
+  int64_t upsertLadder(const std::string& name, const std::string& spec, const std::string& hash);
+  // By exact hash, then by name (the newest ladder of that name).
+  std::optional<int64_t> findLadder(const std::string& name_or_hash);
+  int64_t insertRun(const RunRecord& run);  // ignores run.id; returns the new id
+  std::optional<RunRecord> run(int64_t id);
+  // All runs (or one ladder's), by id, with their last train/val loss.
+  std::vector<RunSummary> listRuns(std::optional<int64_t> ladder_id = std::nullopt);
+  // Throws std::invalid_argument for a status not in kRunStatuses.
+  void setRunStatus(int64_t id, const std::string& status, const std::string& error = {});
+  void updateRun(const RunRecord& run);  // every column but id and created
+
+  // Narrow updates the ingester uses, so it never overwrites what the scheduler set.
+  void markRunStarted(int64_t id, const std::string& device, int64_t params, double flops_per_token,
+                      double now);
+  void updateRunProgress(int64_t id, int64_t step, int64_t tokens, double flops, double heartbeat);
+  void markRunDone(int64_t id, const std::string& status, std::optional<double> final_loss,
+                   int64_t steps, int64_t tokens, double flops, double finished,
+                   const std::string& error);
+  void setRunError(int64_t id, const std::string& error);
+
+  // --- metrics ----------------------------------------------------------------------------
+  // One transaction (or a savepoint inside the caller's); upsert on (run_id, key, step), so
+  // writing the same rows twice leaves one copy with the last values.
+  void writeMetrics(const std::vector<MetricRow>& rows);
+  std::vector<MetricPoint> readMetric(int64_t run_id, const std::string& key);  // by step
+  std::vector<std::string> metricKeys(int64_t run_id);                          // sorted
+
+  // --- checkpoints, lens, evals, events (all upserts on their primary key) ----------------
+  void addCheckpoint(const CheckpointRow& row);
+  std::vector<CheckpointRow> checkpoints(int64_t run_id);  // by step
+  std::optional<CheckpointRow> latestCheckpoint(int64_t run_id);
+  void writeLens(const std::vector<LensRow>& rows);
+  std::vector<LensRow> lens(int64_t run_id);  // by step, block
+  void writeEvals(const std::vector<EvalRow>& rows);
+  std::vector<EvalRow> evals(int64_t run_id);  // by step, task, n_bits, T
+  void writeEvents(const std::vector<EventRow>& rows);
+  std::vector<EventRow> events(int64_t run_id);  // by step, name
+
+  // --- fits and imported points -----------------------------------------------------------
+  int64_t insertFit(const FitRecord& fit);                      // returns the new id
+  std::vector<FitRecord> fits(const std::string& source = {});  // all when source is ""
+  // Replaces every point of `source` with `points` (re-importing a CSV duplicates nothing).
+  void replaceExternalPoints(const std::string& source, const std::vector<ExternalPoint>& points);
+  std::vector<ExternalPoint> externalPoints(const std::string& source = {});
+
+  // --- tools and tests --------------------------------------------------------------------
+  void execute(const std::string& sql);      // one or more statements, no results
+  int64_t queryInt(const std::string& sql);  // first column of the first row (0 if none)
+  std::string integrityCheck();              // "ok" when fine
+  bool inTransaction() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// RAII transaction: BEGIN IMMEDIATE (or a SAVEPOINT when one is already open), rolled back on
+// destruction unless commit() was called. Nests.
+class Transaction {
+ public:
+  explicit Transaction(Database& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Database& db_;
+  bool nested_ = false;
+  bool done_ = false;
+};
+
+}  // namespace deepladder::storage

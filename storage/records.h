@@ -1,0 +1,122 @@
+// Plain rows of the deepladder database (schema v1, see schema.cpp), as the rest of the code
+// sees them. No SQLite types here: any layer that links storage can include this.
+// NaN in a REAL column is stored as NULL (SQLite has no NaN); where a row's number reads back
+// from NULL it is NaN (MetricPoint::value, LensRow::kl) or std::nullopt (optional fields).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace deepladder::storage {
+
+// Status values a run may take (the CHECK constraint on runs.status).
+inline constexpr const char* kRunStatuses[] = {"queued", "running",     "finished", "diverged",
+                                               "failed", "interrupted", "cancelled"};
+bool isRunStatus(const std::string& status);
+
+// One row of `runs`. Times are unix seconds (0 = not yet); params etc. come from the worker's
+// hello.
+struct RunRecord {
+  int64_t id = 0;
+  std::optional<int64_t> ladder_id;
+  std::string name, arm, size;
+  int64_t seed = 0;
+  std::string config_json, config_hash, status = "queued";
+  int64_t attempt = 0;
+  std::string device, job_id;
+  double heartbeat = 0;
+  int64_t params = 0;
+  double flops_per_token = 0;
+  int64_t step = 0;
+  int64_t tokens = 0;
+  double flops = 0;
+  std::optional<double> final_loss;  // nullopt until done (and for a NaN final loss)
+  std::string error, workdir;
+  double started = 0, finished = 0;
+};
+
+// A run with what `status` tables show next to it.
+struct RunSummary {
+  RunRecord run;
+  // Value at the highest step of "train/loss" / "val/loss"; nullopt when the run has none,
+  // NaN when the last one logged was NaN.
+  std::optional<double> last_train_loss, last_val_loss;
+  std::string ladder_name;  // "" for a run outside any ladder
+};
+
+// One point of one metric curve.
+struct MetricPoint {
+  int64_t step;
+  int64_t tokens;
+  double flops;
+  double value;  // NaN when the logged value was NaN (or Inf becomes +-Inf, kept as is)
+  double wall;
+};
+
+// One row of `metrics`.
+struct MetricRow {
+  int64_t run_id;
+  std::string key;
+  int64_t step;
+  int64_t tokens;
+  double flops;
+  double value;
+  double wall;
+};
+
+struct CheckpointRow {
+  int64_t run_id = 0;
+  int64_t step = 0;
+  std::string path;
+  std::string sha256;
+};
+
+// Logit-lens KL of one block at one step (block 0 = embedding).
+struct LensRow {
+  int64_t run_id = 0;
+  int64_t step = 0;
+  int64_t block = 0;
+  double kl = 0;
+};
+
+// Accuracy on a serial task at one (n_bits, T) point.
+struct EvalRow {
+  int64_t run_id = 0;
+  int64_t step = 0;
+  std::string task;
+  int64_t n_bits = 0;
+  int64_t T = 0;
+  int64_t correct = 0;
+  int64_t total = 0;
+};
+
+// Something that happened to a run at a step (growth, re-warm, ...).
+struct EventRow {
+  int64_t run_id = 0;
+  int64_t step = 0;
+  std::string name;
+  std::string detail;
+};
+
+// One fitted scaling law. params/stderr are JSON objects written by the fitter.
+struct FitRecord {
+  int64_t id = 0;
+  std::string source;  // a ladder name/hash or an imported CSV's name
+  std::string arm;
+  std::string form;  // e.g. "L(C)=E+A(C/1e18)^-gamma"
+  std::string params_json = "{}";
+  std::string stderr_json = "{}";
+  std::string created;  // ISO-8601 UTC, set by the database
+};
+
+// A (compute, loss) point imported from a results CSV (`deepladder import`).
+struct ExternalPoint {
+  std::string source;
+  std::string arm;
+  double compute = 0;
+  double loss = 0;
+  std::optional<double> params, tokens, depth;
+};
+
+}  // namespace deepladder::storage

@@ -1,0 +1,248 @@
+// Ladders and runs: inserting, reading, listing with last losses, and the status/progress
+// updates the scheduler and the ingester make.
+#include <cmath>
+#include <stdexcept>
+
+#include "storage/database.h"
+#include "storage/database_impl.h"
+
+namespace deepladder::storage {
+
+bool isRunStatus(const std::string& status) {
+  for (const char* known : kRunStatuses)
+    if (status == known) return true;
+  return false;
+}
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "r.id, r.ladder_id, r.name, r.arm, r.size, r.seed, r.config, r.config_hash, r.status, "
+    "r.attempt, r.device, r.job_id, r.heartbeat, r.params, r.flops_per_token, r.step, r.tokens, "
+    "r.flops, r.final_loss, r.error, r.workdir, r.started, r.finished";
+constexpr int kRunColumnCount = 23;
+
+RunRecord readRun(const Statement& s) {
+  RunRecord r;
+  r.id = s.columnInt(0);
+  r.ladder_id = s.columnOptionalInt(1);
+  r.name = s.columnText(2);
+  r.arm = s.columnText(3);
+  r.size = s.columnText(4);
+  r.seed = s.columnInt(5);
+  r.config_json = s.columnText(6);
+  r.config_hash = s.columnText(7);
+  r.status = s.columnText(8);
+  r.attempt = s.columnInt(9);
+  r.device = s.columnText(10);
+  r.job_id = s.columnText(11);
+  r.heartbeat = s.columnDouble(12);
+  r.params = s.columnInt(13);
+  r.flops_per_token = s.columnDouble(14);
+  r.step = s.columnInt(15);
+  r.tokens = s.columnInt(16);
+  r.flops = s.columnDouble(17);
+  r.final_loss = s.columnOptionalDouble(18);
+  r.error = s.columnText(19);
+  r.workdir = s.columnText(20);
+  r.started = s.columnDouble(21);
+  r.finished = s.columnDouble(22);
+  return r;
+}
+
+// Binds every mutable column of `r` to ?1..?22 in the order of kRunColumns minus id.
+void bindRun(Statement& s, const RunRecord& r) {
+  s.bind(1, r.ladder_id);
+  s.bindText(2, r.name);
+  s.bindText(3, r.arm);
+  s.bindText(4, r.size);
+  s.bind(5, r.seed);
+  s.bindText(6, r.config_json.empty() ? std::string("{}") : r.config_json);
+  s.bindText(7, r.config_hash);
+  s.bindText(8, r.status);
+  s.bind(9, r.attempt);
+  s.bindText(10, r.device);
+  s.bindText(11, r.job_id);
+  s.bind(12, r.heartbeat);
+  s.bind(13, r.params);
+  s.bind(14, r.flops_per_token);
+  s.bind(15, r.step);
+  s.bind(16, r.tokens);
+  s.bind(17, r.flops);
+  s.bind(18, r.final_loss);  // NaN binds as NULL
+  s.bindText(19, r.error);
+  s.bindText(20, r.workdir);
+  s.bind(21, r.started);
+  s.bind(22, r.finished);
+}
+
+void checkStatus(const std::string& status) {
+  if (!isRunStatus(status)) throw std::invalid_argument("unknown run status '" + status + "'");
+}
+
+}  // namespace
+
+// ---- ladders --------------------------------------------------------------------------------
+int64_t Database::upsertLadder(const std::string& name, const std::string& spec,
+                               const std::string& hash) {
+  Statement& insert = impl_->prepared(
+      "INSERT INTO ladders(name, spec, hash) VALUES (?1, ?2, ?3) ON CONFLICT(hash) DO NOTHING");
+  insert.bindText(1, name);
+  insert.bindText(2, spec);
+  insert.bindText(3, hash);
+  insert.run();
+  Statement& find = impl_->prepared("SELECT id FROM ladders WHERE hash = ?1");
+  ResetOnExit reset{find};
+  find.bindText(1, hash);
+  if (!find.step()) throw std::runtime_error("ladder with hash " + hash + " vanished");
+  return find.columnInt(0);
+}
+
+std::optional<int64_t> Database::findLadder(const std::string& name_or_hash) {
+  Statement& find = impl_->prepared(
+      "SELECT id FROM ladders WHERE hash = ?1 UNION ALL "
+      "SELECT id FROM (SELECT id FROM ladders WHERE name = ?1 ORDER BY id DESC LIMIT 1)");
+  ResetOnExit reset{find};
+  find.bindText(1, name_or_hash);
+  if (!find.step()) return std::nullopt;
+  return find.columnInt(0);
+}
+
+// ---- runs -----------------------------------------------------------------------------------
+int64_t Database::insertRun(const RunRecord& run) {
+  checkStatus(run.status);
+  Statement& insert = impl_->prepared(
+      "INSERT INTO runs(ladder_id, name, arm, size, seed, config, config_hash, status, attempt, "
+      "device, job_id, heartbeat, params, flops_per_token, step, tokens, flops, final_loss, "
+      "error, workdir, started, finished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+      "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
+  bindRun(insert, run);
+  insert.run();
+  return queryInt("SELECT last_insert_rowid()");
+}
+
+std::optional<RunRecord> Database::run(int64_t id) {
+  Statement& select =
+      impl_->prepared(std::string("SELECT ") + kRunColumns + " FROM runs r WHERE r.id = ?1");
+  ResetOnExit reset{select};
+  select.bind(1, id);
+  if (!select.step()) return std::nullopt;
+  return readRun(select);
+}
+
+std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
+  // The last loss comes from the end of the (run_id, key, step) primary key: one seek each.
+  Statement& select = impl_->prepared(
+      std::string("SELECT ") + kRunColumns +
+      ", (SELECT 1 FROM metrics m WHERE m.run_id = r.id AND m.key = 'train/loss' "
+      "   ORDER BY m.step DESC LIMIT 1),"
+      "  (SELECT m.value IS NULL FROM metrics m WHERE m.run_id = r.id AND m.key = 'train/loss' "
+      "   ORDER BY m.step DESC LIMIT 1),"
+      "  (SELECT m.value FROM metrics m WHERE m.run_id = r.id AND m.key = 'train/loss' "
+      "   ORDER BY m.step DESC LIMIT 1),"
+      "  (SELECT 1 FROM metrics m WHERE m.run_id = r.id AND m.key = 'val/loss' "
+      "   ORDER BY m.step DESC LIMIT 1),"
+      "  (SELECT m.value IS NULL FROM metrics m WHERE m.run_id = r.id AND m.key = 'val/loss' "
+      "   ORDER BY m.step DESC LIMIT 1),"
+      "  (SELECT m.value FROM metrics m WHERE m.run_id = r.id AND m.key = 'val/loss' "
+      "   ORDER BY m.step DESC LIMIT 1),"
+      "  coalesce(l.name, '') "
+      "FROM runs r LEFT JOIN ladders l ON l.id = r.ladder_id "
+      "WHERE ?1 IS NULL OR r.ladder_id = ?1 ORDER BY r.id");
+  ResetOnExit reset{select};
+  select.bind(1, ladder_id);
+  std::vector<RunSummary> runs;
+  while (select.step()) {
+    RunSummary summary;
+    summary.run = readRun(select);
+    const int c = kRunColumnCount;
+    auto last = [&](int first) -> std::optional<double> {
+      if (select.columnIsNull(first)) return std::nullopt;  // no point logged
+      if (select.columnInt(first + 1) != 0) return std::nan("");
+      return select.columnDouble(first + 2);
+    };
+    summary.last_train_loss = last(c);
+    summary.last_val_loss = last(c + 3);
+    summary.ladder_name = select.columnText(c + 6);
+    runs.push_back(std::move(summary));
+  }
+  return runs;
+}
+
+void Database::setRunStatus(int64_t id, const std::string& status, const std::string& error) {
+  checkStatus(status);
+  Statement& update = impl_->prepared(
+      "UPDATE runs SET status = ?2, error = CASE WHEN ?3 = '' THEN error ELSE ?3 END "
+      "WHERE id = ?1");
+  update.bind(1, id);
+  update.bindText(2, status);
+  update.bindText(3, error);
+  update.run();
+}
+
+void Database::updateRun(const RunRecord& run) {
+  checkStatus(run.status);
+  Statement& update = impl_->prepared(
+      "UPDATE runs SET ladder_id = ?1, name = ?2, arm = ?3, size = ?4, seed = ?5, config = ?6, "
+      "config_hash = ?7, status = ?8, attempt = ?9, device = ?10, job_id = ?11, heartbeat = ?12, "
+      "params = ?13, flops_per_token = ?14, step = ?15, tokens = ?16, flops = ?17, "
+      "final_loss = ?18, error = ?19, workdir = ?20, started = ?21, finished = ?22 "
+      "WHERE id = ?23");
+  bindRun(update, run);
+  update.bind(23, run.id);
+  update.run();
+}
+
+void Database::markRunStarted(int64_t id, const std::string& device, int64_t params,
+                              double flops_per_token, double now) {
+  Statement& update = impl_->prepared(
+      "UPDATE runs SET status = 'running', device = ?2, params = ?3, flops_per_token = ?4, "
+      "heartbeat = ?5, started = CASE WHEN started = 0 THEN ?5 ELSE started END, finished = 0 "
+      "WHERE id = ?1");
+  update.bind(1, id);
+  update.bindText(2, device);
+  update.bind(3, params);
+  update.bind(4, flops_per_token);
+  update.bind(5, now);
+  update.run();
+}
+
+void Database::updateRunProgress(int64_t id, int64_t step, int64_t tokens, double flops,
+                                 double heartbeat) {
+  Statement& update = impl_->prepared(
+      "UPDATE runs SET step = ?2, tokens = ?3, flops = ?4, heartbeat = ?5 WHERE id = ?1");
+  update.bind(1, id);
+  update.bind(2, step);
+  update.bind(3, tokens);
+  update.bind(4, flops);
+  update.bind(5, heartbeat);
+  update.run();
+}
+
+void Database::markRunDone(int64_t id, const std::string& status, std::optional<double> final_loss,
+                           int64_t steps, int64_t tokens, double flops, double finished,
+                           const std::string& error) {
+  checkStatus(status);
+  Statement& update = impl_->prepared(
+      "UPDATE runs SET status = ?2, final_loss = ?3, step = ?4, tokens = ?5, flops = ?6, "
+      "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 = '' THEN error ELSE ?8 END "
+      "WHERE id = ?1");
+  update.bind(1, id);
+  update.bindText(2, status);
+  update.bind(3, final_loss);
+  update.bind(4, steps);
+  update.bind(5, tokens);
+  update.bind(6, flops);
+  update.bind(7, finished);
+  update.bindText(8, error);
+  update.run();
+}
+
+void Database::setRunError(int64_t id, const std::string& error) {
+  Statement& update = impl_->prepared("UPDATE runs SET error = ?2 WHERE id = ?1");
+  update.bind(1, id);
+  update.bindText(2, error);
+  update.run();
+}
+
+}  // namespace deepladder::storage

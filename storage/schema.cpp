@@ -1,0 +1,144 @@
+// Schema v1 (design.md, "Storage sketch") and the migration steps to it. Each step takes the
+// database from version k-1 to k; add a step (never edit an old one) when the schema changes.
+#include "storage/schema.h"
+
+#include <sqlite3.h>
+
+#include <string>
+
+#include "storage/database.h"
+#include "storage/statement.h"
+
+namespace deepladder::storage {
+
+namespace {
+
+// ---- version 1: the first schema ------------------------------------------------------------
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE ladders(
+  id      INTEGER PRIMARY KEY,
+  name    TEXT NOT NULL,
+  spec    TEXT NOT NULL,
+  hash    TEXT NOT NULL UNIQUE,
+  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+);
+CREATE INDEX ladders_name ON ladders(name);
+
+CREATE TABLE runs(
+  id              INTEGER PRIMARY KEY,
+  ladder_id       INTEGER REFERENCES ladders(id) ON DELETE CASCADE,
+  name            TEXT NOT NULL DEFAULT '',
+  arm             TEXT NOT NULL DEFAULT '',
+  size            TEXT NOT NULL DEFAULT '',
+  seed            INTEGER NOT NULL DEFAULT 0,
+  config          TEXT NOT NULL DEFAULT '{}',   -- the run's full config as JSON
+  config_hash     TEXT NOT NULL DEFAULT '',
+  status          TEXT NOT NULL DEFAULT 'queued' CHECK (status IN
+                    ('queued','running','finished','diverged','failed','interrupted','cancelled')),
+  attempt         INTEGER NOT NULL DEFAULT 0,
+  device          TEXT NOT NULL DEFAULT '',
+  job_id          TEXT NOT NULL DEFAULT '',
+  heartbeat       REAL NOT NULL DEFAULT 0,      -- unix seconds of the worker's last sign of life
+  params          INTEGER NOT NULL DEFAULT 0,
+  flops_per_token REAL NOT NULL DEFAULT 0,
+  step            INTEGER NOT NULL DEFAULT 0,
+  tokens          INTEGER NOT NULL DEFAULT 0,
+  flops           REAL NOT NULL DEFAULT 0,
+  final_loss      REAL,
+  error           TEXT NOT NULL DEFAULT '',
+  workdir         TEXT NOT NULL DEFAULT '',
+  created         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+  started         REAL NOT NULL DEFAULT 0,
+  finished        REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX runs_ladder ON runs(ladder_id);
+CREATE INDEX runs_status ON runs(status);
+
+-- One point of one curve. value NULL = the worker logged NaN.
+CREATE TABLE metrics(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  step   INTEGER NOT NULL,
+  tokens INTEGER NOT NULL,
+  flops  REAL NOT NULL,
+  value  REAL,
+  wall   REAL,
+  PRIMARY KEY(run_id, key, step)
+) WITHOUT ROWID;
+
+CREATE TABLE checkpoints(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step   INTEGER NOT NULL,
+  path   TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  PRIMARY KEY(run_id, step)
+);
+
+CREATE TABLE lens(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step   INTEGER NOT NULL,
+  block  INTEGER NOT NULL,
+  kl     REAL,
+  PRIMARY KEY(run_id, step, block)
+) WITHOUT ROWID;
+
+CREATE TABLE evals(
+  run_id  INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step    INTEGER NOT NULL,
+  task    TEXT NOT NULL,
+  n_bits  INTEGER NOT NULL,
+  T       INTEGER NOT NULL,
+  correct INTEGER NOT NULL,
+  total   INTEGER NOT NULL,
+  PRIMARY KEY(run_id, step, task, n_bits, T)
+);
+
+CREATE TABLE events(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step   INTEGER NOT NULL,
+  name   TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(run_id, step, name)
+);
+
+CREATE TABLE fits(
+  id      INTEGER PRIMARY KEY,
+  source  TEXT NOT NULL,
+  arm     TEXT NOT NULL,
+  form    TEXT NOT NULL,
+  params  TEXT NOT NULL DEFAULT '{}',   -- JSON: fitted parameters
+  stderr  TEXT NOT NULL DEFAULT '{}',   -- JSON: their standard errors
+  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+);
+CREATE INDEX fits_source ON fits(source);
+
+-- Points imported from results CSVs (`deepladder import`).
+CREATE TABLE external_points(
+  source  TEXT NOT NULL,
+  arm     TEXT NOT NULL,
+  compute REAL NOT NULL,
+  loss    REAL NOT NULL,
+  params  REAL,
+  tokens  REAL,
+  depth   REAL
+);
+CREATE INDEX external_points_source ON external_points(source, arm);
+)sql";
+
+void exec(sqlite3* db, const char* sql, const char* context) {
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  if (message) sqlite3_free(message);
+  checkSqlite(db, rc, context);
+}
+
+}  // namespace
+
+void migrate(sqlite3* db, int from_version) {
+  static_assert(Database::kSchemaVersion == 1, "add the migration step for the new version");
+  if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
+  exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
+       "setting user_version");
+}
+
+}  // namespace deepladder::storage

@@ -1,0 +1,13 @@
+// Schema of the deepladder database and its migrations (PRAGMA user_version).
+// Internal to storage/: Database::open calls migrate() inside a write transaction.
+#pragma once
+
+struct sqlite3;
+
+namespace deepladder::storage {
+
+// Brings a database from `from_version` (0 = empty) to Database::kSchemaVersion. Must run inside
+// a write transaction; sets user_version last.
+void migrate(sqlite3* db, int from_version);
+
+}  // namespace deepladder::storage
