@@ -6,6 +6,9 @@
 // i % kBuiltinValidationEvery == kBuiltinValidationEvery - 1 (i % 20 == 19), else to train.
 // That holds out 5% of the text, spread through it (every book region is represented), in
 // blocks long enough that validation windows rarely straddle text the model trained on.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -29,14 +32,14 @@ Split builtinSplitOfLine(int64_t line_index) {
 
 std::unique_ptr<TokenData> openBuiltinTokenData(Split split) {
   const std::string path = builtinCorpusPath();
-  MappedFile file;
-  try {
-    file = MappedFile::open(path, "data.kind = \"builtin\"");
-  } catch (const UserError& error) {
-    throw UserError(std::string(error.what()) +
-                    ". The built-in corpus is written by `sudo scripts/setup`; run it, or set "
-                    "DEEPLADDER_CORPUS to a text file with one passage a line");
+  if (access(path.c_str(), R_OK) != 0) {
+    throw UserError(locatedMessage(
+        path, 0, "data.kind = \"builtin\"",
+        std::string("cannot read the built-in corpus: ") + strerror(errno),
+        "Run `sudo scripts/setup` (it writes the corpus from Debian's bible-kjv), or set "
+        "DEEPLADDER_CORPUS to a text file with one passage a line"));
   }
+  const MappedFile file = MappedFile::open(path, "data.kind = \"builtin\"");
   const char* bytes = reinterpret_cast<const char*>(file.data());
   const int64_t size = file.size();
   std::string kept;
