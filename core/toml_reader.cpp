@@ -151,6 +151,20 @@ TomlReader TomlReader::table(const std::string& key) {
   return TomlReader(*sub, file_, qualified(key));
 }
 
+std::vector<TomlReader> TomlReader::tableArray(const std::string& key) {
+  std::vector<TomlReader> out;
+  const toml::node* node = find(key);
+  if (!node) return out;
+  const toml::array* array = node->as_array();
+  if (!array) fail(key, "expected an array of tables ([[" + qualified(key) + "]]), found " + typeName(*node));
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::table* entry = (*array)[i].as_table();
+    if (!entry) fail(key, "entry " + std::to_string(i + 1) + " is not a table");
+    out.emplace_back(*entry, file_, qualified(key) + "[" + std::to_string(i) + "]");
+  }
+  return out;
+}
+
 std::vector<std::string> TomlReader::keys() const {
   std::vector<std::pair<long, std::string>> ordered;
   for (const auto& [k, v] : *table_)

@@ -32,6 +32,13 @@ class TomlReader {
 
   // A sub-table reader; absent -> an empty table. Marks the key as consumed.
   TomlReader table(const std::string& key);
+  // An array of tables ([[key]]): one reader per entry, path "key[i]". Absent -> empty.
+  std::vector<TomlReader> tableArray(const std::string& key);
+  // The underlying table (to copy overrides out of it).
+  const toml::table& raw() const { return *table_; }
+  // Marks a key consumed without reading it (for keys handled by hand).
+  void skip(const std::string& key) { consumed_.insert(key); }
+
   // Names of sub-tables (in file order) for sections like [arms.NAME].
   std::vector<std::string> keys() const;
 

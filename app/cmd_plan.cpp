@@ -1,0 +1,71 @@
+// `deepladder plan LADDER.toml [--json]`: the expanded grid, one row per run, and the totals.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "app/command_registry.h"
+#include "core/ladder/ladder_spec.h"
+#include "core/terminal_progress.h"
+
+namespace deepladder::app {
+namespace {
+
+struct PlanOptions {
+  std::string ladder_path;
+  bool json = false;
+};
+
+int runPlan(const PlanOptions& options) {
+  const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  if (options.json) {
+    for (const auto& run : spec.runs) {
+      nlohmann::json row = {{"ladder", spec.name},       {"run", run.name},
+                            {"arm", run.arm},            {"size", run.size},
+                            {"seed", run.seed},          {"depth", run.executed_depth},
+                            {"n_layer", run.config.model.n_layer},
+                            {"d_model", run.config.model.d_model},
+                            {"params", run.params},      {"steps", run.config.train.steps},
+                            {"crossover_step", nullptr}, {"tokens", run.tokens},
+                            {"flops_per_token", run.flops_per_token},
+                            {"flops", run.flops},        {"est_seconds", run.est_seconds}};
+      std::printf("%s\n", row.dump().c_str());
+    }
+    return 0;
+  }
+  std::printf("ladder \"%s\" (%s): %zu arms x %zu sizes x %zu seeds = %zu runs, backend %s\n",
+              spec.name.c_str(), spec.hash.c_str(), spec.arms.size(), spec.sizes.size(),
+              spec.seeds.size(), spec.runs.size(), spec.resources.backend.c_str());
+  std::printf("%-28s %6s %7s %6s %10s %8s %10s %10s %10s %9s\n", "run", "depth", "d_model",
+              "heads", "params", "steps", "tokens", "FLOPs/tok", "FLOPs", "est time");
+  double total_flops = 0, total_seconds = 0;
+  int64_t total_tokens = 0;
+  for (const auto& run : spec.runs) {
+    std::printf("%-28s %6lld %7lld %6lld %10s %8lld %10s %10s %10.3e %9s\n", run.name.c_str(),
+                (long long)run.executed_depth, (long long)run.config.model.d_model,
+                (long long)run.config.model.n_head, formatCount(double(run.params)).c_str(),
+                (long long)run.config.train.steps, formatCount(double(run.tokens)).c_str(),
+                formatCount(run.flops_per_token).c_str(), run.flops,
+                formatDuration(run.est_seconds).c_str());
+    total_flops += run.flops;
+    total_tokens += run.tokens;
+    total_seconds += run.est_seconds;
+  }
+  std::printf("total: %s tokens, %.3e FLOPs, %s of compute at %.2e FLOP/s per slot\n",
+              formatCount(double(total_tokens)).c_str(), total_flops,
+              formatDuration(total_seconds).c_str(), spec.resources.throughput_flops);
+  return 0;
+}
+
+CommandRegistrar reg("plan", 5, [](CLI::App& cli) {
+  auto options = std::make_shared<PlanOptions>();
+  CLI::App* cmd = cli.add_subcommand(
+      "plan", "Expand a ladder file into its runs: params, steps, tokens, FLOPs, estimated time");
+  cmd->add_option("ladder", options->ladder_path, "Ladder spec (TOML)")->required();
+  cmd->add_flag("--json", options->json, "One JSON object per run instead of the table");
+  cmd->callback([options] { commandExitCode() = runPlan(*options); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

@@ -1,0 +1,220 @@
+// Ladder spec reading and grid expansion (see ladder_spec.h).
+#include "core/ladder/ladder_spec.h"
+
+#include <cmath>
+
+#include "core/errors.h"
+#include "core/flop_model.h"
+#include "core/run_config_toml.h"
+#include "core/sha256.h"
+#include "core/toml_reader.h"
+
+namespace deepladder::ladder {
+
+namespace {
+
+struct SizeEntry {
+  std::string name;
+  toml::table model_overrides;
+  std::string where;  // qualified key, for messages
+};
+
+struct BudgetRule {
+  std::string rule = "tokens_per_param";
+  double tokens_per_param = 20;
+  double tokens = 0;
+  std::vector<double> flops;  // one value, or one per rung
+};
+
+std::vector<SizeEntry> readSizes(TomlReader sizes) {
+  std::vector<SizeEntry> out;
+  const bool explicit_list = sizes.has("list");
+  const bool depth_rule = sizes.has("depths");
+  if (explicit_list == depth_rule)
+    sizes.fail(explicit_list ? "depths" : "list",
+               explicit_list ? "give either an explicit list or a depth ladder, not both"
+                             : "no sizes given",
+               "add [[sizes.list]] entries (name, d_model, n_layer, n_head) or depths = [..] "
+               "with width_per_depth and head_dim");
+  if (depth_rule) {
+    const std::vector<int64_t> depths = sizes.integers("depths", 1, 1024);
+    const int64_t width = sizes.integer("width_per_depth", 64, 1, 1 << 14);
+    const int64_t head_dim = sizes.integer("head_dim", 32, 2, 1 << 14);
+    if (depths.empty()) sizes.fail("depths", "the depth list is empty", "list at least one depth");
+    for (int64_t depth : depths) {
+      const int64_t d_model = width * depth;
+      if (d_model % head_dim != 0)
+        sizes.fail("head_dim", "d_model " + std::to_string(d_model) + " (depth " +
+                                   std::to_string(depth) + ") is not divisible by head_dim",
+                   "choose head_dim dividing width_per_depth x depth");
+      SizeEntry e;
+      e.name = "d" + std::to_string(depth);
+      e.model_overrides.insert("d_model", d_model);
+      e.model_overrides.insert("n_layer", depth);
+      e.model_overrides.insert("n_head", d_model / head_dim);
+      e.where = sizes.qualified("depths");
+      out.push_back(std::move(e));
+    }
+  } else {
+    for (TomlReader entry : sizes.tableArray("list")) {
+      SizeEntry e;
+      e.name = entry.string("name", "");
+      if (e.name.empty()) entry.fail("name", "every size needs a name", "add name = \"d64\"");
+      e.model_overrides = entry.raw();
+      e.model_overrides.erase("name");
+      e.where = entry.qualified("name");
+      for (const auto& [k, v] : e.model_overrides) entry.skip(std::string(k.str()));
+      entry.finish();
+      out.push_back(std::move(e));
+    }
+    if (out.empty()) sizes.fail("list", "the size list is empty", "add [[sizes.list]] entries");
+  }
+  sizes.finish();
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i].name == out[j].name)
+        throw UserError(out[i].where + ": size \"" + out[i].name + "\" appears twice");
+  return out;
+}
+
+BudgetRule readBudget(TomlReader r, size_t rungs) {
+  BudgetRule b;
+  b.rule = r.choice("rule", b.rule, {"tokens", "tokens_per_param", "flops"});
+  b.tokens_per_param = r.number("tokens_per_param", b.tokens_per_param, 1e-6, 1e9);
+  b.tokens = r.number("tokens", b.tokens, 0, 1e18);
+  if (r.has("flops")) {
+    const toml::node* node = r.raw().get("flops");
+    if (node->is_array()) {
+      for (const auto& v : *node->as_array()) {
+        auto d = v.value<double>();
+        if (!d || *d <= 0) r.fail("flops", "every FLOP budget must be a positive number");
+        b.flops.push_back(*d);
+      }
+      r.skip("flops");
+    } else {
+      b.flops.push_back(r.number("flops", 0, 1, 1e30));
+    }
+  }
+  if (b.rule == "tokens" && b.tokens <= 0)
+    r.fail("tokens", "rule \"tokens\" needs tokens = N (tokens per run)");
+  if (b.rule == "flops") {
+    if (b.flops.empty()) r.fail("flops", "rule \"flops\" needs flops = X or a list per rung");
+    if (b.flops.size() != 1 && b.flops.size() != rungs)
+      r.fail("flops", "the FLOP list has " + std::to_string(b.flops.size()) + " entries for " +
+                          std::to_string(rungs) + " sizes",
+             "give one budget, or one per size in the order of [sizes]");
+  }
+  r.finish();
+  return b;
+}
+
+Resources readResources(TomlReader r) {
+  Resources res;
+  res.backend = r.choice("backend", res.backend, {"local", "slurm"});
+  res.devices = r.string("devices", res.devices);
+  res.slots = r.integer("slots", res.slots, 0, 4096);
+  res.threads_per_slot = r.integer("threads_per_slot", res.threads_per_slot, 0, 4096);
+  res.retries = r.integer("retries", res.retries, 0, 100);
+  res.heartbeat_timeout_s = r.number("heartbeat_timeout_s", res.heartbeat_timeout_s, 1, 1e7);
+  res.throughput_flops = r.number("throughput_flops", res.throughput_flops, 1, 1e20);
+  TomlReader s = r.table("slurm");
+  res.slurm.partition = s.string("partition", res.slurm.partition);
+  res.slurm.time_limit = s.string("time", res.slurm.time_limit);
+  res.slurm.cpus_per_task = s.integer("cpus_per_task", res.slurm.cpus_per_task, 1, 4096);
+  res.slurm.gpus_per_task = s.integer("gpus_per_task", res.slurm.gpus_per_task, 0, 64);
+  res.slurm.workdir = s.string("workdir", res.slurm.workdir);
+  res.slurm.extra = s.strings("extra");
+  for (const auto& option : res.slurm.extra)
+    if (option.rfind("--", 0) != 0)
+      s.fail("extra", "\"" + option + "\" is not an sbatch option", "write options as \"--key=value\"");
+  s.finish();
+  r.finish();
+  return res;
+}
+
+int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model) {
+  double tokens = 0;
+  if (b.rule == "tokens") tokens = b.tokens;
+  if (b.rule == "tokens_per_param")
+    tokens = b.tokens_per_param * static_cast<double>(countParameters(model).total);
+  if (b.rule == "flops")
+    tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / flopsPerToken(model);
+  return static_cast<int64_t>(std::llround(tokens));
+}
+
+}  // namespace
+
+LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
+  toml::table root = parseTomlString(text, source_name);
+  TomlReader r(root, source_name);
+  LadderSpec spec;
+  spec.source = source_name;
+  spec.text = text;
+  spec.hash = sha256Hex(text.data(), text.size()).substr(0, 16);
+
+  TomlReader head = r.table("ladder");
+  spec.name = head.string("name", "");
+  if (spec.name.empty()) head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
+  spec.task = head.choice("task", spec.task, {"lm"});
+  spec.description = head.string("description", "");
+  spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
+  if (spec.seeds.empty()) spec.seeds = {1};
+  head.finish();
+
+  RunConfig base;
+  readModel(r.table("model"), base.model);
+  readData(r.table("data"), base.data);
+  readTrain(r.table("train"), base.train);
+  const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
+  const BudgetRule budget = readBudget(r.table("budget"), sizes.size());
+  spec.resources = readResources(r.table("resources"));
+
+  TomlReader arms = r.table("arms");
+  std::vector<std::string> arm_names = arms.keys();
+  if (arm_names.empty()) arm_names = {"vanilla"};
+  for (const auto& size : sizes) spec.sizes.push_back(size.name);
+  spec.arms = arm_names;
+
+  for (const std::string& arm : arm_names) {
+    TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(toml::table{}, source_name);
+    for (size_t rung = 0; rung < sizes.size(); ++rung) {
+      RunConfig config = base;
+      readModel(TomlReader(sizes[rung].model_overrides, source_name, sizes[rung].where), config.model);
+      TomlReader arm_copy = arm_reader;
+      readModel(arm_copy.table("model"), config.model);
+      readTrain(arm_copy.table("train"), config.train);
+      arm_copy.finish();
+
+      const int64_t tokens_target = targetTokens(budget, rung, config.model);
+      const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
+      config.train.steps = std::max<int64_t>(1, (tokens_target + tokens_per_step / 2) / tokens_per_step);
+      if (config.train.warmup_steps > config.train.steps / 5)
+        config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
+      for (int64_t seed : spec.seeds) {
+        PlannedRun run;
+        run.arm = arm;
+        run.size = sizes[rung].name;
+        run.seed = seed;
+        run.name = arm + "-" + sizes[rung].name + "-s" + std::to_string(seed);
+        run.config = config;
+        run.config.name = run.name;
+        run.config.train.seed = seed;
+        validateRunConfig(run.config, source_name + " (" + run.name + ")");
+        run.params = countParameters(config.model).total;
+        run.executed_depth = config.model.n_layer;
+        run.flops_per_token = flopsPerToken(config.model);
+        run.tokens = config.train.steps * tokens_per_step;
+        run.flops = run.flops_per_token * static_cast<double>(run.tokens);
+        run.est_seconds = run.flops / spec.resources.throughput_flops;
+        spec.runs.push_back(std::move(run));
+      }
+    }
+  }
+  arms.finish();
+  r.finish();
+  return spec;
+}
+
+LadderSpec loadLadder(const std::string& path) { return parseLadder(readTextFile(path), path); }
+
+}  // namespace deepladder::ladder

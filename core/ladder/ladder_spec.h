@@ -1,0 +1,76 @@
+// A scaling ladder: arms (architecture/training overrides) x sizes x seeds, with a budget rule
+// that turns each rung into a token count, and the resources to run it on. Read from a TOML file
+// (validated; every error names file, line and key) and expanded into one planned run per cell.
+//
+//   [ladder]     name, task ("lm" | "squaring"), seeds = [..], description
+//   [model]      ModelConfig defaults for every run          [data]  DataConfig
+//   [train]      TrainConfig defaults (batch, lr, schedule, eval and checkpoint cadence)
+//   [sizes]      explicit: [[sizes.list]] name, d_model, n_layer, n_head (+ any model key)
+//                depth ladder: depths = [..], width_per_depth = 64, head_dim = 32
+//   [budget]     rule = "tokens" (tokens = N) | "tokens_per_param" (ratio = 20)
+//                     | "flops" (flops = X or [per rung])
+//   [arms.NAME]  model = {...}, train = {...} overrides (an arm with no table is the defaults)
+//   [resources]  backend = "local"|"slurm", devices = "auto"|"cpu"|"0,1", slots, threads_per_slot,
+//                retries, heartbeat_timeout_s, throughput_flops (for time estimates), [resources.slurm]
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+
+namespace deepladder::ladder {
+
+struct SlurmOptions {
+  std::string partition;
+  std::string time_limit = "04:00:00";
+  int64_t cpus_per_task = 1;
+  int64_t gpus_per_task = 0;
+  std::string workdir;             // shared directory for job scripts and protocol files
+  std::vector<std::string> extra;  // more sbatch options, each "--key=value"
+};
+
+struct Resources {
+  std::string backend = "local";  // "local" or "slurm"
+  std::string devices = "auto";   // "auto" (GPUs if any, else CPU slots), "cpu", or "0,1,3"
+  int64_t slots = 0;              // CPU slots; 0 = one per 2 cores (at least 1)
+  int64_t threads_per_slot = 0;   // 0 = cores / slots
+  int64_t retries = 2;            // attempts after the first, from the last checkpoint
+  double heartbeat_timeout_s = 300;
+  double throughput_flops = 2e10;  // assumed training FLOP/s per slot, for time estimates
+  SlurmOptions slurm;
+};
+
+struct PlannedRun {
+  std::string arm;
+  std::string size;
+  int64_t seed = 0;
+  std::string name;          // arm-size-sSEED
+  RunConfig config;          // complete config handed to the worker
+  int64_t params = 0;
+  int64_t executed_depth = 0;
+  double flops_per_token = 0;
+  int64_t tokens = 0;        // steps x batch x seq_len
+  double flops = 0;          // training FLOPs
+  double est_seconds = 0;    // flops / throughput_flops
+};
+
+struct LadderSpec {
+  std::string name;
+  std::string task = "lm";
+  std::string description;
+  std::string source;  // file path (for messages)
+  std::string text;    // the file's text, stored with the ladder
+  std::string hash;    // of the text: a changed spec is a new ladder
+  std::vector<int64_t> seeds;
+  std::vector<std::string> arms;
+  std::vector<std::string> sizes;
+  Resources resources;
+  std::vector<PlannedRun> runs;  // arms x sizes x seeds, in that order
+};
+
+LadderSpec loadLadder(const std::string& path);
+LadderSpec parseLadder(const std::string& text, const std::string& source_name);
+
+}  // namespace deepladder::ladder

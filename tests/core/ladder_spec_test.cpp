@@ -1,0 +1,119 @@
+// Ladder specs: grid expansion, budget rules, arm overrides, and every error path.
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "core/flop_model.h"
+#include "core/ladder/ladder_spec.h"
+
+using namespace deepladder;
+using namespace deepladder::ladder;
+
+namespace {
+
+const char* kDepthLadder = R"(
+[ladder]
+name = "t"
+seeds = [1, 2]
+[model]
+seq_len = 32
+[train]
+batch_size = 4
+warmup_steps = 10
+[sizes]
+depths = [2, 3]
+width_per_depth = 32
+head_dim = 16
+[budget]
+rule = "tokens_per_param"
+tokens_per_param = 10
+[arms.vanilla]
+[arms.swiglu]
+model = { mlp = "swiglu" }
+train = { lr = 1e-3 }
+)";
+
+std::string errorOf(const std::string& text) {
+  try {
+    parseLadder(text, "ladder.toml");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(LadderSpec, DepthLadderExpandsArmsSizesSeeds) {
+  LadderSpec spec = parseLadder(kDepthLadder, "ladder.toml");
+  ASSERT_EQ(spec.runs.size(), 2u * 2u * 2u);
+  EXPECT_EQ(spec.arms, (std::vector<std::string>{"vanilla", "swiglu"}));
+  EXPECT_EQ(spec.sizes, (std::vector<std::string>{"d2", "d3"}));
+  const PlannedRun& first = spec.runs[0];
+  EXPECT_EQ(first.name, "vanilla-d2-s1");
+  EXPECT_EQ(first.config.model.d_model, 64);
+  EXPECT_EQ(first.config.model.n_layer, 2);
+  EXPECT_EQ(first.config.model.n_head, 4);
+  EXPECT_EQ(spec.runs[1].seed, 2);
+  EXPECT_EQ(spec.runs[1].config.train.seed, 2);
+  const PlannedRun& swiglu = spec.runs[4];
+  EXPECT_EQ(swiglu.arm, "swiglu");
+  EXPECT_EQ(swiglu.config.model.mlp, "swiglu");
+  EXPECT_DOUBLE_EQ(swiglu.config.train.lr, 1e-3);
+  EXPECT_EQ(first.config.model.mlp, "gelu");
+}
+
+TEST(LadderSpec, TokensPerParamBudgetSetsSteps) {
+  LadderSpec spec = parseLadder(kDepthLadder, "ladder.toml");
+  for (const PlannedRun& run : spec.runs) {
+    const double target = 10.0 * countParameters(run.config.model).total;
+    EXPECT_EQ(run.config.train.steps, std::llround(target / (4 * 32)));
+    EXPECT_EQ(run.tokens, run.config.train.steps * 4 * 32);
+    EXPECT_DOUBLE_EQ(run.flops, run.tokens * flopsPerToken(run.config.model));
+    EXPECT_LE(run.config.train.warmup_steps, run.config.train.steps);
+  }
+}
+
+TEST(LadderSpec, FlopBudgetPerRung) {
+  std::string text = kDepthLadder;
+  text.replace(text.find("rule = \"tokens_per_param\"\ntokens_per_param = 10"),
+               std::string("rule = \"tokens_per_param\"\ntokens_per_param = 10").size(),
+               "rule = \"flops\"\nflops = [1e11, 1e12]");
+  LadderSpec spec = parseLadder(text, "ladder.toml");
+  EXPECT_NEAR(spec.runs[0].flops, 1e11, 1e11 * 0.02);
+  EXPECT_NEAR(spec.runs[2].flops, 1e12, 1e12 * 0.02);
+}
+
+TEST(LadderSpec, ExplicitSizes) {
+  LadderSpec spec = parseLadder(R"(
+[ladder]
+name = "x"
+[sizes]
+list = [ { name = "small", d_model = 32, n_layer = 1, n_head = 2 },
+         { name = "big", d_model = 64, n_layer = 2, n_head = 4, mlp = "swiglu" } ]
+[budget]
+rule = "tokens"
+tokens = 100000
+)", "l.toml");
+  ASSERT_EQ(spec.runs.size(), 2u);
+  EXPECT_EQ(spec.runs[1].config.model.mlp, "swiglu");
+  EXPECT_EQ(spec.runs[0].arm, "vanilla");
+  EXPECT_EQ(spec.runs[0].tokens, 98 * 16 * 64);  // round(100000 / 1024) = 98 steps
+}
+
+TEST(LadderSpec, ErrorsNameFileLineAndKey) {
+  EXPECT_NE(errorOf("[ladder]\nname = \"x\"\n[sizes]\n").find("sizes.list"), std::string::npos);
+  std::string both = errorOf(
+      "[ladder]\nname = \"x\"\n[sizes]\ndepths = [2]\nlist = [ { name = \"a\" } ]\n");
+  EXPECT_NE(both.find("not both"), std::string::npos) << both;
+  std::string arm = errorOf(std::string(kDepthLadder) + "[arms.bad]\nmodle = { mlp = \"gelu\" }\n");
+  EXPECT_NE(arm.find("arms.bad.modle"), std::string::npos) << arm;
+  EXPECT_NE(arm.find("ladder.toml:"), std::string::npos) << arm;
+  std::string arm_value = errorOf(std::string(kDepthLadder) + "[arms.bad]\nmodel = { mlp = \"relu\" }\n");
+  EXPECT_NE(arm_value.find("arms.bad.model.mlp"), std::string::npos) << arm_value;
+  std::string flops = errorOf(std::string(kDepthLadder).replace(
+      std::string(kDepthLadder).find("tokens_per_param = 10"), 21, "flops = [1e9, 1e10, 1e11]"));
+  EXPECT_FALSE(flops.empty());
+  std::string backend = errorOf(std::string(kDepthLadder) + "[resources]\nbackend = \"k8s\"\n");
+  EXPECT_NE(backend.find("resources.backend"), std::string::npos) << backend;
+  EXPECT_NE(errorOf("[ladder]\n[sizes]\ndepths=[2]\n").find("ladder.name"), std::string::npos);
+}
