@@ -1,0 +1,121 @@
+// deepladder-worker: trains one run and speaks the worker protocol (core/protocol.h) as JSON
+// lines on stdout, one flushed line per message; human diagnostics go to stderr. Links only the
+// trainers and core (no Qt, SQLite or Ceres), so it builds on any node that has LibTorch.
+//
+//   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] [--max-steps N]
+//
+// Exit status: 0 finished, diverged (an outcome, reported in Done) or stopped by --max-steps
+// (no Done); 2 bad input (Error message names the file and field); 1 anything else (Error).
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "core/errors.h"
+#include "core/protocol.h"
+#include "core/run_config.h"
+#include "trainers/trainer.h"
+
+namespace {
+
+using deepladder::UserError;
+namespace protocol = deepladder::protocol;
+
+constexpr const char* kUsage =
+    "usage: deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] "
+    "[--max-steps N]";
+
+struct WorkerArgs {
+  std::string config_path;
+  std::string workdir;
+  std::string run_id;
+  bool resume = false;
+  int64_t max_steps = -1;
+};
+
+void send(const protocol::Message& message) {
+  std::cout << protocol::encode(message) << '\n' << std::flush;
+}
+
+WorkerArgs parseArgs(int argc, char** argv) {
+  WorkerArgs args;
+  auto value = [&](int& i, const std::string& flag) -> std::string {
+    if (i + 1 >= argc) throw UserError(flag + " needs a value. " + kUsage);
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--config")
+      args.config_path = value(i, flag);
+    else if (flag == "--workdir")
+      args.workdir = value(i, flag);
+    else if (flag == "--run-id")
+      args.run_id = value(i, flag);
+    else if (flag == "--resume")
+      args.resume = true;
+    else if (flag == "--max-steps") {
+      const std::string text = value(i, flag);
+      char* end = nullptr;
+      args.max_steps = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || args.max_steps < 0)
+        throw UserError("--max-steps: \"" + text + "\" is not a non-negative integer");
+    } else {
+      throw UserError("unknown argument \"" + flag + "\". " + kUsage);
+    }
+  }
+  if (args.config_path.empty()) throw UserError(std::string("--config is required. ") + kUsage);
+  if (args.workdir.empty()) throw UserError(std::string("--workdir is required. ") + kUsage);
+  if (args.run_id.empty()) throw UserError(std::string("--run-id is required. ") + kUsage);
+  return args;
+}
+
+deepladder::RunConfig loadConfig(const std::string& path) {
+  const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  if (!is_json) return deepladder::loadRunConfigToml(path);
+  std::ifstream in(path);
+  if (!in) throw UserError(path + ": cannot open the run config. Check the path");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UserError(path + ": not valid JSON (" + e.what() +
+                    "). Regenerate it with 'deepladder train'");
+  }
+  return deepladder::runConfigFromJson(json);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const WorkerArgs args = parseArgs(argc, argv);
+    const deepladder::RunConfig config = loadConfig(args.config_path);
+    deepladder::trainers::TrainerOptions options;
+    options.run_id = args.run_id;
+    options.workdir = args.workdir;
+    options.resume = args.resume;
+    options.max_steps = args.max_steps;
+    std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
+              << args.workdir << (args.resume ? ", resuming" : "") << "\n";
+    const auto outcome = deepladder::trainers::runTraining(config, options, send);
+    std::cerr << "deepladder-worker: "
+              << (outcome.status == deepladder::trainers::TrainStatus::kFinished   ? "finished"
+                  : outcome.status == deepladder::trainers::TrainStatus::kDiverged ? "diverged"
+                                                                                   : "stopped")
+              << " after " << outcome.steps << " steps\n";
+    return 0;
+  } catch (const UserError& e) {
+    send(protocol::Error{e.what()});
+    std::cerr << "deepladder-worker: " << e.what() << "\n";
+    return deepladder::kExitBadInput;
+  } catch (const std::exception& e) {
+    send(protocol::Error{std::string("worker failed: ") + e.what()});
+    std::cerr << "deepladder-worker: " << e.what() << "\n";
+    return 1;
+  }
+}

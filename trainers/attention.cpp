@@ -1,0 +1,49 @@
+// Causal self-attention (see attention.h).
+#include "trainers/attention.h"
+
+#include <torch/version.h>
+
+#include <cmath>
+#include <limits>
+
+namespace deepladder::trainers {
+
+CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head_,
+                                                 int64_t max_seq_len, double rope_base)
+    : n_head(n_head_), head_dim(d_model / n_head_) {
+  TORCH_CHECK(d_model % n_head == 0, "d_model ", d_model, " not divisible by n_head ", n_head);
+  qkv = register_module(
+      "qkv", torch::nn::Linear(torch::nn::LinearOptions(d_model, 3 * d_model).bias(false)));
+  proj = register_module("proj",
+                         torch::nn::Linear(torch::nn::LinearOptions(d_model, d_model).bias(false)));
+  rotary = register_module("rotary", Rotary(head_dim, max_seq_len, rope_base));
+  causal_bias = register_buffer("causal_bias", torch::full({max_seq_len, max_seq_len},
+                                                           -std::numeric_limits<float>::infinity())
+                                                   .triu(/*diagonal=*/1));
+}
+
+torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
+  const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
+  // (B,T,3C) -> (B,T,3,H,D) -> (3,B,H,T,D)
+  auto qkv_heads = qkv(x).view({B, T, 3, n_head, head_dim}).permute({2, 0, 3, 1, 4});
+  auto q = rotary(qkv_heads[0]);  // (B,H,T,D)
+  auto k = rotary(qkv_heads[1]);  // (B,H,T,D)
+  auto v = qkv_heads[2];          // (B,H,T,D)
+#if TORCH_VERSION_MAJOR >= 2
+  auto y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
+                                            /*is_causal=*/true);  // (B,H,T,D)
+#else
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
+  // scores = q k^T / sqrt(D) + mask, in one baddbmm over (B*H) matrices.
+  auto bias = causal_bias.narrow(0, 0, T).narrow(1, 0, T);  // (T,T)
+  auto scores =
+      torch::baddbmm(bias.expand({B * n_head, T, T}), q.reshape({B * n_head, T, head_dim}),
+                     k.reshape({B * n_head, T, head_dim}).transpose(1, 2),
+                     /*beta=*/1.0, /*alpha=*/scale);  // (B*H,T,T)
+  auto att = torch::softmax(scores, -1);              // (B*H,T,T)
+  auto y = torch::bmm(att, v.reshape({B * n_head, T, head_dim})).view({B, n_head, T, head_dim});
+#endif
+  return proj(y.transpose(1, 2).reshape({B, T, C}));  // (B,T,C)
+}
+
+}  // namespace deepladder::trainers

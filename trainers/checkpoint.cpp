@@ -1,0 +1,211 @@
+// Checkpoints (see checkpoint.h).
+#include "trainers/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/sha256.h"
+
+namespace deepladder::trainers {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// --- atomic file writing ----------------------------------------------------------------------
+
+[[noreturn]] void ioFailure(const std::string& what, const std::string& path) {
+  throw std::runtime_error(what + " " + path + ": " + std::strerror(errno) +
+                           ". Check free disk space and permissions of the work directory");
+}
+
+void writeFileAtomically(const std::string& path, const std::string& bytes) {
+  const std::string temp = path + ".tmp";
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) ioFailure("cannot create", temp);
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      ioFailure("cannot write", temp);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    ioFailure("cannot fsync", temp);
+  }
+  if (::close(fd) != 0) ioFailure("cannot close", temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) ioFailure("cannot rename into", path);
+  const std::string dir = fs::path(path).parent_path().string();
+  const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string sidecarPath(const std::string& checkpoint) {
+  return checkpoint.substr(0, checkpoint.size() - 3) + ".sha256";  // ckpt-N.pt -> ckpt-N.sha256
+}
+
+// --- archive layout ---------------------------------------------------------------------------
+
+torch::Tensor scalar(int64_t v) {
+  return torch::tensor(v, torch::kInt64);
+}
+torch::Tensor scalar(double v) {
+  return torch::tensor(v, torch::kFloat64);
+}
+
+}  // namespace
+
+std::string checkpointPath(const std::string& workdir, int64_t step) {
+  return (fs::path(workdir) / ("ckpt-" + std::to_string(step) + ".pt")).string();
+}
+
+CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
+                                const TrainingState& state) {
+  torch::serialize::OutputArchive archive;
+  for (const auto& item : model->named_parameters())
+    archive.write("model." + item.key(), item.value().detach().to(torch::kCPU), /*is_buffer=*/true);
+  optimizer.save(archive, "optim.");
+  archive.write("state.step", scalar(state.step));
+  archive.write("state.tokens", scalar(state.tokens));
+  archive.write("state.flops", scalar(state.flops));
+  archive.write("state.sampler_position", scalar(state.sampler_position));
+  archive.write("state.config_hash", c10::IValue(state.config_hash));
+  archive.write("state.rng_cpu", at::detail::getDefaultCPUGenerator().get_state(), true);
+
+  std::ostringstream stream;
+  archive.save_to(stream);
+  const std::string bytes = stream.str();
+
+  CheckpointRecord record;
+  record.step = state.step;
+  record.path = checkpointPath(workdir, state.step);
+  record.sha256 = sha256Hex(bytes.data(), bytes.size());
+  // The checkpoint first, then its checksum: a crash in between leaves a checkpoint without a
+  // sidecar, which a resume skips.
+  writeFileAtomically(record.path, bytes);
+  writeFileAtomically(sidecarPath(record.path),
+                      record.sha256 + "  " + fs::path(record.path).filename().string() + "\n");
+  return record;
+}
+
+std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir) {
+  std::vector<CheckpointRecord> found;
+  std::error_code ec;
+  if (!fs::is_directory(workdir, ec)) return found;
+  static const std::regex pattern(R"(ckpt-(\d+)\.pt)");
+  for (const auto& entry : fs::directory_iterator(workdir, ec)) {
+    std::smatch match;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && std::regex_match(name, match, pattern)) {
+      CheckpointRecord record;
+      record.step = std::stoll(match[1].str());
+      record.path = entry.path().string();
+      found.push_back(record);
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const CheckpointRecord& a, const CheckpointRecord& b) { return a.step > b.step; });
+  return found;
+}
+
+void pruneCheckpoints(const std::string& workdir, int64_t keep) {
+  const auto all = listCheckpoints(workdir);
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(keep, 0)); i < all.size(); ++i) {
+    std::error_code ec;
+    fs::remove(all[i].path, ec);
+    fs::remove(sidecarPath(all[i].path), ec);
+  }
+}
+
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash, GPT& model,
+                                                       AdamW& optimizer,
+                                                       std::vector<std::string>* skipped) {
+  auto skip = [&](const std::string& path, const std::string& why) {
+    if (skipped) skipped->push_back(path + ": " + why);
+  };
+  for (const auto& candidate : listCheckpoints(workdir)) {
+    try {
+      std::string expected;
+      {
+        std::ifstream sidecar(sidecarPath(candidate.path));
+        if (!(sidecar >> expected)) {
+          skip(candidate.path, "no checksum sidecar (the write did not finish)");
+          continue;
+        }
+      }
+      const std::string bytes = readFile(candidate.path);
+      const std::string actual = sha256Hex(bytes.data(), bytes.size());
+      if (actual != expected) {
+        skip(candidate.path, "checksum mismatch (file is corrupt or torn)");
+        continue;
+      }
+      torch::serialize::InputArchive archive;
+      archive.load_from(bytes.data(), bytes.size());
+      c10::IValue hash;
+      archive.read("state.config_hash", hash);
+      if (hash.toStringRef() != config_hash) {
+        skip(candidate.path, "written by a different config (hash " + hash.toStringRef() + ")");
+        continue;
+      }
+      // Read everything before changing anything, so a bad file leaves the model untouched.
+      std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
+      for (const auto& item : model->named_parameters()) {
+        torch::Tensor saved;
+        archive.read("model." + item.key(), saved, /*is_buffer=*/true);
+        TORCH_CHECK(saved.sizes() == item.value().sizes(), "parameter ", item.key(),
+                    " has the wrong shape");
+        copies.emplace_back(item.value(), saved);
+      }
+      torch::Tensor step, tokens, flops, position, rng;
+      archive.read("state.step", step);
+      archive.read("state.tokens", tokens);
+      archive.read("state.flops", flops);
+      archive.read("state.sampler_position", position);
+      archive.read("state.rng_cpu", rng, true);
+      optimizer.load(archive, "optim.");  // reads all, then commits
+      {
+        torch::NoGradGuard no_grad;
+        for (auto& [param, saved] : copies) param.copy_(saved);
+      }
+      at::Generator generator = at::detail::getDefaultCPUGenerator();
+      generator.set_state(rng);
+      TrainingState state;
+      state.step = step.item<int64_t>();
+      state.tokens = tokens.item<int64_t>();
+      state.flops = flops.item<double>();
+      state.sampler_position = position.item<int64_t>();
+      state.config_hash = config_hash;
+      return state;
+    } catch (const std::exception& e) {
+      skip(candidate.path, std::string("cannot be loaded: ") + e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace deepladder::trainers

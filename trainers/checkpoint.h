@@ -1,0 +1,55 @@
+// Checkpoints: <workdir>/ckpt-<step>.pt holds the model parameters, the AdamW state (moments and
+// step count), the training counters, the sampler position, the torch CPU RNG state and the config
+// hash. Each is written atomically (temp file, fsync, rename, fsync of the directory) with its
+// SHA-256 in a sidecar ckpt-<step>.sha256 (sha256sum format), so a torn or corrupt file is found
+// before a resume trusts it; the newest valid checkpoint with a matching config hash wins.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trainers/adamw.h"
+#include "trainers/gpt.h"
+
+namespace deepladder::trainers {
+
+// Everything besides the tensors that a resume needs to continue exactly.
+struct TrainingState {
+  int64_t step = 0;              // optimizer updates done
+  int64_t tokens = 0;            // tokens trained on so far
+  double flops = 0;              // training FLOPs so far
+  int64_t sampler_position = 0;  // data::BatchSampler::position()
+  std::string config_hash;
+};
+
+struct CheckpointRecord {
+  int64_t step = 0;
+  std::string path;    // the .pt file
+  std::string sha256;  // of the .pt file
+};
+
+std::string checkpointPath(const std::string& workdir, int64_t step);
+
+// Writes ckpt-<step>.pt and its .sha256 sidecar atomically. Throws std::runtime_error naming the
+// path on an I/O failure.
+CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
+                                const TrainingState& state);
+
+// Checkpoint files in `workdir`, newest (highest step) first.
+std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
+
+// Deletes all but the newest `keep` checkpoints (and their sidecars).
+void pruneCheckpoints(const std::string& workdir, int64_t keep);
+
+// Loads the newest checkpoint that verifies (sidecar present, checksum matches, loads cleanly,
+// config hash equals `config_hash`) into `model` and `optimizer`. Every checkpoint passed over is
+// described in `skipped` (path and reason). std::nullopt when none is usable (model and optimizer
+// are then untouched).
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash, GPT& model,
+                                                       AdamW& optimizer,
+                                                       std::vector<std::string>* skipped);
+
+}  // namespace deepladder::trainers

@@ -1,0 +1,27 @@
+// MLP (see mlp.h).
+#include "trainers/mlp.h"
+
+namespace deepladder::trainers {
+
+MLPImpl::MLPImpl(int64_t d_model, int64_t hidden_, const std::string& kind)
+    : swiglu(kind == "swiglu"), hidden(hidden_) {
+  TORCH_CHECK(kind == "gelu" || kind == "swiglu", "unknown MLP kind \"", kind, "\"");
+  const int64_t up_width = swiglu ? 2 * hidden : hidden;
+  up = register_module("up",
+                       torch::nn::Linear(torch::nn::LinearOptions(d_model, up_width).bias(false)));
+  down = register_module("down",
+                         torch::nn::Linear(torch::nn::LinearOptions(hidden, d_model).bias(false)));
+}
+
+torch::Tensor MLPImpl::forward(const torch::Tensor& x) {
+  auto h = up(x);  // (B,T,H) or (B,T,2H)
+  if (swiglu) {
+    auto gate_up = h.chunk(2, -1);
+    h = torch::silu(gate_up[0]) * gate_up[1];  // (B,T,H)
+  } else {
+    h = torch::gelu(h);  // (B,T,H), exact erf GELU
+  }
+  return down(h);  // (B,T,C)
+}
+
+}  // namespace deepladder::trainers

@@ -1,0 +1,28 @@
+// Rotary position embedding (see rotary.h).
+#include "trainers/rotary.h"
+
+namespace deepladder::trainers {
+
+RotaryImpl::RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base) {
+  TORCH_CHECK(head_dim % 2 == 0, "rotary embedding needs an even head size, got ", head_dim);
+  const int64_t half = head_dim / 2;
+  // inv_freq_i = base^(-2i/D), i in [0, D/2)
+  auto inv_freq = torch::pow(base, -torch::arange(0, half, torch::kFloat64) * 2.0 / head_dim);
+  auto positions = torch::arange(0, max_seq_len, torch::kFloat64);
+  auto angles = torch::outer(positions, inv_freq);  // (T, D/2)
+  auto c = angles.cos();
+  auto s = angles.sin();
+  // rotate-half: out = x * [cos, cos] + [x2, x1] * [-sin, sin]
+  cos = register_buffer("cos", torch::cat({c, c}, -1).to(torch::kFloat32));
+  sin = register_buffer("sin", torch::cat({-s, s}, -1).to(torch::kFloat32));
+}
+
+torch::Tensor RotaryImpl::forward(const torch::Tensor& x) {
+  const int64_t T = x.size(2), D = x.size(3);
+  auto c = cos.narrow(0, 0, T);                                                         // (T, D)
+  auto s = sin.narrow(0, 0, T);                                                         // (T, D)
+  auto swapped = torch::cat({x.narrow(-1, D / 2, D / 2), x.narrow(-1, 0, D / 2)}, -1);  // (B,H,T,D)
+  return torch::addcmul(x * c, swapped, s);
+}
+
+}  // namespace deepladder::trainers

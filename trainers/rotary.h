@@ -1,0 +1,22 @@
+// Rotary position embedding (Su et al. 2021, "RoFormer"): rotates each pair of channels of the
+// queries and keys by an angle proportional to the position, so that q.k depends only on the
+// relative offset. Uses the "rotate half" layout: channel i pairs with channel i + head_dim/2.
+// The cos/sin tables are precomputed buffers for positions [0, max_seq_len).
+#pragma once
+
+#include <torch/torch.h>
+
+namespace deepladder::trainers {
+
+struct RotaryImpl : torch::nn::Module {
+  RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base);
+
+  // x: (B, H, T, D) with T <= max_seq_len -> the same shape, rotated by position.
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::Tensor cos;  // (max_seq_len, D)
+  torch::Tensor sin;  // (max_seq_len, D), sign folded in for the rotate-half form
+};
+TORCH_MODULE(Rotary);
+
+}  // namespace deepladder::trainers
