@@ -1,0 +1,50 @@
+// JSON forms of the fits (see fit_json.h).
+#include "fitting/fit_json.h"
+
+#include <cmath>
+
+namespace deepladder::fitting {
+namespace {
+
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+}  // namespace
+
+nlohmann::json frontierToJson(const FrontierResult& result) {
+  nlohmann::json out;
+  out["c_ref"] = num(result.c_ref);
+  out["baseline"] = result.baseline;
+  out["arms"] = nlohmann::json::object();
+  for (const auto& f : result.arms) {
+    out["arms"][f.arm] = {{"E", num(f.E)},
+                          {"A", num(f.A)},
+                          {"gamma", num(f.gamma)},
+                          {"gamma_se", num(f.gamma_se)},
+                          {"gamma_ci", {num(f.gamma_ci_lo), num(f.gamma_ci_hi)}},
+                          {"at_bound", f.at_bound}};
+  }
+  out["multipliers"] = nlohmann::json::object();
+  for (const auto& m : result.multipliers) {
+    nlohmann::json measured = nlohmann::json::array();
+    for (const auto& p : m.measured)
+      measured.push_back({{"compute", num(p.compute)}, {"multiplier", num(p.multiplier)}});
+    nlohmann::json projected = nlohmann::json::array();
+    for (const auto& p : m.projected)
+      projected.push_back({{"compute", num(p.compute)},
+                           {"multiplier", num(p.multiplier)},
+                           {"ci", {num(p.ci_lo), num(p.ci_hi)}}});
+    out["multipliers"][m.arm] = {
+        {"measured", measured}, {"projected", projected}, {"per_decade", num(m.per_decade)}};
+  }
+  return out;
+}
+
+nlohmann::json chinchillaToJson(const ChinchillaFit& fit) {
+  return {{"E", num(fit.E)},         {"A", num(fit.A)},       {"B", num(fit.B)},
+          {"alpha", num(fit.alpha)}, {"beta", num(fit.beta)}, {"objective", num(fit.objective)},
+          {"a", num(fit.a)},         {"b", num(fit.b)}};
+}
+
+}  // namespace deepladder::fitting

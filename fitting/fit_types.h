@@ -1,0 +1,161 @@
+// Plain result structs of the scaling-law fits (frontier, multipliers, Chinchilla approaches).
+// Each field carries a one-line formula comment, LabPlot style. No Ceres here: only fitting/*.cpp
+// includes Ceres, so anything that shows a fit (CLI, GUI, exports) compiles without it.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace deepladder::fitting {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// --- inputs ---------------------------------------------------------------------------------
+
+// One finished run: a row of a results CSV or of the runs table.
+struct RunPoint {
+  std::string arm;             // architecture arm ("vanilla", "growth-bop", ...)
+  double compute_flops = 0.0;  // C: total training FLOPs of the run
+  double val_loss = 0.0;       // L: final validation loss (nats per token)
+  double params = kNaN;        // N: parameter count (NaN when the source has none)
+  double tokens = kNaN;        // D: training tokens (NaN when the source has none)
+  double depth = kNaN;         // layers (NaN when the source has none)
+  long source_line = 0;        // line in the CSV (0 when not from a file)
+};
+
+// Runs of one source (a CSV file or a ladder in SQLite).
+struct ResultsTable {
+  std::string source;  // file name or "db:<ladder>", used in messages
+  std::vector<RunPoint> points;
+};
+
+// --- frontier fit L(C) = E + A (C/C0)^-gamma ------------------------------------------------
+
+struct FrontierOptions {
+  std::string baseline = "vanilla";  // arm whose E is shared (--baseline)
+  double c_ref = 1e18;               // C0 (--c-ref)
+  int bootstrap = 1000;              // resamples for the intervals (--bootstrap); 0 = none
+  std::uint64_t seed = 20240520;     // bootstrap seed; same seed, same intervals
+  bool joint = false;                // one E fitted jointly across all arms (--joint)
+  std::vector<double> at = {1e20, 1e22, 1e24, 1e26};  // computes for projected multipliers
+  double ci_level = 0.95;                             // two-sided percentile interval
+  int threads = 2;                                    // bootstrap worker threads
+};
+
+// Defaults in one place (the CLI and the GUI both start from these).
+inline FrontierOptions defaultFrontierOptions() {
+  return FrontierOptions{};
+}
+
+struct ArmFit {
+  std::string arm;
+  bool E_free = false;        // true for the baseline (or every arm with --joint)
+  double E = kNaN;            // irreducible loss: lim_{C->inf} L(C)
+  double A = kNaN;            // reducible loss at C0: L(C0) - E
+  double gamma = kNaN;        // exponent: -d ln(L - E) / d ln C
+  double E_se = kNaN;         // sqrt(cov_EE), cov = s^2 (J^T J)^-1; NaN when E is fixed
+  double A_se = kNaN;         // sqrt(cov_AA)
+  double gamma_se = kNaN;     // sqrt(cov_gg); NaN when n <= free parameters
+  double E_ci_lo = kNaN;      // bootstrap percentile (1-level)/2 of E
+  double E_ci_hi = kNaN;      // bootstrap percentile (1+level)/2 of E
+  double A_ci_lo = kNaN;      // bootstrap percentile (1-level)/2 of A
+  double A_ci_hi = kNaN;      // bootstrap percentile (1+level)/2 of A
+  double gamma_ci_lo = kNaN;  // bootstrap percentile (1-level)/2 of gamma
+  double gamma_ci_hi = kNaN;  // bootstrap percentile (1+level)/2 of gamma
+  int n_points = 0;           // n: points of this arm
+  double rss = kNaN;          // sum_i (L_i - Lhat_i)^2
+  double rms = kNaN;          // sqrt(rss / n)
+  double huber_delta =
+      0.0;  // 1.345 * 1.4826 * MAD(residuals of the least-squares fit); 0 = no refit
+  std::vector<std::string> at_bound;  // parameters that ended on a bound, e.g. "E=0", "gamma=0"
+};
+
+// At a baseline rung: how much more compute the baseline spends than the arm for the same loss.
+struct MeasuredMultiplier {
+  double compute = kNaN;     // C_b: the baseline rung's compute
+  double multiplier = kNaN;  // C_b / C_a, C_a from log-linear interpolation of the arm's rungs
+};
+
+// From the fits, at a baseline compute C: M(C) = C / C_a where L_arm(C_a) = L_base(C).
+struct ProjectedMultiplier {
+  double compute = kNaN;     // C: baseline compute
+  double multiplier = kNaN;  // M(C) = C / (C0 (A_a / (A_b (C/C0)^-g_b))^(1/g_a))
+  double ci_lo = kNaN;       // bootstrap percentile (1-level)/2 of M(C)
+  double ci_hi = kNaN;       // bootstrap percentile (1+level)/2 of M(C)
+};
+
+struct ArmMultipliers {
+  std::string arm;
+  std::vector<MeasuredMultiplier> measured;  // absent rungs (loss outside the arm's range) left out
+  std::vector<ProjectedMultiplier> projected;  // one per FrontierOptions::at
+  double per_decade = kNaN;                    // M(10 C) / M(C) = 10^(1 - g_b / g_a) with E shared
+  double per_decade_lo = kNaN;                 // bootstrap percentile (1-level)/2 of per_decade
+  double per_decade_hi = kNaN;                 // bootstrap percentile (1+level)/2 of per_decade
+};
+
+struct FrontierResult {
+  double c_ref = 1e18;                      // C0
+  std::string baseline;                     // arm whose E is shared
+  bool joint = false;                       // E fitted jointly across arms
+  int bootstrap_requested = 0;              // resamples asked for
+  int bootstrap_used = 0;                   // resamples whose fits succeeded
+  double ci_level = 0.95;                   // interval level
+  std::vector<ArmFit> arms;                 // baseline first, then the others by name
+  std::vector<ArmMultipliers> multipliers;  // every non-baseline arm, same order as arms
+};
+
+// --- Chinchilla: L(N, D) = E + A / N^alpha + B / D^beta ------------------------------------
+
+struct SizePoint {
+  double params = 0.0;          // N
+  double tokens = 0.0;          // D
+  double loss = 0.0;            // L
+  double compute_flops = kNaN;  // C; 6 N D when the source has none
+};
+
+struct ChinchillaFit {      // Approach 3
+  double E = kNaN;          // exp(e)
+  double A = kNaN;          // exp(a)
+  double B = kNaN;          // exp(b)
+  double alpha = kNaN;      // N exponent
+  double beta = kNaN;       // D exponent
+  double objective = kNaN;  // sum_i Huber_1e-3(LSE(a - alpha ln N_i, b - beta ln D_i, e) - ln L_i)
+  double a = kNaN;          // N_opt ~ C^a, a = beta / (alpha + beta)
+  double b = kNaN;          // D_opt ~ C^b, b = alpha / (alpha + beta)
+  int starts = 0;           // grid starts tried (4500)
+  int converged = 0;        // starts whose L-BFGS run reported convergence
+  bool best_converged = true;  // false when no start converged and the best unconverged is shown
+};
+
+struct EnvelopePoint {
+  double compute_flops = kNaN;  // C
+  double loss = kNaN;           // min loss over points with compute <= C
+  double params = kNaN;         // N of the point on the envelope
+  double tokens = kNaN;         // D of the point on the envelope
+};
+
+struct Approach1Result {                // lower envelope of loss vs FLOPs
+  std::vector<EnvelopePoint> envelope;  // points with a loss below every cheaper point
+  double a = kNaN;                      // slope of ln N vs ln C over the envelope: N_opt ~ C^a
+  double b = kNaN;                      // slope of ln D vs ln C over the envelope: D_opt ~ C^b
+};
+
+struct IsoFlopBudget {
+  double compute_flops = kNaN;  // C of the budget (geometric mean of its points)
+  int n_points = 0;             // sizes trained at this budget
+  double n_opt = kNaN;          // exp(-q1 / (2 q2)) of the parabola L = q0 + q1 ln N + q2 ln^2 N
+  double d_opt = kNaN;          // C / (6 N_opt)
+  double loss_min = kNaN;       // parabola value at N_opt
+};
+
+struct Approach2Result {               // IsoFLOP parabolas
+  std::vector<IsoFlopBudget> budgets;  // budgets with >= 3 sizes and a convex parabola
+  double a = kNaN;                     // slope of ln N_opt vs ln C
+  double b = kNaN;                     // slope of ln D_opt vs ln C
+  double n_coef = kNaN;                // N_opt = n_coef C^a
+  double d_coef = kNaN;                // D_opt = d_coef C^b
+};
+
+}  // namespace deepladder::fitting

@@ -1,0 +1,264 @@
+// Frontier fit, bootstrap and multipliers (see frontier_fit.h). The Ceres work is in
+// frontier_solver.cpp; this file checks the data, resamples and assembles the result.
+#include "fitting/frontier_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/errors.h"
+#include "fitting/frontier_model.h"
+#include "fitting/frontier_solver.h"
+#include "fitting/multipliers.h"
+
+namespace deepladder::fitting {
+namespace {
+
+std::string pointWhere(const ResultsTable& table, const RunPoint& p) {
+  return p.source_line > 0 ? table.source + ":" + std::to_string(p.source_line) : table.source;
+}
+
+// Baseline first, then the other arms in name order.
+std::vector<ArmData> groupByArm(const ResultsTable& table, const std::string& baseline) {
+  std::map<std::string, ArmData> by_name;
+  for (const auto& p : table.points) {
+    auto& arm = by_name[p.arm];
+    arm.name = p.arm;
+    arm.compute.push_back(p.compute_flops);
+    arm.loss.push_back(p.val_loss);
+  }
+  std::vector<ArmData> arms;
+  arms.push_back(by_name.at(baseline));
+  for (auto& [name, arm] : by_name)
+    if (name != baseline) arms.push_back(std::move(arm));
+  return arms;
+}
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// --- bootstrap ------------------------------------------------------------------------------
+
+// Samples of one replicate: per arm E, A, gamma; per non-baseline arm M at each `at`, per decade.
+struct Replicate {
+  bool ok = false;
+  std::vector<double> E, A, gamma;
+  std::vector<std::vector<double>> multiplier;  // [arm-1][at]
+  std::vector<double> per_decade;               // [arm-1]
+};
+
+ArmData resample(const ArmData& arm, int min_distinct, std::mt19937_64& rng) {
+  std::uniform_int_distribution<size_t> pick(0, arm.compute.size() - 1);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    ArmData out;
+    out.name = arm.name;
+    std::set<double> distinct;
+    for (size_t i = 0; i < arm.compute.size(); ++i) {
+      const size_t j = pick(rng);
+      out.compute.push_back(arm.compute[j]);
+      out.loss.push_back(arm.loss[j]);
+      distinct.insert(arm.compute[j]);
+    }
+    if (static_cast<int>(distinct.size()) >= min_distinct) return out;
+  }
+  return arm;
+}
+
+Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options,
+                       int index) {
+  std::seed_seq seq{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(index)};
+  std::mt19937_64 rng(seq);
+  std::vector<ArmData> sample;
+  for (size_t a = 0; a < arms.size(); ++a) sample.push_back(resample(arms[a], a == 0 ? 3 : 2, rng));
+  Replicate rep;
+  std::vector<ArmFit> fits;
+  try {
+    fits = solveFrontier(sample, options.c_ref, options.joint, false);
+  } catch (const std::exception&) {
+    return rep;
+  }
+  for (const auto& f : fits) {
+    rep.E.push_back(f.E);
+    rep.A.push_back(f.A);
+    rep.gamma.push_back(f.gamma);
+  }
+  for (size_t a = 1; a < fits.size(); ++a) {
+    std::vector<double> m;
+    for (double c : options.at)
+      m.push_back(projectedMultiplier(c, options.c_ref, fits[0].A, fits[0].gamma, fits[a].A,
+                                      fits[a].gamma));
+    rep.multiplier.push_back(m);
+    rep.per_decade.push_back(multiplierPerDecade(fits[0].gamma, fits[a].gamma));
+  }
+  rep.ok = true;
+  return rep;
+}
+
+std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
+                                    const FrontierOptions& options) {
+  std::vector<Replicate> reps(options.bootstrap);
+  const int threads = std::max(1, std::min(options.threads, options.bootstrap));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int i = t; i < options.bootstrap; i += threads) reps[i] = runReplicate(arms, options, i);
+    });
+  for (auto& th : pool) th.join();
+  return reps;
+}
+
+// Finite samples of one quantity across the successful replicates.
+template <typename Get>
+std::vector<double> collect(const std::vector<Replicate>& reps, Get get) {
+  std::vector<double> v;
+  for (const auto& r : reps)
+    if (r.ok) {
+      const double x = get(r);
+      if (std::isfinite(x)) v.push_back(x);
+    }
+  return v;
+}
+
+}  // namespace
+
+// --- public ---------------------------------------------------------------------------------
+
+double percentile(std::vector<double> samples, double q) {
+  if (samples.empty()) return kNaN;
+  std::sort(samples.begin(), samples.end());
+  const double pos = q * (samples.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, samples.size() - 1);
+  return samples[lo] + (pos - lo) * (samples[hi] - samples[lo]);
+}
+
+void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options) {
+  if (!(options.c_ref > 0.0) || !std::isfinite(options.c_ref))
+    throw UserError("--c-ref: must be a positive finite compute, got " + fmt(options.c_ref));
+  if (options.bootstrap < 0)
+    throw UserError("--bootstrap: must be >= 0, got " + std::to_string(options.bootstrap));
+  if (!(options.ci_level > 0.0 && options.ci_level < 1.0))
+    throw UserError("interval level must lie in (0, 1), got " + fmt(options.ci_level));
+  for (double c : options.at)
+    if (!(c > 0.0) || !std::isfinite(c))
+      throw UserError("--at: every compute must be positive and finite, got " + fmt(c));
+  if (table.points.empty())
+    throw UserError(locatedMessage(table.source, 0, "", "has no runs", "finish some runs first"));
+
+  std::map<std::string, std::vector<const RunPoint*>> arms;
+  for (const auto& p : table.points) {
+    if (!std::isfinite(p.compute_flops) || !std::isfinite(p.val_loss))
+      throw UserError(locatedMessage(pointWhere(table, p), 0, p.arm,
+                                     "compute or loss is NaN or infinite",
+                                     "drop the run or give its finite value"));
+    if (p.compute_flops <= 0.0)
+      throw UserError(locatedMessage(pointWhere(table, p), 0, p.arm,
+                                     "non-positive compute " + fmt(p.compute_flops),
+                                     "compute_flops must be > 0"));
+    if (p.val_loss <= 0.0)
+      throw UserError(locatedMessage(pointWhere(table, p), 0, p.arm,
+                                     "non-positive loss " + fmt(p.val_loss),
+                                     "val_loss must be > 0"));
+    arms[p.arm].push_back(&p);
+  }
+  if (!arms.count(options.baseline)) {
+    std::string names;
+    for (const auto& [name, pts] : arms) names += (names.empty() ? "" : ", ") + name;
+    throw UserError(locatedMessage(table.source, 0, "",
+                                   "has no baseline arm '" + options.baseline + "'",
+                                   "the arms are: " + names + "; pick one with --baseline"));
+  }
+  for (const auto& [name, pts] : arms) {
+    std::set<double> distinct;
+    for (const auto* p : pts) distinct.insert(p->compute_flops);
+    const int needed = name == options.baseline ? 3 : 2;
+    if (static_cast<int>(distinct.size()) < needed)
+      throw UserError(locatedMessage(table.source, 0, "arm " + name,
+                                     "has " + std::to_string(distinct.size()) +
+                                         " distinct compute value(s), fewer than the " +
+                                         std::to_string(needed) + " parameters of its fit (" +
+                                         (needed == 3 ? "E, A, gamma" : "A, gamma") + ")",
+                                     "add rungs to this arm or leave it out"));
+    // Least-squares slope of L against ln C must be negative.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto* p : pts) {
+      const double x = std::log(p->compute_flops);
+      sx += x, sy += p->val_loss, sxx += x * x, sxy += x * p->val_loss;
+    }
+    const double n = static_cast<double>(pts.size());
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    if (!(slope < 0.0))
+      throw UserError(locatedMessage(table.source, 0, "arm " + name,
+                                     "loss does not decrease with compute (slope of loss vs "
+                                     "ln compute " +
+                                         fmt(slope) + ")",
+                                     "check the arm's runs: a frontier needs lower loss at "
+                                     "higher compute"));
+  }
+}
+
+FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options) {
+  validateFrontierInput(table, options);
+  const std::vector<ArmData> arms = groupByArm(table, options.baseline);
+
+  FrontierResult result;
+  result.c_ref = options.c_ref;
+  result.baseline = options.baseline;
+  result.joint = options.joint;
+  result.ci_level = options.ci_level;
+  result.bootstrap_requested = options.bootstrap;
+  result.arms = solveFrontier(arms, options.c_ref, options.joint, true);
+  const ArmFit& base = result.arms[0];
+
+  // Multipliers from the point estimates.
+  std::map<std::string, std::vector<RunPoint>> points_by_arm;
+  for (const auto& p : table.points) points_by_arm[p.arm].push_back(p);
+  const auto base_rungs = rungsOf(points_by_arm[options.baseline]);
+  for (size_t a = 1; a < result.arms.size(); ++a) {
+    const ArmFit& arm = result.arms[a];
+    ArmMultipliers m;
+    m.arm = arm.arm;
+    m.measured = measuredMultipliers(base_rungs, rungsOf(points_by_arm[arm.arm]));
+    for (double c : options.at)
+      m.projected.push_back(
+          {c, projectedMultiplier(c, options.c_ref, base.A, base.gamma, arm.A, arm.gamma)});
+    m.per_decade = multiplierPerDecade(base.gamma, arm.gamma);
+    result.multipliers.push_back(m);
+  }
+
+  // Bootstrap intervals.
+  if (options.bootstrap > 0) {
+    const auto reps = runBootstrap(arms, options);
+    const double lo = (1.0 - options.ci_level) / 2, hi = 1.0 - lo;
+    for (const auto& r : reps) result.bootstrap_used += r.ok ? 1 : 0;
+    for (size_t a = 0; a < result.arms.size(); ++a) {
+      ArmFit& f = result.arms[a];
+      const auto E = collect(reps, [a](const Replicate& r) { return r.E[a]; });
+      const auto A = collect(reps, [a](const Replicate& r) { return r.A[a]; });
+      const auto g = collect(reps, [a](const Replicate& r) { return r.gamma[a]; });
+      if (f.E_free) f.E_ci_lo = percentile(E, lo), f.E_ci_hi = percentile(E, hi);
+      f.A_ci_lo = percentile(A, lo), f.A_ci_hi = percentile(A, hi);
+      f.gamma_ci_lo = percentile(g, lo), f.gamma_ci_hi = percentile(g, hi);
+      if (a == 0) continue;
+      ArmMultipliers& m = result.multipliers[a - 1];
+      for (size_t k = 0; k < options.at.size(); ++k) {
+        const auto s = collect(reps, [a, k](const Replicate& r) { return r.multiplier[a - 1][k]; });
+        m.projected[k].ci_lo = percentile(s, lo);
+        m.projected[k].ci_hi = percentile(s, hi);
+      }
+      const auto pd = collect(reps, [a](const Replicate& r) { return r.per_decade[a - 1]; });
+      m.per_decade_lo = percentile(pd, lo);
+      m.per_decade_hi = percentile(pd, hi);
+    }
+  }
+  return result;
+}
+
+}  // namespace deepladder::fitting

@@ -1,0 +1,23 @@
+// Frontier fit of a ladder's results: L(C) = E + A (C/C0)^-gamma per arm with E shared with the
+// baseline (or fitted jointly), standard errors, seeded bootstrap intervals, and the compute
+// multipliers of every arm against the baseline (measured at the baseline's rungs, projected
+// at FrontierOptions::at). Bad data is a UserError; a fit on a bound is flagged in ArmFit.
+#pragma once
+
+#include "fitting/fit_types.h"
+
+namespace deepladder::fitting {
+
+// Throws UserError for: bad options, NaN/Inf or non-positive compute or loss, a missing
+// baseline arm, an arm with fewer distinct computes than its fit has parameters (3 for the
+// baseline, 2 for the others), an arm whose loss does not decrease with compute (least-squares
+// slope of L against ln C >= 0).
+void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options);
+
+FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options);
+
+// Percentile of sorted-or-not samples, linear interpolation between order statistics
+// (NumPy's default); NaN for an empty sample.
+double percentile(std::vector<double> samples, double q);
+
+}  // namespace deepladder::fitting

@@ -1,0 +1,295 @@
+// Ceres fits of L(C) = E + A (C/C0)^-gamma (see frontier_solver.h).
+//
+// Per fit: (1) start: for E on a grid over [0, min loss), a log-linear fit
+// ln(L - E) = ln A - gamma ln(C/C0); the start with the lowest squared error wins.
+// (2) least squares with bounds A, gamma >= 0, 0 <= E < min loss.
+// (3) Huber refit with delta = 1.345 sigma, sigma = 1.4826 MAD of the step-2 residuals
+// (skipped when sigma is ~0, i.e. the data lie on the curve).
+// Standard errors: cov = s^2 (J^T J)^-1 at the optimum (Ceres Covariance, plain squared loss),
+// s^2 = RSS / (n - p).
+#include "fitting/frontier_solver.h"
+
+#include <ceres/ceres.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace deepladder::fitting {
+namespace {
+
+// --- residual -------------------------------------------------------------------------------
+
+// r = E + A exp(-gamma x) - L, x = ln(C/C0); analytic Jacobian (three scalar blocks).
+class FrontierResidual : public ceres::SizedCostFunction<1, 1, 1, 1> {
+ public:
+  FrontierResidual(double x, double loss) : x_(x), loss_(loss) {}
+  bool Evaluate(double const* const* p, double* r, double** J) const override {
+    const double e = std::exp(-p[2][0] * x_);
+    r[0] = p[0][0] + p[1][0] * e - loss_;
+    if (J) {
+      if (J[0]) J[0][0] = 1.0;
+      if (J[1]) J[1][0] = e;
+      if (J[2]) J[2][0] = -p[1][0] * x_ * e;
+    }
+    return true;
+  }
+
+ private:
+  double x_, loss_;
+};
+
+struct Params {
+  double E = 0.0, A = 0.0, gamma = 0.0;
+};
+
+struct PreparedArm {
+  std::vector<double> x;  // ln(C/C0)
+  std::vector<double> y;  // L
+  double min_loss = 0.0;
+};
+
+PreparedArm prepare(const ArmData& arm, double c_ref) {
+  PreparedArm p;
+  for (size_t i = 0; i < arm.compute.size(); ++i) {
+    p.x.push_back(std::log(arm.compute[i] / c_ref));
+    p.y.push_back(arm.loss[i]);
+  }
+  p.min_loss = *std::min_element(p.y.begin(), p.y.end());
+  return p;
+}
+
+double upperE(double min_loss) {
+  return min_loss * (1.0 - 1e-9);
+}
+
+// --- (1) start ------------------------------------------------------------------------------
+
+// ln(L - E) = ln A - gamma x by least squares; returns the squared error in L.
+double logLinearStart(const PreparedArm& arm, double E, Params& out) {
+  const size_t n = arm.x.size();
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double ly = std::log(arm.y[i] - E);
+    sx += arm.x[i];
+    sy += ly;
+    sxx += arm.x[i] * arm.x[i];
+    sxy += arm.x[i] * ly;
+  }
+  const double denom = n * sxx - sx * sx;
+  double slope = denom != 0.0 ? (n * sxy - sx * sy) / denom : 0.0;
+  out.E = E;
+  out.gamma = std::max(0.0, -slope);
+  slope = -out.gamma;
+  out.A = std::exp((sy - slope * sx) / n);
+  double sse = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double r = E + out.A * std::exp(-out.gamma * arm.x[i]) - arm.y[i];
+    sse += r * r;
+  }
+  return std::isfinite(sse) ? sse : HUGE_VAL;
+}
+
+Params robustStart(const PreparedArm& arm, bool E_free, double E_fixed) {
+  Params best;
+  if (!E_free) {
+    logLinearStart(arm, E_fixed, best);
+    return best;
+  }
+  constexpr int kGrid = 40;
+  double best_sse = HUGE_VAL;
+  for (int k = 0; k < kGrid; ++k) {
+    Params p;
+    const double sse = logLinearStart(arm, arm.min_loss * k / kGrid, p);
+    if (sse < best_sse) best_sse = sse, best = p;
+  }
+  return best;
+}
+
+// --- (2), (3) solves --------------------------------------------------------------------------
+
+ceres::Solver::Options solverOptions() {
+  ceres::Solver::Options o;
+  o.linear_solver_type = ceres::DENSE_QR;
+  o.max_num_iterations = 200;
+  o.function_tolerance = 1e-15;
+  o.gradient_tolerance = 1e-16;
+  o.parameter_tolerance = 1e-14;
+  o.logging_type = ceres::SILENT;
+  o.num_threads = 1;
+  return o;
+}
+
+// Blocks of all arms; E is one block for everyone (constant unless free).
+struct Blocks {
+  double E = 0.0;
+  std::vector<Params> arm;  // A, gamma per arm (E inside unused)
+};
+
+void addResiduals(ceres::Problem& problem, const std::vector<PreparedArm>& arms, Blocks& b,
+                  bool E_free, double E_upper, double huber_delta, const std::vector<int>& which) {
+  for (int a : which) {
+    for (size_t i = 0; i < arms[a].x.size(); ++i) {
+      ceres::LossFunction* loss = huber_delta > 0 ? new ceres::HuberLoss(huber_delta) : nullptr;
+      problem.AddResidualBlock(new FrontierResidual(arms[a].x[i], arms[a].y[i]), loss, &b.E,
+                               &b.arm[a].A, &b.arm[a].gamma);
+    }
+    problem.SetParameterLowerBound(&b.arm[a].A, 0, 0.0);
+    problem.SetParameterLowerBound(&b.arm[a].gamma, 0, 0.0);
+  }
+  if (E_free) {
+    problem.SetParameterLowerBound(&b.E, 0, 0.0);
+    problem.SetParameterUpperBound(&b.E, 0, E_upper);
+  } else {
+    problem.SetParameterBlockConstant(&b.E);
+  }
+}
+
+std::vector<double> residuals(const std::vector<PreparedArm>& arms, const Blocks& b,
+                              const std::vector<int>& which) {
+  std::vector<double> r;
+  for (int a : which)
+    for (size_t i = 0; i < arms[a].x.size(); ++i)
+      r.push_back(b.E + b.arm[a].A * std::exp(-b.arm[a].gamma * arms[a].x[i]) - arms[a].y[i]);
+  return r;
+}
+
+double median(std::vector<double> v) {
+  const size_t n = v.size();
+  std::nth_element(v.begin(), v.begin() + n / 2, v.end());
+  double m = v[n / 2];
+  if (n % 2 == 0) m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + n / 2));
+  return m;
+}
+
+// delta = 1.345 * 1.4826 * MAD(r); 0 when the residuals are negligible.
+double huberDelta(const std::vector<double>& r, double loss_scale) {
+  const double med = median(r);
+  std::vector<double> dev;
+  for (double v : r) dev.push_back(std::fabs(v - med));
+  const double sigma = 1.4826 * median(dev);
+  return sigma > 1e-9 * loss_scale ? 1.345 * sigma : 0.0;
+}
+
+// Least squares then the Huber refit of the arms in `which`; returns the Huber delta used.
+double solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free, double E_upper,
+                   const std::vector<int>& which) {
+  const auto options = solverOptions();
+  ceres::Solver::Summary summary;
+  {
+    ceres::Problem problem;
+    addResiduals(problem, arms, b, E_free, E_upper, 0.0, which);
+    ceres::Solve(options, &problem, &summary);
+  }
+  const double delta = huberDelta(residuals(arms, b, which), arms[which[0]].min_loss);
+  if (delta > 0) {
+    ceres::Problem problem;
+    addResiduals(problem, arms, b, E_free, E_upper, delta, which);
+    ceres::Solve(options, &problem, &summary);
+  }
+  return delta;
+}
+
+// --- standard errors ------------------------------------------------------------------------
+
+void standardErrors(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free, double E_upper,
+                    const std::vector<int>& which, std::vector<ArmFit>& fits) {
+  ceres::Problem problem;
+  addResiduals(problem, arms, b, E_free, E_upper, 0.0, which);
+  const auto r = residuals(arms, b, which);
+  double rss = 0;
+  for (double v : r) rss += v * v;
+  const int p = (E_free ? 1 : 0) + 2 * static_cast<int>(which.size());
+  const int dof = static_cast<int>(r.size()) - p;
+  if (dof <= 0) return;
+  const double s2 = rss / dof;
+  ceres::Covariance::Options co;
+  co.algorithm_type = ceres::DENSE_SVD;
+  co.null_space_rank = 0;
+  ceres::Covariance covariance(co);
+  std::vector<std::pair<const double*, const double*>> blocks;
+  if (E_free) blocks.push_back({&b.E, &b.E});
+  for (int a : which) {
+    blocks.push_back({&b.arm[a].A, &b.arm[a].A});
+    blocks.push_back({&b.arm[a].gamma, &b.arm[a].gamma});
+  }
+  if (!covariance.Compute(blocks, &problem)) return;
+  double v = 0;
+  double E_se = kNaN;
+  if (E_free && covariance.GetCovarianceBlock(&b.E, &b.E, &v)) E_se = std::sqrt(s2 * v);
+  for (int a : which) {
+    if (E_free) fits[a].E_se = E_se;
+    if (covariance.GetCovarianceBlock(&b.arm[a].A, &b.arm[a].A, &v))
+      fits[a].A_se = std::sqrt(s2 * v);
+    if (covariance.GetCovarianceBlock(&b.arm[a].gamma, &b.arm[a].gamma, &v))
+      fits[a].gamma_se = std::sqrt(s2 * v);
+  }
+}
+
+}  // namespace
+
+// --- public ---------------------------------------------------------------------------------
+
+std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref, bool joint,
+                                  bool with_standard_errors) {
+  std::vector<PreparedArm> arms;
+  for (const auto& d : data) arms.push_back(prepare(d, c_ref));
+  const int n_arms = static_cast<int>(arms.size());
+  Blocks b;
+  b.arm.resize(n_arms);
+
+  // Baseline alone (E free), then every other arm with E fixed to the baseline's.
+  const Params start = robustStart(arms[0], true, 0.0);
+  b.E = start.E;
+  b.arm[0] = start;
+  double deltas_base = solveBlocks(arms, b, true, upperE(arms[0].min_loss), {0});
+  std::vector<double> deltas(n_arms, deltas_base);
+  for (int a = 1; a < n_arms; ++a) {
+    b.arm[a] = robustStart(arms[a], false, b.E);
+    deltas[a] = solveBlocks(arms, b, false, b.E, {a});
+  }
+  double global_min = HUGE_VAL;
+  for (const auto& arm : arms) global_min = std::min(global_min, arm.min_loss);
+  const double E_upper = joint ? upperE(global_min) : upperE(arms[0].min_loss);
+
+  std::vector<int> all(n_arms);
+  for (int a = 0; a < n_arms; ++a) all[a] = a;
+  if (joint) {
+    const double d = solveBlocks(arms, b, true, E_upper, all);
+    std::fill(deltas.begin(), deltas.end(), d);
+  }
+
+  std::vector<ArmFit> fits(n_arms);
+  for (int a = 0; a < n_arms; ++a) {
+    ArmFit& f = fits[a];
+    f.arm = data[a].name;
+    f.E_free = joint || a == 0;
+    f.E = b.E;
+    f.A = b.arm[a].A;
+    f.gamma = b.arm[a].gamma;
+    f.n_points = static_cast<int>(arms[a].x.size());
+    f.huber_delta = deltas[a];
+    double rss = 0;
+    for (double r : residuals(arms, b, {a})) rss += r * r;
+    f.rss = rss;
+    f.rms = std::sqrt(rss / f.n_points);
+    if (f.E_free) {
+      const double scale = arms[a].min_loss;
+      if (f.E <= 1e-9 * scale) f.at_bound.push_back("E=0");
+      if (f.E >= E_upper - 1e-7 * scale) f.at_bound.push_back("E=min loss");
+    }
+    if (f.A <= 1e-12) f.at_bound.push_back("A=0");
+    if (f.gamma <= 1e-9) f.at_bound.push_back("gamma=0");
+  }
+  if (with_standard_errors) {
+    if (joint) {
+      standardErrors(arms, b, true, E_upper, all, fits);
+    } else {
+      standardErrors(arms, b, true, E_upper, {0}, fits);
+      for (int a = 1; a < n_arms; ++a) standardErrors(arms, b, false, b.E, {a}, fits);
+    }
+  }
+  return fits;
+}
+
+}  // namespace deepladder::fitting

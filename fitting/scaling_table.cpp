@@ -1,0 +1,165 @@
+// Scaling-table exports (see scaling_table.h).
+#include "fitting/scaling_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/errors.h"
+#include "fitting/fit_json.h"
+
+namespace deepladder::fitting {
+namespace {
+
+// Significant-digit formatting; "n/a" (or empty for CSV) when not finite.
+std::string g(double v, int digits = 4, const char* missing = "n/a") {
+  if (!std::isfinite(v)) return missing;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string interval(double lo, double hi, int digits = 4) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return "";
+  return "[" + g(lo, digits) + ", " + g(hi, digits) + "]";
+}
+
+std::string flags(const ArmFit& f) {
+  std::string s;
+  for (const auto& b : f.at_bound) s += (s.empty() ? "at bound: " : ", ") + b;
+  return s;
+}
+
+std::string latexEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+const ArmMultipliers* multipliersOf(const FrontierResult& r, const std::string& arm) {
+  for (const auto& m : r.multipliers)
+    if (m.arm == arm) return &m;
+  return nullptr;
+}
+
+std::vector<double> projectedComputes(const FrontierResult& r) {
+  std::vector<double> at;
+  if (!r.multipliers.empty())
+    for (const auto& p : r.multipliers.front().projected) at.push_back(p.compute);
+  return at;
+}
+
+}  // namespace
+
+std::string scalingTableMarkdown(const FrontierResult& r) {
+  std::ostringstream out;
+  const auto at = projectedComputes(r);
+  out << "Frontier L(C) = E + A (C/" << g(r.c_ref) << ")^-gamma, baseline " << r.baseline
+      << (r.joint ? ", E fitted jointly" : ", E shared with the baseline") << ", "
+      << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples, "
+      << g(100 * r.ci_level, 3) << "% intervals\n\n";
+  out << "| arm | gamma +- se | gamma CI | A | E |";
+  for (double c : at) out << " M@" << g(c, 3) << " |";
+  out << " per decade | flags |\n|---|---|---|---|---|";
+  for (size_t i = 0; i < at.size(); ++i) out << "---|";
+  out << "---|---|\n";
+  for (const auto& f : r.arms) {
+    out << "| " << f.arm << " | " << g(f.gamma) << " +- " << g(f.gamma_se, 2) << " | "
+        << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << g(f.A) << " | " << g(f.E) << " |";
+    const ArmMultipliers* m = multipliersOf(r, f.arm);
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (!m) {
+        out << " 1 |";
+        continue;
+      }
+      const auto& p = m->projected[i];
+      out << " " << g(p.multiplier, 3) << " " << interval(p.ci_lo, p.ci_hi, 3) << " |";
+    }
+    out << " " << (m ? g(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
+  }
+  if (!r.multipliers.empty()) {
+    out << "\nMeasured multipliers (baseline compute / arm compute at equal loss)\n\n"
+        << "| arm | baseline compute | multiplier |\n|---|---|---|\n";
+    for (const auto& m : r.multipliers)
+      for (const auto& p : m.measured)
+        out << "| " << m.arm << " | " << g(p.compute, 4) << " | " << g(p.multiplier, 4) << " |\n";
+  }
+  return out.str();
+}
+
+std::string scalingTableCsv(const FrontierResult& r) {
+  std::ostringstream out;
+  out << "arm,quantity,compute,value,se,ci_lo,ci_hi\n";
+  auto row = [&](const std::string& arm, const char* q, double c, double v, double se, double lo,
+                 double hi) {
+    out << arm << ',' << q << ',' << g(c, 17, "") << ',' << g(v, 17, "") << ',' << g(se, 17, "")
+        << ',' << g(lo, 17, "") << ',' << g(hi, 17, "") << '\n';
+  };
+  for (const auto& f : r.arms) {
+    row(f.arm, "E", kNaN, f.E, f.E_se, f.E_ci_lo, f.E_ci_hi);
+    row(f.arm, "A", kNaN, f.A, f.A_se, f.A_ci_lo, f.A_ci_hi);
+    row(f.arm, "gamma", kNaN, f.gamma, f.gamma_se, f.gamma_ci_lo, f.gamma_ci_hi);
+  }
+  for (const auto& m : r.multipliers) {
+    row(m.arm, "per_decade", kNaN, m.per_decade, kNaN, m.per_decade_lo, m.per_decade_hi);
+    for (const auto& p : m.measured)
+      row(m.arm, "measured_multiplier", p.compute, p.multiplier, kNaN, kNaN, kNaN);
+    for (const auto& p : m.projected)
+      row(m.arm, "projected_multiplier", p.compute, p.multiplier, kNaN, p.ci_lo, p.ci_hi);
+  }
+  return out.str();
+}
+
+std::string scalingTableLatex(const FrontierResult& r) {
+  std::ostringstream out;
+  const auto at = projectedComputes(r);
+  auto tex = [](double v, int digits = 4) {
+    std::string s = g(v, digits, "--");
+    const auto e = s.find('e');
+    if (e == std::string::npos) return s;
+    const int exponent = std::stoi(s.substr(e + 1));
+    return s.substr(0, e) + "\\times 10^{" + std::to_string(exponent) + "}";
+  };
+  out << "% Scaling table: L(C) = E + A (C/C_0)^{-\\gamma}, baseline " << latexEscape(r.baseline)
+      << "; needs \\usepackage{booktabs}\n";
+  out << "\\begin{tabular}{l" << std::string(3 + at.size() + 1, 'r') << "}\n\\toprule\n";
+  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $A$ & $E$";
+  for (double c : at) out << " & $M(" << tex(c, 3) << ")$";
+  out << " & per decade \\\\\n\\midrule\n";
+  for (const auto& f : r.arms) {
+    out << latexEscape(f.arm) << " & $" << tex(f.gamma) << " \\pm " << tex(f.gamma_se, 2) << "$ & $"
+        << tex(f.A) << "$ & $" << tex(f.E) << "$";
+    const ArmMultipliers* m = multipliersOf(r, f.arm);
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (!m) {
+        out << " & $1$";
+        continue;
+      }
+      const auto& p = m->projected[i];
+      out << " & $" << tex(p.multiplier, 3);
+      if (std::isfinite(p.ci_lo) && std::isfinite(p.ci_hi))
+        out << "\\,[" << tex(p.ci_lo, 3) << ", " << tex(p.ci_hi, 3) << "]";
+      out << "$";
+    }
+    out << " & $" << (m ? tex(m->per_decade) : std::string("1")) << "$ \\\\\n";
+  }
+  out << "\\bottomrule\n\\end{tabular}\n";
+  return out.str();
+}
+
+std::string scalingTableJson(const FrontierResult& r) {
+  return frontierToJson(r).dump(2) + "\n";
+}
+
+std::string scalingTable(const FrontierResult& r, const std::string& format) {
+  if (format == "md") return scalingTableMarkdown(r);
+  if (format == "csv") return scalingTableCsv(r);
+  if (format == "tex") return scalingTableLatex(r);
+  if (format == "json") return scalingTableJson(r);
+  throw UserError("--format: unknown format '" + format + "'. Use md, csv, tex or json");
+}
+
+}  // namespace deepladder::fitting
