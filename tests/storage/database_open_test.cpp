@@ -1,0 +1,201 @@
+// Opening databases: migration from empty, idempotent reopen, and every error a user can meet
+// (newer schema, corrupt or foreign file, unwritable or missing path) as a UserError that leaves
+// no half-created file behind.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "core/errors.h"
+#include "storage/database.h"
+#include "temp_dir.h"
+
+namespace deepladder::storage {
+namespace {
+
+using testing::TempDir;
+
+std::string openError(const std::string& path, bool read_only = false) {
+  try {
+    Database::open(path, read_only);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no UserError)";
+}
+
+TEST(DatabaseOpen, MigratesEmptyFileToSchemaV1) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  EXPECT_EQ(db->schemaVersion(), 1);
+  EXPECT_EQ(Database::kSchemaVersion, 1);
+  for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
+                            "fits", "external_points"}) {
+    EXPECT_EQ(db->queryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE type='table' "
+                                       "AND name='") +
+                           table + "'"),
+              1)
+        << table;
+  }
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'"), 1);
+  EXPECT_EQ(db->queryInt("PRAGMA foreign_keys"), 1);
+  EXPECT_GE(db->queryInt("PRAGMA busy_timeout"), 5000);
+  EXPECT_EQ(db->queryInt("PRAGMA synchronous"), 1);  // NORMAL
+  EXPECT_EQ(db->integrityCheck(), "ok");
+}
+
+TEST(DatabaseOpen, ReopenKeepsDataAndSchema) {
+  TempDir dir;
+  const auto path = dir.file("runs.db");
+  int64_t id = 0;
+  {
+    auto db = Database::open(path);
+    RunRecord run;
+    run.name = "r1";
+    id = db->insertRun(run);
+  }
+  for (int i = 0; i < 2; ++i) {
+    auto db = Database::open(path);
+    EXPECT_EQ(db->schemaVersion(), 1);
+    ASSERT_TRUE(db->run(id));
+    EXPECT_EQ(db->run(id)->name, "r1");
+    EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 1);
+  }
+  auto reader = Database::open(path, /*read_only=*/true);
+  EXPECT_EQ(reader->listRuns().size(), 1u);
+}
+
+TEST(DatabaseOpen, NewerSchemaIsAUserError) {
+  TempDir dir;
+  const auto path = dir.file("runs.db");
+  Database::open(path)->execute("PRAGMA user_version = 7");
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("newer deepladder"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema v7"), std::string::npos) << message;
+  EXPECT_NE(message.find("upgrade"), std::string::npos) << message;
+}
+
+TEST(DatabaseOpen, NonDatabaseFileIsAUserErrorAndIsKept) {
+  TempDir dir;
+  const auto path = dir.file("notes.db");
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 200; ++i) out << "this is a text file, not a SQLite database\n";
+  }
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("not a deepladder database or is corrupt"), std::string::npos) << message;
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_TRUE(std::filesystem::exists(path));  // never delete a user's file
+}
+
+TEST(DatabaseOpen, CorruptHeaderIsAUserError) {
+  TempDir dir;
+  const auto path = dir.file("runs.db");
+  {
+    auto db = Database::open(path);
+    db->insertRun(RunRecord{});
+    db->execute("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+  {
+    // Overwrite the 16-byte magic "SQLite format 3\0" at the start of the file.
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.write("garbage garbage!", 16);
+  }
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("corrupt"), std::string::npos) << message;
+}
+
+TEST(DatabaseOpen, ForeignSqliteDatabaseIsAUserError) {
+  TempDir dir;
+  const auto path = dir.file("other.db");
+  {
+    auto db = Database::open(path);
+    db->execute("PRAGMA user_version = 0; CREATE TABLE someone_elses(x)");
+  }
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("not a deepladder one"), std::string::npos) << message;
+}
+
+TEST(DatabaseOpen, MissingDirectoryIsAUserErrorNamingThePath) {
+  const std::string path = "/nonexistent/dir/x.db";
+  const std::string message = openError(path);
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(DatabaseOpen, ReadOnlyDirectoryIsAUserErrorAndCreatesNothing) {
+  TempDir dir;
+  std::string path = dir.file("runs.db");
+  if (::geteuid() == 0) {
+    path = "/sys/deepladder-storage-test.db";  // root writes anywhere but in sysfs
+  } else {
+    std::filesystem::permissions(
+        dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  }
+  const std::string message = openError(path);
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_TRUE(message.find("not writable") != std::string::npos ||
+              message.find("permissions") != std::string::npos)
+      << message;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(DatabaseOpen, ReadOnlyFileIsAUserError) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root can write anywhere";
+  TempDir dir;
+  const auto path = dir.file("runs.db");
+  Database::open(path);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read);
+  const std::string message = openError(path);
+  EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+}
+
+TEST(DatabaseOpen, DirectoryAsPathIsAUserError) {
+  TempDir dir;
+  const std::string message = openError(dir.path().string());
+  EXPECT_NE(message.find("is a directory"), std::string::npos) << message;
+}
+
+TEST(DatabaseOpen, ReadOnlyOpenOfMissingFileIsAUserErrorAndCreatesNothing) {
+  TempDir dir;
+  const auto path = dir.file("missing.db");
+  const std::string message = openError(path, /*read_only=*/true);
+  EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(DatabaseOpen, InMemoryDatabaseWorks) {
+  auto db = Database::open(":memory:");
+  EXPECT_EQ(db->schemaVersion(), 1);
+  EXPECT_EQ(db->insertRun(RunRecord{}), 1);
+}
+
+TEST(Transaction, RollsBackUnlessCommittedAndNests) {
+  auto db = Database::open(":memory:");
+  {
+    Transaction outer(*db);
+    db->insertRun(RunRecord{});
+    {
+      Transaction inner(*db);
+      db->insertRun(RunRecord{});
+    }  // inner rolled back
+    EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 1);
+    {
+      Database::Transaction inner(*db);
+      db->insertRun(RunRecord{});
+      inner.commit();
+    }
+    outer.commit();
+  }
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 2);
+  {
+    Transaction dropped(*db);
+    db->insertRun(RunRecord{});
+  }
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 2);
+  EXPECT_FALSE(db->inTransaction());
+}
+
+}  // namespace
+}  // namespace deepladder::storage

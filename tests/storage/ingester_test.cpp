@@ -1,0 +1,218 @@
+// The ingester on a synthetic worker log (hello, metrics, lens, eval, event, checkpoint, done):
+// the run row, curves in step order, batching, and idempotent replay after a crash.
+#include "storage/ingester.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "storage/database.h"
+#include "temp_dir.h"
+
+namespace deepladder::storage {
+namespace {
+
+using testing::TempDir;
+
+// A worker log as the trainer writes it: 100 steps, val every 10, checkpoint at 50 and 100.
+std::vector<std::string> syntheticLog(bool with_done = true) {
+  std::vector<std::string> lines;
+  auto add = [&lines](const protocol::Message& m) { lines.push_back(protocol::encode(m)); };
+  add(protocol::Hello{"7", "cfg", "cpu", -1, 12345, 6.0e5});
+  for (int64_t step = 1; step <= 100; ++step) {
+    protocol::Metric m;
+    m.step = step;
+    m.tokens = step * 256;
+    m.flops = step * 256 * 6.0e5;
+    m.wall_s = 0.01 * step;
+    m.values = {{"train/loss", 5.0 - 0.01 * step}, {"lr", 1e-3}};
+    if (step % 10 == 0) m.values.push_back({"val/loss", 5.1 - 0.01 * step});
+    add(m);
+    if (step % 25 == 0) add(protocol::Lens{step, {3.0, 2.0, 1.0}});
+    if (step == 50) {
+      add(protocol::Eval{step, "squaring", 16, 4, 9, 10});
+      add(protocol::Event{step, "growth", "2->4"});
+      add(protocol::Checkpoint{step, "/w/ckpt-50.pt", "sha50"});
+    }
+  }
+  add(protocol::Checkpoint{100, "/w/ckpt-100.pt", "sha100"});
+  if (with_done) add(protocol::Done{"finished", 4.0, 100, 25600, 1.536e10, 1.0, ""});
+  return lines;
+}
+
+struct Counts {
+  int64_t metrics, lens, evals, events, checkpoints;
+  bool operator==(const Counts& o) const {
+    return metrics == o.metrics && lens == o.lens && evals == o.evals && events == o.events &&
+           checkpoints == o.checkpoints;
+  }
+};
+
+Counts counts(Database& db) {
+  return {db.queryInt("SELECT count(*) FROM metrics"), db.queryInt("SELECT count(*) FROM lens"),
+          db.queryInt("SELECT count(*) FROM evals"), db.queryInt("SELECT count(*) FROM events"),
+          db.queryInt("SELECT count(*) FROM checkpoints")};
+}
+
+void ingest(Database& db, int64_t run, const std::vector<std::string>& lines, size_t flush_rows) {
+  Ingester ingester(db, run, flush_rows, /*flush_seconds=*/60);
+  for (const auto& line : lines) ASSERT_TRUE(ingester.applyLine(line)) << line;
+}
+
+TEST(Ingester, EndToEndUpdatesRunAndWritesCurves) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t run = db->insertRun(RunRecord{});
+  Ingester ingester(*db, run, /*flush_rows=*/64, /*flush_seconds=*/60);
+  for (const auto& line : syntheticLog()) ASSERT_TRUE(ingester.applyLine(line));
+  EXPECT_TRUE(ingester.sawDone());
+  EXPECT_EQ(ingester.done()->final_loss, 4.0);
+  EXPECT_EQ(ingester.lastCheckpoint()->step, 100);
+
+  const auto r = db->run(run);
+  EXPECT_EQ(r->status, "finished");
+  EXPECT_EQ(r->device, "cpu");
+  EXPECT_EQ(r->params, 12345);
+  EXPECT_EQ(r->flops_per_token, 6.0e5);
+  EXPECT_EQ(r->step, 100);
+  EXPECT_EQ(r->tokens, 25600);
+  EXPECT_EQ(r->flops, 1.536e10);
+  EXPECT_EQ(r->final_loss, 4.0);
+  EXPECT_GT(r->started, 1.5e9);
+  EXPECT_GE(r->finished, r->started);
+  EXPECT_GT(r->heartbeat, 1.5e9);
+
+  const auto loss = db->readMetric(run, "train/loss");
+  ASSERT_EQ(loss.size(), 100u);
+  for (size_t i = 0; i < loss.size(); ++i) {
+    EXPECT_EQ(loss[i].step, static_cast<int64_t>(i + 1));
+    EXPECT_EQ(loss[i].tokens, loss[i].step * 256);
+    EXPECT_DOUBLE_EQ(loss[i].value, 5.0 - 0.01 * loss[i].step);
+    EXPECT_DOUBLE_EQ(loss[i].wall, 0.01 * loss[i].step);
+  }
+  EXPECT_EQ(db->readMetric(run, "val/loss").size(), 10u);
+  EXPECT_EQ(db->metricKeys(run), (std::vector<std::string>{"lr", "train/loss", "val/loss"}));
+  EXPECT_EQ(counts(*db), (Counts{210, 12, 1, 1, 2}));
+  EXPECT_EQ(db->latestCheckpoint(run)->sha256, "sha100");
+  EXPECT_EQ(db->lens(run)[0].kl, 3.0);
+  EXPECT_EQ(db->evals(run)[0].correct, 9);
+  EXPECT_EQ(db->events(run)[0].name, "growth");
+  const auto summary = db->listRuns();
+  EXPECT_DOUBLE_EQ(*summary[0].last_train_loss, 4.0);
+  EXPECT_DOUBLE_EQ(*summary[0].last_val_loss, 4.1);
+}
+
+TEST(Ingester, ReplayingTheWholeLogDuplicatesNothing) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t run = db->insertRun(RunRecord{});
+  const auto log = syntheticLog();
+  ingest(*db, run, log, 16);
+  const Counts once = counts(*db);
+  const auto curve_once = db->readMetric(run, "train/loss");
+  ingest(*db, run, log, 1000);  // same messages, other batch boundaries
+  EXPECT_EQ(counts(*db), once);
+  const auto curve_twice = db->readMetric(run, "train/loss");
+  ASSERT_EQ(curve_twice.size(), curve_once.size());
+  for (size_t i = 0; i < curve_once.size(); ++i) {
+    EXPECT_EQ(curve_twice[i].step, curve_once[i].step);
+    EXPECT_EQ(curve_twice[i].value, curve_once[i].value);
+  }
+  EXPECT_EQ(db->run(run)->status, "finished");
+}
+
+TEST(Ingester, CrashThenReplayOfTheFullLogEqualsOneCleanIngest) {
+  TempDir dir;
+  auto crashed = Database::open(dir.file("crashed.db"));
+  auto clean = Database::open(dir.file("clean.db"));
+  const int64_t a = crashed->insertRun(RunRecord{});
+  const int64_t b = clean->insertRun(RunRecord{});
+  auto log = syntheticLog();
+  ingest(*crashed, a, std::vector<std::string>(log.begin(), log.begin() + 70), 8);
+  EXPECT_EQ(crashed->run(a)->status, "running");  // no done yet
+  ingest(*crashed, a, log, 8);
+  ingest(*clean, b, log, 8);
+  EXPECT_EQ(counts(*crashed), counts(*clean));
+  EXPECT_EQ(crashed->run(a)->step, clean->run(b)->step);
+  EXPECT_EQ(crashed->run(a)->status, "finished");
+}
+
+TEST(Ingester, BatchesUntilFlushRowsOrAForcedFlush) {
+  TempDir dir;
+  const auto path = dir.file("runs.db");
+  auto db = Database::open(path);
+  auto reader = Database::open(path, /*read_only=*/true);
+  const int64_t run = db->insertRun(RunRecord{});
+  const auto log = syntheticLog();
+  Ingester ingester(*db, run, /*flush_rows=*/30, /*flush_seconds=*/600);
+  ingester.applyLine(log[0]);  // hello: flushed at once
+  EXPECT_EQ(reader->run(run)->status, "running");
+  for (int i = 1; i <= 10; ++i) ingester.applyLine(log[i]);  // 20 rows: below flush_rows
+  EXPECT_EQ(reader->queryInt("SELECT count(*) FROM metrics"), 0);
+  for (int i = 11; i <= 14; ++i) ingester.applyLine(log[i]);  // 28 rows
+  EXPECT_EQ(reader->queryInt("SELECT count(*) FROM metrics"), 0);
+  ingester.applyLine(log[15]);  // 30 rows or more: flushed
+  EXPECT_GE(reader->queryInt("SELECT count(*) FROM metrics"), 30);
+  ingester.applyLine(protocol::encode(protocol::Metric{99, 1, 1, 1, {{"x", 1}}}));
+  ingester.apply(protocol::Checkpoint{99, "/w/c", "s"});  // checkpoints flush at once
+  EXPECT_EQ(reader->readMetric(run, "x").size(), 1u);
+  EXPECT_EQ(reader->latestCheckpoint(run)->step, 99);
+}
+
+TEST(Ingester, FlushesAfterFlushSeconds) {
+  auto db = Database::open(":memory:");
+  const int64_t run = db->insertRun(RunRecord{});
+  Ingester ingester(*db, run, /*flush_rows=*/100000, /*flush_seconds=*/0.0);
+  ingester.apply(protocol::Metric{1, 1, 1, 1, {{"train/loss", 2.0}}});
+  EXPECT_EQ(db->readMetric(run, "train/loss").size(), 1u);
+}
+
+TEST(Ingester, IgnoresLinesThatAreNotProtocol) {
+  auto db = Database::open(":memory:");
+  const int64_t run = db->insertRun(RunRecord{});
+  Ingester ingester(*db, run);
+  EXPECT_FALSE(ingester.applyLine("loading data..."));
+  EXPECT_FALSE(ingester.applyLine("{not json"));
+  EXPECT_FALSE(ingester.applyLine(""));
+  ingester.flush();
+  EXPECT_EQ(db->run(run)->status, "queued");
+}
+
+TEST(Ingester, DivergedRunWithNanLossAndErrorMessages) {
+  auto db = Database::open(":memory:");
+  const int64_t run = db->insertRun(RunRecord{});
+  {
+    Ingester ingester(*db, run);
+    ingester.apply(protocol::Hello{"1", "c", "cpu", -1, 10, 60});
+    ingester.apply(protocol::Metric{1, 8, 480, 0.1, {{"train/loss", 3.0}}});
+    ingester.apply(protocol::Metric{2, 16, 960, 0.2, {{"train/loss", std::nan("")}}});
+    ingester.apply(protocol::Error{"CUDA says hello"});
+    EXPECT_EQ(db->run(run)->error, "CUDA says hello");
+    EXPECT_EQ(db->run(run)->status, "running");  // the caller decides on exit
+    ingester.apply(
+        protocol::Done{"diverged", std::nan(""), 2, 16, 960, 0.2, "loss is NaN at step 2"});
+    EXPECT_EQ(*ingester.lastError(), "CUDA says hello");
+  }
+  const auto r = db->run(run);
+  EXPECT_EQ(r->status, "diverged");
+  EXPECT_FALSE(r->final_loss);
+  EXPECT_EQ(r->error, "loss is NaN at step 2");
+  const auto curve = db->readMetric(run, "train/loss");
+  ASSERT_EQ(curve.size(), 2u);
+  EXPECT_TRUE(std::isnan(curve[1].value));
+}
+
+TEST(Ingester, DestructorFlushesWhatIsBuffered) {
+  auto db = Database::open(":memory:");
+  const int64_t run = db->insertRun(RunRecord{});
+  {
+    Ingester ingester(*db, run, 1000, 600);
+    ingester.apply(protocol::Metric{1, 1, 1, 1, {{"train/loss", 2.0}}});
+    EXPECT_TRUE(db->readMetric(run, "train/loss").empty());
+  }
+  EXPECT_EQ(db->readMetric(run, "train/loss").size(), 1u);
+  EXPECT_EQ(db->run(run)->step, 1);
+}
+
+}  // namespace
+}  // namespace deepladder::storage
