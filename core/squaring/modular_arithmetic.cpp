@@ -127,8 +127,26 @@ bool isPrime(uint64_t n) {
   return true;
 }
 
+// Below 3,215,031,751 (the smallest strong pseudoprime to bases 2, 3, 5 and 7, OEIS A014233)
+// the first four bases already decide primality exactly, so the answer equals isPrime's.
+constexpr uint64_t kFourBasesExactBelow = 3215031751ULL;
+
 bool isPrimeFast(uint64_t n) {
-  if (n >= kSieveLimit) return isPrime(n);
+  if (n >= kFourBasesExactBelow) return isPrime(n);
+  if (n >= kSieveLimit) {
+    for (uint64_t p : kMillerRabinBases)
+      if (n % p == 0) return false;
+    uint64_t d = n - 1;
+    int s = 0;
+    while ((d & 1) == 0) {
+      d >>= 1;
+      ++s;
+    }
+    const Montgomery mont(n);
+    for (int i = 0; i < 4; ++i)
+      if (!strongProbablePrime(mont, kMillerRabinBases[i], d, s)) return false;
+    return true;
+  }
   if (n == 2) return true;
   if ((n & 1) == 0) return false;
   const uint64_t i = n / 2;

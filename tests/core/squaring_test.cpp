@@ -71,12 +71,19 @@ TEST(SquaringPrimality, MatchesSieveBelow100000) {
   }
 }
 
-TEST(SquaringPrimality, FastSieveAgreesWithMillerRabinUpTo2To22AndBeyond) {
+TEST(SquaringPrimality, FastPathAgreesWithTwelveBaseMillerRabin) {
   sq::Rng rng(11);
   for (int i = 0; i < 200000; ++i) {
     const uint64_t n = rng.below(uint64_t{1} << 23);
     ASSERT_EQ(sq::isPrimeFast(n), sq::isPrime(n)) << n;
   }
+  for (int i = 0; i < 200000; ++i) {  // the four-base range below 3,215,031,751
+    const uint64_t n = rng.below(3215031751ULL) | 1;
+    ASSERT_EQ(sq::isPrimeFast(n), sq::isPrime(n)) << n;
+  }
+  for (uint64_t n = 3215031751ULL - 2000; n < 3215031751ULL + 2000; ++n)
+    ASSERT_EQ(sq::isPrimeFast(n), sq::isPrime(n)) << n;
+  EXPECT_FALSE(sq::isPrimeFast(3215031751ULL));  // fools bases 2, 3, 5, 7 only
 }
 
 TEST(SquaringPrimality, Known64BitPrimesAndPseudoprimes) {

@@ -1,0 +1,102 @@
+// Benchmark of the squaring-task generator on one core: examples per second (fresh semiprime,
+// unit x, shortcut label and prompt tokens, no allocation) for b in {10, 16, 22, 32, 62}, the same
+// with one fixed modulus, the shortcut against its baseline of T direct squarings, and whole tier
+// datasets. Target from issue 6: over one million examples a second for b <= 22.
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "core/squaring/dataset.h"
+#include "core/squaring/semiprime.h"
+#include "core/squaring/tiers.h"
+#include "core/squaring/tokens.h"
+
+namespace sq = deepladder::squaring;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs `step` in blocks until `min_seconds` have passed; returns calls per second.
+template <typename Step>
+double callsPerSecond(Step&& step, double min_seconds = 0.4) {
+  int64_t calls = 0;
+  const auto start = Clock::now();
+  double elapsed = 0;
+  do {
+    for (int i = 0; i < 4096; ++i) step();
+    calls += 4096;
+    elapsed = secondsSince(start);
+  } while (elapsed < min_seconds);
+  return static_cast<double>(calls) / elapsed;
+}
+
+const int64_t kLadder[] = {1, 2, 4, 8, 16, 32, 64};
+
+}  // namespace
+
+int main() {
+  uint64_t checksum = 0;  // keeps the work observable
+  int32_t tokens[64];
+  std::printf("# squaring generator, one core; T cycles over the ladder 1..64\n");
+  for (int bits : {10, 16, 22, 32, 62}) {
+    sq::ExampleGenerator generator(bits, 42);
+    int64_t k = 0;
+    const double fresh = callsPerSecond([&] {
+      const sq::Example e = generator.next(kLadder[k++ % 7]);
+      checksum += e.z + static_cast<uint64_t>(sq::writePromptTokens(e.n, e.x, e.t, tokens));
+    });
+    sq::Rng rng(7);
+    const sq::Semiprime s = sq::sampleSemiprime(bits, rng);
+    const sq::SquaringOracle oracle(s);
+    const double fixed = callsPerSecond([&] {
+      const uint64_t x = sq::sampleUnit(s, rng);
+      const int64_t t = kLadder[k++ % 7];
+      const uint64_t z = oracle.answer(x, t);
+      checksum += z + static_cast<uint64_t>(sq::writePromptTokens(s.n, x, t, tokens));
+    });
+    std::printf(
+        "squaring_gen bits=%d examples_per_s=%.0f ns_per_example=%.1f fixed_n_examples_per_s=%.0f "
+        "fresh_n_cost_ratio=%.2f target_1e6=%s\n",
+        bits, fresh, 1e9 / fresh, fixed, fixed / fresh,
+        bits > 22 ? "n/a" : (fresh > 1e6 ? "met" : "MISSED"));
+  }
+
+  std::printf("# label: shortcut pow(x, 2^T mod phi, N) vs the baseline of T direct squarings\n");
+  for (int bits : {22, 62}) {
+    sq::Rng rng(9);
+    const sq::Semiprime s = sq::sampleSemiprime(bits, rng);
+    const sq::SquaringOracle oracle(s);
+    for (int64_t t : {64, 1024}) {
+      uint64_t x = 3;
+      const double shortcut = callsPerSecond([&] { checksum += oracle.answer(x++, t); }, 0.2);
+      const double direct =
+          callsPerSecond([&] { checksum += sq::directSquaring(s.n, x++, t); }, 0.2);
+      std::printf(
+          "squaring_label bits=%d T=%lld shortcut_per_s=%.0f direct_per_s=%.0f "
+          "speedup=%.1f\n",
+          bits, static_cast<long long>(t), shortcut, direct, shortcut / direct);
+    }
+  }
+
+  std::printf("# whole tier datasets (train + test + evaluation sets, unique prompts)\n");
+  for (const auto& tier : sq::tierPresets()) {
+    const auto start = Clock::now();
+    const auto data = sq::generateTierDataset(tier, 1);
+    const double seconds = secondsSince(start);
+    const size_t total = data.train.size() + data.test.size() + data.ood_t.size() +
+                         data.depth_seen.size() + data.depth_ood_n.size();
+    checksum += total;
+    std::printf(
+        "squaring_tier tier=%s train=%zu test=%zu ood_t=%zu depth_seen=%zu "
+        "depth_ood_n=%zu seconds=%.3f examples_per_s=%.0f\n",
+        tier.name.c_str(), data.train.size(), data.test.size(), data.ood_t.size(),
+        data.depth_seen.size(), data.depth_ood_n.size(), seconds, total / seconds);
+  }
+  std::printf("# checksum %llu\n", static_cast<unsigned long long>(checksum));
+  return 0;
+}
