@@ -1,0 +1,54 @@
+// LR schedules: warmup start and peak, cosine floor at the last step, WSD flat phase and end.
+#include "trainers/lr_schedule.h"
+
+#include <gtest/gtest.h>
+
+namespace deepladder::trainers {
+namespace {
+
+TrainConfig schedule(const std::string& kind) {
+  TrainConfig t;
+  t.schedule = kind;
+  t.lr = 1e-2;
+  t.min_lr_ratio = 0.1;
+  t.steps = 100;
+  t.warmup_steps = 10;
+  t.decay_fraction = 0.2;
+  return t;
+}
+
+TEST(LearningRate, WarmupRisesLinearlyToThePeak) {
+  const TrainConfig t = schedule("cosine");
+  EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-3);
+  EXPECT_DOUBLE_EQ(learningRate(t, 4), 5e-3);
+  EXPECT_DOUBLE_EQ(learningRate(t, 9), 1e-2);
+  EXPECT_DOUBLE_EQ(learningRate(t, 10), 1e-2);  // cosine starts at the peak
+}
+
+TEST(LearningRate, CosineEndsAtTheFloorAndIsHalfwayInTheMiddle) {
+  const TrainConfig t = schedule("cosine");
+  EXPECT_NEAR(learningRate(t, 99), 1e-3, 1e-15);
+  // middle of the cosine span [10, 99]: (peak + floor) / 2
+  EXPECT_NEAR(learningRate(t, 10) + learningRate(t, 99), 2 * 5.5e-3, 1e-12);
+  EXPECT_GT(learningRate(t, 50), learningRate(t, 60));
+}
+
+TEST(LearningRate, WsdStaysFlatThenDecaysLinearlyToTheFloor) {
+  const TrainConfig t = schedule("wsd");
+  EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-3);
+  EXPECT_DOUBLE_EQ(learningRate(t, 10), 1e-2);
+  EXPECT_DOUBLE_EQ(learningRate(t, 79), 1e-2);  // last flat step: decay covers steps 80..99
+  EXPECT_LT(learningRate(t, 80), 1e-2);
+  EXPECT_NEAR(learningRate(t, 99), 1e-3, 1e-15);
+  EXPECT_NEAR(learningRate(t, 89) - learningRate(t, 90), learningRate(t, 90) - learningRate(t, 91),
+              1e-12);  // linear
+}
+
+TEST(LearningRate, NoWarmupStartsAtThePeak) {
+  TrainConfig t = schedule("cosine");
+  t.warmup_steps = 0;
+  EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-2);
+}
+
+}  // namespace
+}  // namespace deepladder::trainers
