@@ -57,8 +57,8 @@ Batch BatchSampler::next() {
       splitmix64(seed_state) ^ (static_cast<uint64_t>(position_) * 0xD1B54A32D192ED03ULL);
   uint64_t state = splitmix64(keyed);  // this batch's own stream
   const int64_t window = seq_len_ + 1;
-  const uint64_t start_count =
-      static_cast<uint64_t>(data_.size() - window + 1);  // starts 0..size-seq_len-1
+  // Window starts lie in [0, size - seq_len - 1], so the last window ends at the last token.
+  const uint64_t start_count = static_cast<uint64_t>(data_.size() - window + 1);
   Batch batch;
   batch.rows = rows_;
   batch.seq_len = seq_len_;
