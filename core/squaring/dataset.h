@@ -18,10 +18,12 @@ namespace deepladder::squaring {
 struct TierDataset {
   std::string tier;
   uint64_t seed = 0;
-  std::vector<Example> train;        // in-distribution T, training moduli (shuffled)
-  std::vector<Example> test;         // same cells as train, disjoint prompts
-  std::vector<Example> ood_t;        // training moduli at the tier's OOD T
-  std::vector<Example> depth_seen;   // training moduli at every T of the depth ladder
+  std::vector<Example> train;  // in-distribution T, training moduli (shuffled)
+  std::vector<Example> test;   // same cells as train, disjoint prompts
+  std::vector<Example> ood_t;  // training moduli at the tier's OOD T
+  // Training moduli at every T of the depth ladder. Deliberately not disjoint from train: Max T
+  // asks whether every rung is right for every prompt (for N = 323, all 288 x).
+  std::vector<Example> depth_seen;
   std::vector<Example> depth_ood_n;  // OOD moduli sizes at every T of the depth ladder
 };
 

@@ -17,6 +17,24 @@ bool exactMatch(const std::vector<int32_t>& predicted, const Example& example) {
   return exactMatch(predicted, answerTokens(example.z));
 }
 
+bool exactMatchSeparateRow(const int32_t* predicted_row, int64_t seq_len, const Example& example) {
+  int32_t answer[20];
+  const int len = writeDigitTokens(example.z, answer);
+  if (len > seq_len) return false;
+  return std::equal(answer, answer + len, predicted_row + (seq_len - len));
+}
+
+bool exactMatchCausalRow(const int32_t* predicted_row, int64_t seq_len, const Example& example) {
+  int32_t prompt[64], answer[20];
+  const int prompt_len = writePromptTokens(example.n, example.x, example.t, prompt);
+  const int len = writeDigitTokens(example.z, answer);
+  // Inputs are BOS prompt ANS answer...; the prediction at the ANS position (index
+  // prompt_len + 1) is the first answer digit.
+  const int64_t first = prompt_len + 1;
+  if (first + len > seq_len) return false;
+  return std::equal(answer, answer + len, predicted_row + first);
+}
+
 const char* cellKindName(CellKind kind) {
   switch (kind) {
     case CellKind::kInDistribution:

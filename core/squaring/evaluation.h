@@ -22,6 +22,11 @@ namespace deepladder::squaring {
 // True when the predicted answer tokens equal the gold ones (same length, every digit right).
 bool exactMatch(const std::vector<int32_t>& predicted, const std::vector<int32_t>& gold);
 bool exactMatch(const std::vector<int32_t>& predicted, const Example& example);
+// Exact match on one row of a model's argmax predictions (seq_len tokens) laid out like the
+// row of makeSeparateBatch (answer at the last len(answer) positions) or makeCausalBatch (the
+// predictions whose targets are the answer digits; EOS is not part of the answer).
+bool exactMatchSeparateRow(const int32_t* predicted_row, int64_t seq_len, const Example& example);
+bool exactMatchCausalRow(const int32_t* predicted_row, int64_t seq_len, const Example& example);
 
 // Where a cell lies relative to training: seen moduli size and seen T, or out of distribution.
 enum class CellKind { kInDistribution, kOodT, kOodN, kOodBoth };

@@ -80,6 +80,10 @@ int promptLengthBound(int max_bits, int64_t max_t) {
   return 3 + 2 * answerLengthBound(max_bits) + decimalDigitCount(static_cast<uint64_t>(max_t));
 }
 
+int causalSeqLenBound(int max_bits, int64_t max_t) {
+  return promptLengthBound(max_bits, max_t) + answerLengthBound(max_bits) + 2;
+}
+
 SeparateBatch makeSeparateBatch(const std::vector<Example>& examples, int64_t seq_len) {
   SeparateBatch batch;
   batch.rows = static_cast<int64_t>(examples.size());

@@ -47,6 +47,9 @@ int64_t answerValue(const std::vector<int32_t>& digit_tokens);
 // Longest prompt over moduli below 2^max_bits and T <= max_t.
 int promptLengthBound(int max_bits, int64_t max_t);
 int answerLengthBound(int max_bits);
+// seq_len that fits every causal sequence of such prompts: prompt + answer + 2 (BOS, ANS, EOS,
+// minus the shift by one).
+int causalSeqLenBound(int max_bits, int64_t max_t);
 
 // One example of the task: the prompt (n, x, t) and its label z = x^(2^t) mod n.
 struct Example {

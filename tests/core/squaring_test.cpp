@@ -447,6 +447,23 @@ TEST(SquaringEvaluation, ExactMatchNeedsEveryDigit) {
   EXPECT_FALSE(sq::exactMatch({9, 12, 14}, e));
   EXPECT_FALSE(sq::exactMatch({9, 12}, e));
   EXPECT_FALSE(sq::exactMatch({7, 9, 12, 13}, e));  // a leading zero is a different answer
+
+  // Rows of argmax predictions: a model that outputs exactly the targets matches.
+  const auto separate = sq::makeSeparateBatch({e}, 11);
+  std::vector<int32_t> row(separate.targets);
+  for (auto& tok : row) tok = tok == sq::kIgnoreTarget ? 0 : tok;
+  EXPECT_TRUE(sq::exactMatchSeparateRow(row.data(), 11, e));
+  row[9] = 7;
+  EXPECT_FALSE(sq::exactMatchSeparateRow(row.data(), 11, e));
+  const auto causal = sq::makeCausalBatch({e}, 15);
+  row = causal.targets;
+  for (auto& tok : row) tok = tok == sq::kIgnoreTarget ? 0 : tok;
+  EXPECT_TRUE(sq::exactMatchCausalRow(row.data(), 15, e));
+  row[12] = 0;  // EOS wrong: the answer digits still match
+  EXPECT_TRUE(sq::exactMatchCausalRow(row.data(), 15, e));
+  row[11] = 8;
+  EXPECT_FALSE(sq::exactMatchCausalRow(row.data(), 15, e));
+  EXPECT_EQ(sq::causalSeqLenBound(9, 3), 1 + 10 + 1 + 3 + 1 - 1);  // prompt bound 10 at 9 bits
 }
 
 TEST(SquaringEvaluation, ChanceLevelOfConstructedCells) {
