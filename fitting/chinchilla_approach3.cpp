@@ -1,9 +1,11 @@
 // Chinchilla Approach 3 with Ceres' L-BFGS (see chinchilla.h). The objective and its analytic
 // gradient are written out by hand: 240 points x 4,500 starts makes this the hot loop.
 #include <ceres/ceres.h>
+#include <glog/logging.h>
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <thread>
 
 #include "core/errors.h"
@@ -80,6 +82,15 @@ struct StartResult {
   bool converged = false;
 };
 
+// Ceres' line search logs a warning for every flat step ("constant polynomial"), which far
+// starts of the grid hit by design; keep warnings out of the user's terminal (errors still show).
+void quietCeresWarnings() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (FLAGS_minloglevel < google::GLOG_ERROR) FLAGS_minloglevel = google::GLOG_ERROR;
+  });
+}
+
 StartResult solveFrom(const LogPoints& lp, double delta, const LseParams& start) {
   StartResult out;
   double x[5] = {start.a, start.b, start.e, start.alpha, start.beta};
@@ -140,6 +151,7 @@ double chinchillaObjective(const std::vector<SizePoint>& points, const LseParams
 ChinchillaFit fitChinchillaApproach3(const std::vector<SizePoint>& points,
                                      const ChinchillaOptions& options) {
   validate(points);
+  quietCeresWarnings();
   const LogPoints lp = logsOf(points);
   const auto grid = chinchillaStartGrid();
   std::vector<StartResult> results(grid.size());

@@ -70,8 +70,10 @@ void requireSizes(const std::vector<SizePoint>& points, const char* what) {
 Approach1Result fitChinchillaApproach1(const std::vector<SizePoint>& points) {
   requireSizes(points, "Chinchilla approach 1");
   std::vector<SizePoint> sorted = points;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto& x, const auto& y) { return x.compute_flops < y.compute_flops; });
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+    return x.compute_flops < y.compute_flops ||
+           (x.compute_flops == y.compute_flops && x.loss < y.loss);
+  });
   Approach1Result out;
   double best = HUGE_VAL;
   for (const auto& p : sorted)

@@ -1,0 +1,238 @@
+// `deepladder fit (--db runs.db --ladder NAME | --csv FILE) [--form frontier|chinchilla]
+// [--baseline vanilla] [--c-ref 1e18] [--bootstrap N] [--at LIST] [--joint] [--json]`:
+// fits a ladder's finished runs, prints the scaling table (or exactly one JSON object with
+// --json) and, with --db, stores the fit in the fits table. Wiring only: the fits live in
+// fitting/, the database in storage/.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "app/command_registry.h"
+#include "core/errors.h"
+#include "fitting/chinchilla.h"
+#include "fitting/fit_json.h"
+#include "fitting/frontier_fit.h"
+#include "fitting/results_csv.h"
+#include "fitting/scaling_table.h"
+#include "storage/database.h"
+
+namespace deepladder::app {
+namespace {
+
+struct FitCommandOptions {
+  std::string db_path;
+  std::string ladder;
+  std::string csv;
+  std::string form = "frontier";
+  std::string at = "1e20,1e22,1e24,1e26";
+  bool json = false;
+  fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
+};
+
+std::vector<double> parseComputeList(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v))
+      throw UserError("--at: '" + item + "' is not a positive compute. Give e.g. 1e20,1e22");
+    out.push_back(v);
+  }
+  return out;
+}
+
+// Finished runs of a ladder (arm, FLOPs, final loss, params, tokens), or the points of an
+// imported CSV stored under that name (`deepladder import`).
+fitting::ResultsTable readFromDatabase(storage::Database& db, const std::string& db_path,
+                                       const std::string& ladder) {
+  fitting::ResultsTable table;
+  table.source = db_path + " (ladder " + ladder + ")";
+  if (const auto id = db.findLadder(ladder)) {
+    for (const auto& s : db.listRuns(*id)) {
+      const auto& r = s.run;
+      if (r.status != "finished" || !r.final_loss) continue;
+      fitting::RunPoint p;
+      p.arm = r.arm;
+      p.compute_flops = r.flops;
+      p.val_loss = *r.final_loss;
+      if (r.params > 0) p.params = static_cast<double>(r.params);
+      if (r.tokens > 0) p.tokens = static_cast<double>(r.tokens);
+      table.points.push_back(p);
+    }
+    if (table.points.empty())
+      throw UserError("ladder \"" + ladder + "\" in " + db_path +
+                      " has no finished runs with a final loss yet. Run it first");
+    return table;
+  }
+  for (const auto& e : db.externalPoints(ladder)) {
+    fitting::RunPoint p;
+    p.arm = e.arm;
+    p.compute_flops = e.compute;
+    p.val_loss = e.loss;
+    if (e.params) p.params = *e.params;
+    if (e.tokens) p.tokens = *e.tokens;
+    if (e.depth) p.depth = *e.depth;
+    table.points.push_back(p);
+  }
+  if (table.points.empty())
+    throw UserError("no ladder or imported source named \"" + ladder + "\" in " + db_path +
+                    ". See `deepladder status --db " + db_path + "`");
+  return table;
+}
+
+std::vector<fitting::SizePoint> sizePointsOf(const fitting::ResultsTable& table) {
+  std::vector<fitting::SizePoint> out;
+  for (const auto& p : table.points) {
+    if (!std::isfinite(p.params) || !std::isfinite(p.tokens))
+      throw UserError(table.source + ": the Chinchilla form needs params and tokens for every run");
+    out.push_back({p.params, p.tokens, p.val_loss, p.compute_flops});
+  }
+  return out;
+}
+
+std::string jsonText(double v) {
+  return std::isfinite(v) ? nlohmann::json(v).dump() : "null";
+}
+
+void storeFrontier(storage::Database& db, const std::string& source,
+                   const fitting::FrontierResult& r) {
+  storage::Transaction tx(db);
+  char form[96];
+  std::snprintf(form, sizeof form, "L(C)=E+A(C/%g)^-gamma%s", r.c_ref, r.joint ? " joint E" : "");
+  for (const auto& f : r.arms) {
+    storage::FitRecord rec;
+    rec.source = source;
+    rec.arm = f.arm;
+    rec.form = form;
+    nlohmann::json params = {{"E", f.E},
+                             {"A", f.A},
+                             {"gamma", f.gamma},
+                             {"c_ref", r.c_ref},
+                             {"baseline", r.baseline},
+                             {"at_bound", f.at_bound}};
+    nlohmann::json se = nlohmann::json::object();
+    for (auto [key, v] : {std::pair{"E", f.E_se}, {"A", f.A_se}, {"gamma", f.gamma_se}})
+      se[key] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+    se["gamma_ci"] =
+        nlohmann::json::parse("[" + jsonText(f.gamma_ci_lo) + "," + jsonText(f.gamma_ci_hi) + "]");
+    rec.params_json = params.dump();
+    rec.stderr_json = se.dump();
+    db.insertFit(rec);
+  }
+  tx.commit();
+}
+
+void printChinchillaTable(const fitting::ChinchillaFit& fit,
+                          const std::vector<fitting::SizePoint>& points) {
+  std::printf(
+      "Chinchilla approach 3: L(N, D) = E + A/N^alpha + B/D^beta (%zu points, %d/%d starts "
+      "converged%s)\n\n",
+      points.size(), fit.converged, fit.starts,
+      fit.best_converged ? "" : "; NO start converged, best shown");
+  std::printf(
+      "| E | A | B | alpha | beta | objective | a = beta/(alpha+beta) | b |\n"
+      "|---|---|---|---|---|---|---|---|\n");
+  std::printf("| %.4g | %.4g | %.4g | %.4g | %.4g | %.6g | %.4g | %.4g |\n", fit.E, fit.A, fit.B,
+              fit.alpha, fit.beta, fit.objective, fit.a, fit.b);
+  const auto a1 = fitting::fitChinchillaApproach1(points);
+  std::printf("\nApproach 1 (lower envelope, %zu points): N_opt ~ C^%.4g, D_opt ~ C^%.4g\n",
+              a1.envelope.size(), a1.a, a1.b);
+  try {
+    const auto a2 = fitting::fitChinchillaApproach2(points);
+    std::printf(
+        "Approach 2 (IsoFLOP parabolas, %zu budgets): N_opt = %.4g C^%.4g, "
+        "D_opt = %.4g C^%.4g\n",
+        a2.budgets.size(), a2.n_coef, a2.a, a2.d_coef, a2.b);
+  } catch (const UserError& e) {
+    std::printf("Approach 2: not available (%s)\n", e.what());
+  }
+}
+
+int runFit(FitCommandOptions options) {
+  const bool from_db = !options.db_path.empty();
+  if (from_db == !options.csv.empty())
+    throw UserError("fit: give either --csv FILE or --db FILE --ladder NAME");
+  if (from_db && options.ladder.empty()) throw UserError("fit: --db needs --ladder NAME");
+  if (options.form != "frontier" && options.form != "chinchilla")
+    throw UserError("--form: '" + options.form + "' is not frontier or chinchilla");
+  options.frontier.at = parseComputeList(options.at);
+
+  std::unique_ptr<storage::Database> db;
+  fitting::ResultsTable table;
+  std::vector<fitting::SizePoint> sizes;
+  if (from_db) {
+    if (access(options.db_path.c_str(), F_OK) != 0)
+      throw UserError(options.db_path + ": no such database. Check --db");
+    db = storage::Database::open(options.db_path);
+    table = readFromDatabase(*db, options.db_path, options.ladder);
+    if (options.form == "chinchilla") sizes = sizePointsOf(table);
+  } else if (options.form == "chinchilla") {
+    sizes = fitting::readSizesCsv(options.csv);
+  } else {
+    table = fitting::readResultsCsv(options.csv);
+  }
+  const std::string source = from_db ? options.ladder : options.csv;
+
+  if (options.form == "chinchilla") {
+    const auto fit = fitting::fitChinchillaApproach3(sizes);
+    if (db) {
+      storage::FitRecord rec;
+      rec.source = source;
+      rec.arm = "all";
+      rec.form = "L(N,D)=E+A/N^alpha+B/D^beta";
+      rec.params_json = fitting::chinchillaToJson(fit).dump();
+      db->insertFit(rec);
+    }
+    if (options.json)
+      std::printf("%s\n", fitting::chinchillaToJson(fit).dump().c_str());
+    else
+      printChinchillaTable(fit, sizes);
+    return fit.best_converged ? 0 : 1;
+  }
+
+  const auto result = fitting::fitFrontier(table, options.frontier);
+  if (db) storeFrontier(*db, source, result);
+  if (options.json) {
+    std::printf("%s\n", fitting::frontierToJson(result).dump().c_str());
+  } else {
+    std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
+    if (db)
+      std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
+                  source.c_str());
+  }
+  return 0;
+}
+
+CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
+  auto o = std::make_shared<FitCommandOptions>();
+  CLI::App* cmd = cli.add_subcommand(
+      "fit",
+      "Fit scaling laws: the compute frontier L(C) = E + A (C/C0)^-gamma per arm with "
+      "compute multipliers, or Chinchilla L(N, D)");
+  cmd->add_option("--db", o->db_path, "SQLite database with the ladder's runs");
+  cmd->add_option("--ladder", o->ladder, "Ladder name or hash (or an imported source)");
+  cmd->add_option("--csv", o->csv,
+                  "Results CSV: arm,compute_flops,val_loss[,params,tokens,depth] "
+                  "(chinchilla: params,tokens,loss)");
+  cmd->add_option("--form", o->form, "frontier | chinchilla")->capture_default_str();
+  cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
+  cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0")->capture_default_str();
+  cmd->add_option("--bootstrap", o->frontier.bootstrap, "Bootstrap resamples (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->frontier.seed, "Bootstrap seed")->capture_default_str();
+  cmd->add_option("--at", o->at, "Computes for projected multipliers, comma-separated")
+      ->capture_default_str();
+  cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
+  cmd->add_flag("--json", o->json, "Print exactly one JSON object instead of the table");
+  cmd->callback([o] { commandExitCode() = runFit(*o); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

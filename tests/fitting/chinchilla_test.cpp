@@ -1,0 +1,121 @@
+// Chinchilla approaches. Approach 3 on data generated from the published Hoffmann et al. (2022)
+// parameters (E 1.69, A 406.4, B 410.7, alpha 0.34, beta 0.28; their eq. 10) must fit them back.
+// Approaches 1 and 2 on the same law over an IsoFLOP grid must find the analytic compute-optimal
+// exponent a = beta / (alpha + beta) = 0.4516 to within the parabola approximation.
+#include "fitting/chinchilla.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/errors.h"
+
+namespace deepladder::fitting {
+namespace {
+
+constexpr double kE = 1.69, kA = 406.4, kB = 410.7, kAlpha = 0.34, kBeta = 0.28;
+
+double hoffmannLoss(double n, double d) {
+  return kE + kA / std::pow(n, kAlpha) + kB / std::pow(d, kBeta);
+}
+
+// 6 sizes x 6 token counts, 1e7..1e10 params and 1e9..1e12 tokens (log-spaced).
+std::vector<SizePoint> hoffmannGrid() {
+  std::vector<SizePoint> pts;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      const double n = 1e7 * std::pow(10.0, 0.6 * i), d = 1e9 * std::pow(10.0, 0.6 * j);
+      pts.push_back({n, d, hoffmannLoss(n, d), 6 * n * d});
+    }
+  return pts;
+}
+
+TEST(ChinchillaApproach3, StartGridHas4500Starts) {
+  const auto grid = chinchillaStartGrid();
+  ASSERT_EQ(grid.size(), 4500u);
+  EXPECT_EQ(grid.front().a, 0.0);
+  EXPECT_EQ(grid.front().e, -1.0);
+  EXPECT_EQ(grid.back().a, 25.0);
+  EXPECT_EQ(grid.back().b, 25.0);
+  EXPECT_EQ(grid.back().alpha, 2.0);
+  EXPECT_EQ(grid.back().e, 1.0);
+}
+
+TEST(ChinchillaApproach3, ObjectiveGradientMatchesFiniteDifferences) {
+  const auto pts = hoffmannGrid();
+  const LseParams p{5.5, 6.5, 0.4, 0.3, 0.3};
+  std::array<double, 5> grad;
+  chinchillaObjective(pts, p, 1e-3, &grad);
+  double* fields[5];
+  LseParams q = p;
+  fields[0] = &q.a, fields[1] = &q.b, fields[2] = &q.e, fields[3] = &q.alpha, fields[4] = &q.beta;
+  for (int k = 0; k < 5; ++k) {
+    const double h = 1e-7, keep = *fields[k];
+    *fields[k] = keep + h;
+    const double up = chinchillaObjective(pts, q, 1e-3);
+    *fields[k] = keep - h;
+    const double down = chinchillaObjective(pts, q, 1e-3);
+    *fields[k] = keep;
+    EXPECT_NEAR(grad[k], (up - down) / (2 * h), 1e-5 * std::max(1.0, std::fabs(grad[k])));
+  }
+}
+
+TEST(ChinchillaApproach3, RecoversHoffmannParameters) {
+  const auto fit = fitChinchillaApproach3(hoffmannGrid());
+  EXPECT_TRUE(fit.best_converged);
+  EXPECT_EQ(fit.starts, 4500);
+  EXPECT_GT(fit.converged, 0);
+  EXPECT_NEAR(fit.E / kE, 1.0, 1e-3);
+  EXPECT_NEAR(fit.A / kA, 1.0, 1e-2);
+  EXPECT_NEAR(fit.B / kB, 1.0, 1e-2);
+  EXPECT_NEAR(fit.alpha, kAlpha, 1e-3);
+  EXPECT_NEAR(fit.beta, kBeta, 1e-3);
+  EXPECT_LT(fit.objective, 1e-10);
+  EXPECT_NEAR(fit.a, kBeta / (kAlpha + kBeta), 1e-3);
+  EXPECT_NEAR(fit.b, kAlpha / (kAlpha + kBeta), 1e-3);
+}
+
+// IsoFLOP grid: budgets 1e19..1e22, 9 sizes per budget spread over +-1 decade around the optimum.
+std::vector<SizePoint> isoFlopGrid() {
+  std::vector<SizePoint> pts;
+  for (int k = 0; k < 4; ++k) {
+    const double c = 1e19 * std::pow(10.0, k);
+    // Analytic optimum (Hoffmann eq. 4): N_opt = G (C/6)^a, G = (alpha A / (beta B))^(1/(a+b)).
+    const double a = kBeta / (kAlpha + kBeta);
+    const double G = std::pow(kAlpha * kA / (kBeta * kB), 1.0 / (kAlpha + kBeta));
+    const double n_opt = G * std::pow(c / 6, a);
+    for (int i = -4; i <= 4; ++i) {
+      const double n = n_opt * std::pow(10.0, 0.25 * i), d = c / (6 * n);
+      pts.push_back({n, d, hoffmannLoss(n, d), c});
+    }
+  }
+  return pts;
+}
+
+TEST(ChinchillaApproach2, IsoFlopParabolasFindComputeOptimalExponent) {
+  const auto r = fitChinchillaApproach2(isoFlopGrid());
+  ASSERT_EQ(r.budgets.size(), 4u);
+  EXPECT_NEAR(r.a, kBeta / (kAlpha + kBeta), 0.01);
+  EXPECT_NEAR(r.a + r.b, 1.0, 1e-9);  // D_opt = C / (6 N_opt)
+  for (const auto& b : r.budgets) EXPECT_EQ(b.n_points, 9);
+}
+
+TEST(ChinchillaApproach2, NeedsTwoBudgets) {
+  auto pts = isoFlopGrid();
+  pts.resize(9);
+  EXPECT_THROW(fitChinchillaApproach2(pts), UserError);
+}
+
+TEST(ChinchillaApproach1, EnvelopeDecreasesAndTracksOptimum) {
+  const auto r = fitChinchillaApproach1(isoFlopGrid());
+  ASSERT_GE(r.envelope.size(), 4u);
+  for (size_t i = 1; i < r.envelope.size(); ++i) {
+    EXPECT_GT(r.envelope[i].compute_flops, r.envelope[i - 1].compute_flops);
+    EXPECT_LT(r.envelope[i].loss, r.envelope[i - 1].loss);
+  }
+  EXPECT_GT(r.a, 0.2);
+  EXPECT_LT(r.a, 0.8);
+}
+
+}  // namespace
+}  // namespace deepladder::fitting
