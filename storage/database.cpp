@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 
@@ -29,6 +30,16 @@ constexpr const char* kConnectionPragmas =
     "PRAGMA temp_store = MEMORY;"
     "PRAGMA mmap_size = 268435456;";
 constexpr const char* kWriterPragmas = "PRAGMA synchronous = NORMAL;";
+constexpr const char* kNewDatabasePragmas = "PRAGMA page_size = 16384;";
+
+// Process-wide SQLite settings, applied once before SQLite initializes: no global memory
+// statistics (they put a mutex around every allocation, which costs ~10% of insert time).
+void configureSqliteOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // fails harmlessly if already initialized
+  });
+}
 
 bool isMemoryPath(const std::string& path) {
   return path.empty() || path == ":memory:";
@@ -132,6 +143,9 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
     }
     return;
   }
+  // A new file gets 16 KiB pages (fewer, shallower B-tree levels for the metric curves; ~10%
+  // faster inserts than 4 KiB). Only possible before the first write, hence before WAL.
+  if (version == 0 && !memory) exec(db, kNewDatabasePragmas, "creating the database");
   if (!memory) {
     std::string mode;
     try {
@@ -181,6 +195,7 @@ Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;
 
 std::unique_ptr<Database> Database::open(const std::string& path, bool read_only) {
+  configureSqliteOnce();
   const bool memory = isMemoryPath(path);
   std::error_code ec;
   const bool existed = !memory && fs::exists(path, ec);

@@ -38,6 +38,8 @@ class Database {
   int64_t upsertLadder(const std::string& name, const std::string& spec, const std::string& hash);
   // By exact hash, then by name (the newest ladder of that name).
   std::optional<int64_t> findLadder(const std::string& name_or_hash);
+  // The ladder's spec text as it was run ("" when there is no such ladder).
+  std::string ladderSpec(int64_t ladder_id);
   int64_t insertRun(const RunRecord& run);  // ignores run.id; returns the new id
   std::optional<RunRecord> run(int64_t id);
   // All runs (or one ladder's), by id, with their last train/val loss.

@@ -1,42 +1,126 @@
 // Row tables of the database: metric curves, checkpoints, logit-lens KL, evals, events, fits
 // and imported points. Writes are upserts on the primary key (idempotent on replay) and run in
 // one transaction, or in a savepoint inside the caller's transaction.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include "storage/database.h"
 #include "storage/database_impl.h"
 
 namespace deepladder::storage {
 
 // ---- metrics --------------------------------------------------------------------------------
+namespace {
+
+// Rows per multi-row INSERT: one statement execution carries this many rows, so the per-step
+// cost of the VDBE (start, halt, reset) is paid once per chunk instead of once per row.
+constexpr size_t kMetricRowsPerStatement = 128;
+
+std::string metricUpsertSql(size_t rows) {
+  std::string sql = "INSERT INTO metrics(run_id, key, step, tokens, flops, value, wall) VALUES ";
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t p = 7 * r;
+    sql += (r ? ",(?" : "(?") + std::to_string(p + 1);
+    for (size_t c = 2; c <= 7; ++c) sql += ",?" + std::to_string(p + c);
+    sql += ")";
+  }
+  return sql +
+         " ON CONFLICT(run_id, key, step) DO UPDATE SET tokens = excluded.tokens, "
+         "flops = excluded.flops, value = excluded.value, wall = excluded.wall";
+}
+
+// Binds `row` to parameters first+1 .. first+7 straight through the C API (this is the hot loop
+// of ingestion). The key is bound without a copy: `row` outlives the statement's execution.
+// NaN values become NULL (SQLite does that itself for NaN doubles). Returns the OR of the codes.
+int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row) {
+  return sqlite3_bind_int64(s, first + 1, row.run_id) |
+         sqlite3_bind_text(s, first + 2, row.key.data(), static_cast<int>(row.key.size()),
+                           SQLITE_STATIC) |
+         sqlite3_bind_int64(s, first + 3, row.step) | sqlite3_bind_int64(s, first + 4, row.tokens) |
+         sqlite3_bind_double(s, first + 5, row.flops) |
+         sqlite3_bind_double(s, first + 6, row.value) | sqlite3_bind_double(s, first + 7, row.wall);
+}
+
+// The order to insert `rows` in: primary-key order (run_id, key, step), so that neighbouring
+// inserts land on the same B-tree leaf, and stable, so a key repeated within the batch keeps its
+// last value. Rows usually arrive step by step with a handful of keys interleaved: grouping by
+// (run_id, key) is a linear pass, and steps within a group are then already ascending.
+std::vector<uint32_t> primaryKeyOrder(const std::vector<MetricRow>& rows) {
+  struct Group {
+    int64_t run_id;
+    const std::string* key;
+    std::vector<uint32_t> rows;
+  };
+  constexpr size_t kMaxGroups = 256;
+  std::vector<Group> groups;
+  size_t last = 0;
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    const MetricRow& row = rows[i];
+    auto matches = [&row](const Group& g) { return g.run_id == row.run_id && *g.key == row.key; };
+    if (groups.empty() || !matches(groups[last])) {
+      last = 0;
+      while (last < groups.size() && !matches(groups[last])) ++last;
+      if (last == groups.size()) {
+        if (groups.size() == kMaxGroups) break;  // many keys: fall back to a full sort below
+        groups.push_back(Group{row.run_id, &row.key, {}});
+      }
+    }
+    groups[last].rows.push_back(i);
+  }
+  std::vector<uint32_t> order;
+  order.reserve(rows.size());
+  auto byStep = [&rows](uint32_t a, uint32_t b) { return rows[a].step < rows[b].step; };
+  if (groups.size() == kMaxGroups) {
+    for (uint32_t i = 0; i < rows.size(); ++i) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&rows](uint32_t a, uint32_t b) {
+      const MetricRow& x = rows[a];
+      const MetricRow& y = rows[b];
+      if (x.run_id != y.run_id) return x.run_id < y.run_id;
+      const int c = x.key.compare(y.key);
+      return c != 0 ? c < 0 : x.step < y.step;
+    });
+    return order;
+  }
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    return a.run_id != b.run_id ? a.run_id < b.run_id : *a.key < *b.key;
+  });
+  for (Group& g : groups) {
+    if (!std::is_sorted(g.rows.begin(), g.rows.end(), byStep))
+      std::stable_sort(g.rows.begin(), g.rows.end(), byStep);
+    order.insert(order.end(), g.rows.begin(), g.rows.end());
+  }
+  return order;
+}
+
+}  // namespace
+
 void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   if (rows.empty()) return;
+  constexpr size_t chunk = kMetricRowsPerStatement;
+  static const std::string chunk_sql = metricUpsertSql(chunk);
+  static const std::string single_sql = metricUpsertSql(1);
+  const std::vector<uint32_t> order = primaryKeyOrder(rows);
   Transaction transaction(*this);
-  Statement& insert = impl_->prepared(
-      "INSERT INTO metrics(run_id, key, step, tokens, flops, value, wall) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(run_id, key, step) DO UPDATE SET "
-      "tokens = excluded.tokens, flops = excluded.flops, value = excluded.value, "
-      "wall = excluded.wall");
-  // SQLite keeps bindings across resets: rebind run_id and key only when they change.
-  const std::string* bound_key = nullptr;
-  int64_t bound_run = 0;
-  bool first = true;
-  for (const MetricRow& row : rows) {
-    if (first || row.run_id != bound_run) {
-      insert.bind(1, row.run_id);
-      bound_run = row.run_id;
+  size_t next = 0;
+  auto insertRows = [&](const std::string& sql, size_t rows_per_statement, size_t end) {
+    Statement& insert = impl_->prepared(sql);
+    sqlite3_stmt* s = insert.handle();
+    for (; next + rows_per_statement <= end; next += rows_per_statement) {
+      int rc = SQLITE_OK;
+      for (size_t r = 0; r < rows_per_statement; ++r)
+        rc |= bindMetricRow(s, static_cast<int>(7 * r), rows[order[next + r]]);
+      if (rc != SQLITE_OK) checkSqlite(impl_->db, rc, "binding metric rows");
+      insert.run();
     }
-    if (first || row.key != *bound_key) {
-      insert.bindText(2, row.key, /*transient=*/false);  // `rows` outlives the statement's use
-      bound_key = &row.key;
-    }
-    first = false;
-    insert.bind(3, row.step);
-    insert.bind(4, row.tokens);
-    insert.bind(5, row.flops);
-    insert.bind(6, row.value);  // NaN -> NULL
-    insert.bind(7, row.wall);
-    insert.run();
-  }
-  insert.bindNull(2);  // drop the pointer into `rows`
+    insert.clearBindings();  // the keys' pointers are about to dangle
+  };
+  const size_t full_chunks_end = rows.size() - rows.size() % chunk;
+  if (full_chunks_end > 0) insertRows(chunk_sql, chunk, full_chunks_end);
+  if (next < rows.size()) insertRows(single_sql, 1, rows.size());
   transaction.commit();
 }
 
@@ -47,11 +131,20 @@ std::vector<MetricPoint> Database::readMetric(int64_t run_id, const std::string&
   ResetOnExit reset{select};
   select.bind(1, run_id);
   select.bindText(2, key);
+  // The hot loop of every plot: raw column calls, and type checks only where NULL can occur.
+  sqlite3_stmt* s = select.handle();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto nullable = [s, nan](int column) {
+    return sqlite3_column_type(s, column) == SQLITE_NULL ? nan : sqlite3_column_double(s, column);
+  };
   std::vector<MetricPoint> points;
-  while (select.step()) {
-    points.push_back(MetricPoint{select.columnInt(0), select.columnInt(1), select.columnDouble(2),
-                                 select.columnDouble(3), select.columnDouble(4)});
+  points.reserve(1024);
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    points.push_back(MetricPoint{sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                                 sqlite3_column_double(s, 2), nullable(3), nullable(4)});
   }
+  if (rc != SQLITE_DONE) checkSqlite(sqlite3_db_handle(s), rc, "reading metric " + key);
   return points;
 }
 

@@ -108,6 +108,14 @@ std::optional<int64_t> Database::findLadder(const std::string& name_or_hash) {
   return find.columnInt(0);
 }
 
+std::string Database::ladderSpec(int64_t ladder_id) {
+  Statement& find = impl_->prepared("SELECT spec FROM ladders WHERE id = ?1");
+  ResetOnExit reset{find};
+  find.bind(1, ladder_id);
+  if (!find.step()) return {};
+  return find.columnText(0);
+}
+
 // ---- runs -----------------------------------------------------------------------------------
 int64_t Database::insertRun(const RunRecord& run) {
   checkStatus(run.status);

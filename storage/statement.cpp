@@ -90,6 +90,10 @@ void Statement::reset() {
   sqlite3_reset(stmt_);
 }
 
+void Statement::clearBindings() {
+  sqlite3_clear_bindings(stmt_);
+}
+
 int64_t Statement::columnInt(int index) const {
   return sqlite3_column_int64(stmt_, index);
 }

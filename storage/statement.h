@@ -35,6 +35,8 @@ class Statement {
   void run();
   // Ready to run again; bindings are kept (SQLite keeps them across resets).
   void reset();
+  // Unbinds every parameter (e.g. after binding pointers that are about to dangle).
+  void clearBindings();
 
   // Column access for the current row (0-based index).
   int64_t columnInt(int index) const;
@@ -45,6 +47,8 @@ class Statement {
   bool columnIsNull(int index) const;
 
   const std::string& sql() const { return sql_; }
+  // For hot loops in storage/*.cpp that call SQLite directly.
+  sqlite3_stmt* handle() const { return stmt_; }
 
  private:
   [[noreturn]] void fail(int rc, const char* what) const;

@@ -41,6 +41,7 @@ TEST(DatabaseOpen, MigratesEmptyFileToSchemaV1) {
   EXPECT_EQ(db->queryInt("PRAGMA foreign_keys"), 1);
   EXPECT_GE(db->queryInt("PRAGMA busy_timeout"), 5000);
   EXPECT_EQ(db->queryInt("PRAGMA synchronous"), 1);  // NORMAL
+  EXPECT_EQ(db->queryInt("PRAGMA page_size"), 16384);
   EXPECT_EQ(db->integrityCheck(), "ok");
 }
 

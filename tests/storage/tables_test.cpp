@@ -159,6 +159,33 @@ TEST(Metrics, ReadInStepOrderUpsertAndKeys) {
   EXPECT_TRUE(db->readMetric(id, "nope").empty());
 }
 
+TEST(Metrics, LargeBatchesInAnyOrderWithRepeatsKeepTheLastValue) {
+  // Exercises the multi-row statements (128 rows each, then single rows for the rest), the
+  // grouping by (run, key) and its fallback to a full sort beyond 256 distinct keys.
+  for (const int keys : {3, 300}) {
+    auto db = Database::open(":memory:");
+    const int64_t a = db->insertRun(RunRecord{});
+    const int64_t b = db->insertRun(RunRecord{});
+    std::vector<MetricRow> rows;
+    for (int64_t step = 40; step >= 0; --step)  // steps descending, runs and keys interleaved
+      for (int k = 0; k < keys; ++k)
+        for (int64_t run : {b, a})
+          rows.push_back({run, "k" + std::to_string(k), step, step, 0, 1.0, 0});
+    for (int k = 0; k < keys; ++k) rows.push_back({a, "k" + std::to_string(k), 7, 7, 0, 2.0, 0});
+    db->writeMetrics(rows);
+    EXPECT_EQ(db->queryInt("SELECT count(*) FROM metrics"), 41 * keys * 2) << keys;
+    for (const std::string key : {"k0", "k2"}) {
+      const auto curve = db->readMetric(a, key);
+      ASSERT_EQ(curve.size(), 41u);
+      for (size_t i = 0; i < curve.size(); ++i) EXPECT_EQ(curve[i].step, static_cast<int64_t>(i));
+      EXPECT_EQ(curve[7].value, 2.0) << "the later row of a repeated key wins";
+      EXPECT_EQ(curve[8].value, 1.0);
+      EXPECT_EQ(db->readMetric(b, key)[7].value, 1.0);
+    }
+    EXPECT_EQ(db->metricKeys(b).size(), static_cast<size_t>(keys));
+  }
+}
+
 TEST(Metrics, NanIsStoredAsNullAndReadBackAsNanInfIsKept) {
   auto db = Database::open(":memory:");
   const int64_t id = db->insertRun(RunRecord{});

@@ -1,0 +1,76 @@
+// Ladder -> queued runs (see ladder_queue.h).
+#include "storage/ladder_queue.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+
+namespace deepladder::storage {
+
+namespace fs = std::filesystem;
+
+EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
+                            const std::string& work_root) {
+  EnqueueResult result;
+  std::optional<int64_t> same = db.findLadder(spec.hash);
+  if (!same) {
+    std::optional<int64_t> by_name = db.findLadder(spec.name);
+    result.changed_spec = by_name.has_value();
+  }
+  const fs::path ladder_dir = fs::path(work_root) / (spec.name + "-" + spec.hash.substr(0, 8));
+  std::error_code ec;
+  fs::create_directories(ladder_dir, ec);
+  if (ec)
+    throw UserError(ladder_dir.string() + ": cannot create the ladder's work directory (" +
+                    ec.message() + "). Pass --workdir to a writable place");
+
+  Transaction transaction(db);
+  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash);
+  result.new_ladder = !same.has_value();
+  if (!result.new_ladder) {
+    for (const RunSummary& s : db.listRuns(result.ladder_id)) {
+      if (s.run.status == "finished" || s.run.status == "diverged") ++result.runs_finished;
+      if (s.run.status == "failed") {
+        db.setRunStatus(s.run.id, "queued", "queued again by a new 'deepladder run'");
+        ++result.runs_requeued;
+      }
+    }
+    transaction.commit();
+    return result;
+  }
+  for (const ladder::PlannedRun& planned : spec.runs) {
+    const fs::path run_dir = ladder_dir / planned.name;
+    fs::create_directories(run_dir, ec);
+    if (ec)
+      throw UserError(run_dir.string() + ": cannot create the run directory (" + ec.message() +
+                      ")");
+    const nlohmann::json config = toJson(planned.config);
+    {
+      std::ofstream out(run_dir / "config.json.tmp");
+      out << config.dump(2) << "\n";
+      if (!out)
+        throw UserError((run_dir / "config.json").string() + ": cannot write the run config");
+    }
+    fs::rename(run_dir / "config.json.tmp", run_dir / "config.json");
+    RunRecord run;
+    run.ladder_id = result.ladder_id;
+    run.name = planned.name;
+    run.arm = planned.arm;
+    run.size = planned.size;
+    run.seed = planned.seed;
+    run.config_json = config.dump();
+    run.config_hash = configHash(planned.config);
+    run.status = "queued";
+    run.params = planned.params;
+    run.flops_per_token = planned.flops_per_token;
+    run.workdir = run_dir.string();
+    db.insertRun(run);
+    ++result.runs_added;
+  }
+  transaction.commit();
+  return result;
+}
+
+}  // namespace deepladder::storage

@@ -1,0 +1,33 @@
+// The scheduler's RunStore (core/scheduler/run_store.h) over the SQLite database: the queue of a
+// ladder's runs is the runs table itself, so a killed scheduler loses nothing and `resume` picks
+// up where it stopped.
+#pragma once
+
+#include <optional>
+
+#include "core/scheduler/run_store.h"
+#include "storage/database.h"
+
+namespace deepladder::storage {
+
+class SqliteRunStore : public scheduler::RunStore {
+ public:
+  // `ladder_id`: only this ladder's runs; nullopt: every run in the database.
+  SqliteRunStore(Database& db, std::optional<int64_t> ladder_id) : db_(db), ladder_id_(ladder_id) {}
+
+  std::vector<scheduler::PendingRun> pending() override;
+  void markLaunched(int64_t id, const std::string& where, int64_t attempt) override;
+  std::unique_ptr<scheduler::RunSink> sink(int64_t id) override;
+  void settle(int64_t id, const std::string& status, const std::string& message) override;
+  bool cancelRequested(int64_t id) override;
+
+ private:
+  Database& db_;
+  std::optional<int64_t> ladder_id_;
+};
+
+// Runs left "running" by a scheduler that died become "interrupted" (resumable). Call only while
+// holding the scheduler lock (no scheduler is alive). Returns how many were changed.
+int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id);
+
+}  // namespace deepladder::storage

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Python baseline for storage_bench: the same batched metric upserts, through Python's sqlite3
+module (executemany), into an existing deepladder database (schema v1, created by the C++ side
+so both write the very same schema) with the same connection settings as storage/database.cpp.
+Rows are built per batch outside the timed region, as on the C++ side.
+Prints one line: rows=N seconds=S rows_per_s=R cpu_seconds=C cpu_rows_per_s=Q
+"""
+import sqlite3
+import sys
+import time
+
+KEYS = ["train/loss", "lr", "grad_norm", "tokens_per_s"]
+STEPS_PER_RUN = 100_000  # so each run holds len(KEYS) * 100,000 rows
+
+
+def batch_rows(first, count):
+    rows = []
+    for i in range(first, first + count):
+        run = 1 + i // (STEPS_PER_RUN * len(KEYS))
+        k = i % len(KEYS)
+        step = (i // len(KEYS)) % STEPS_PER_RUN
+        rows.append((run, KEYS[k], step, step * 512, step * 512 * 6.0e6,
+                     1.0 / (1.0 + step) + 0.001 * k, 0.01 * step))
+    return rows
+
+
+def main():
+    path, n_rows, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    con = sqlite3.connect(path, isolation_level=None)  # explicit BEGIN/COMMIT below
+    con.execute("PRAGMA busy_timeout = 10000")
+    con.execute("PRAGMA foreign_keys = ON")
+    con.execute("PRAGMA cache_size = -65536")
+    con.execute("PRAGMA temp_store = MEMORY")
+    con.execute("PRAGMA mmap_size = 268435456")
+    assert con.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    con.execute("PRAGMA synchronous = NORMAL")
+    sql = ("INSERT INTO metrics(run_id, key, step, tokens, flops, value, wall) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, key, step) DO UPDATE SET "
+           "tokens = excluded.tokens, flops = excluded.flops, value = excluded.value, "
+           "wall = excluded.wall")
+    timed = 0.0
+    timed_cpu = 0.0  # this process's CPU time: robust when other jobs share the cores
+    for first in range(0, n_rows, batch):
+        rows = batch_rows(first, min(batch, n_rows - first))
+        t0, c0 = time.perf_counter(), time.process_time()
+        con.execute("BEGIN IMMEDIATE")
+        con.executemany(sql, rows)
+        con.execute("COMMIT")
+        timed += time.perf_counter() - t0
+        timed_cpu += time.process_time() - c0
+    count = con.execute("SELECT count(*) FROM metrics").fetchone()[0]
+    assert count == n_rows, (count, n_rows)
+    con.close()
+    print(f"rows={n_rows} seconds={timed:.4f} rows_per_s={n_rows / timed:.0f} "
+          f"cpu_seconds={timed_cpu:.4f} cpu_rows_per_s={n_rows / timed_cpu:.0f}")
+
+
+if __name__ == "__main__":
+    main()
