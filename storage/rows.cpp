@@ -131,11 +131,13 @@ std::vector<MetricPoint> Database::readMetric(int64_t run_id, const std::string&
   ResetOnExit reset{select};
   select.bind(1, run_id);
   select.bindText(2, key);
-  // The hot loop of every plot: raw column calls, and type checks only where NULL can occur.
+  // The hot loop of every plot: raw column calls, and a NULL check only where NULL can occur and
+  // only when the value reads as 0.0 (which is what SQLite returns for NULL).
   sqlite3_stmt* s = select.handle();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto nullable = [s, nan](int column) {
-    return sqlite3_column_type(s, column) == SQLITE_NULL ? nan : sqlite3_column_double(s, column);
+    const double v = sqlite3_column_double(s, column);
+    return v == 0.0 && sqlite3_column_type(s, column) == SQLITE_NULL ? nan : v;
   };
   std::vector<MetricPoint> points;
   points.reserve(1024);

@@ -56,6 +56,16 @@ double processCpuSeconds() {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+double threadCpuSeconds() {
+  timespec t;
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+double median(const std::vector<double>& sorted) {
+  return sorted[sorted.size() / 2];
+}
+
 // Rows per second of wall time and of CPU time.
 struct Rate {
   double wall = 0, cpu = 0;
@@ -133,20 +143,27 @@ void readWhileWriting(const std::string& path, int reads) {
     db->writeMetrics(rows);
   }
   auto reader = Database::open(path, /*read_only=*/true);
-  auto timeReads = [&](std::vector<double>& ms, size_t& points) {
+  // Wall milliseconds per read, and the reading thread's CPU milliseconds (what the read costs
+  // when the machine is not shared).
+  auto timeReads = [&](std::vector<double>& ms, std::vector<double>& cpu_ms, size_t& points) {
     for (int i = 0; i < reads; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = threadCpuSeconds();
       points = reader->readMetric(read_run, "train/loss").size();
+      cpu_ms.push_back(1000 * (threadCpuSeconds() - c0));
       ms.push_back(1000 * seconds(std::chrono::steady_clock::now() - t0));
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     std::sort(ms.begin(), ms.end());
+    std::sort(cpu_ms.begin(), cpu_ms.end());
   };
-  std::vector<double> idle_ms, ms;
+  std::vector<double> idle_ms, idle_cpu_ms, ms, cpu_ms;
   size_t points = 0;
-  timeReads(idle_ms, points);
-  std::printf("curve_read_ms_idle points=%zu reads=%d median=%.2f max=%.2f\n", points, reads,
-              idle_ms[idle_ms.size() / 2], idle_ms.back());
+  timeReads(idle_ms, idle_cpu_ms, points);
+  std::printf(
+      "curve_read_ms_no_writer points=%zu reads=%d median=%.2f max=%.2f cpu_median=%.2f "
+      "cpu_max=%.2f\n",
+      points, reads, median(idle_ms), idle_ms.back(), median(idle_cpu_ms), idle_cpu_ms.back());
 
   std::atomic<bool> stop{false};
   std::atomic<int64_t> written{0};
@@ -162,13 +179,13 @@ void readWhileWriting(const std::string& path, int reads) {
     }
   });
   while (written == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  timeReads(ms, points);
+  timeReads(ms, cpu_ms, points);
   stop = true;
   writer.join();
   std::printf(
-      "curve_read_ms points=%zu reads=%d median=%.2f p90=%.2f max=%.2f target_ms=20 "
-      "writer_rows_during=%lld\n",
-      points, reads, ms[ms.size() / 2], ms[(ms.size() * 9) / 10], ms.back(),
+      "curve_read_ms points=%zu reads=%d median=%.2f p90=%.2f max=%.2f cpu_median=%.2f "
+      "cpu_max=%.2f target_ms=20 writer_rows_during=%lld\n",
+      points, reads, median(ms), ms[(ms.size() * 9) / 10], ms.back(), median(cpu_ms), cpu_ms.back(),
       static_cast<long long>(written.load()));
   removeDatabase(path);
 }
