@@ -37,8 +37,15 @@ double objective(const LogPoints& lp, const double* x, double delta, double* gra
   for (size_t i = 0; i < n; ++i) {
     const double u1 = a - alpha * lp.log_n[i];
     const double u2 = b - beta * lp.log_d[i];
-    const double m = std::max(u1, std::max(u2, e));
-    const double w1 = std::exp(u1 - m), w2 = std::exp(u2 - m), w3 = std::exp(e - m);
+    // LSE with the largest term factored out: its weight is exactly 1, so two exps, not three.
+    double m, w1, w2, w3;
+    if (u1 >= u2 && u1 >= e) {
+      m = u1, w1 = 1.0, w2 = std::exp(u2 - m), w3 = std::exp(e - m);
+    } else if (u2 >= e) {
+      m = u2, w2 = 1.0, w1 = std::exp(u1 - m), w3 = std::exp(e - m);
+    } else {
+      m = e, w3 = 1.0, w1 = std::exp(u1 - m), w2 = std::exp(u2 - m);
+    }
     const double s = w1 + w2 + w3;
     const double r = m + std::log(s) - lp.log_l[i];
     double dr;  // dHuber/dr

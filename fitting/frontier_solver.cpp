@@ -1,5 +1,6 @@
 // Ceres fits of L(C) = E + A (C/C0)^-gamma (see frontier_solver.h).
 //
+// Each arm is one residual block (ArmResiduals); the Huber refit is done inside it.
 // Per fit: (1) start: for E on a grid over [0, min loss), a log-linear fit
 // ln(L - E) = ln A - gamma ln(C/C0); the start with the lowest squared error wins.
 // (2) least squares with bounds A, gamma >= 0, 0 <= E < min loss.
@@ -20,23 +21,43 @@ namespace {
 
 // --- residual -------------------------------------------------------------------------------
 
-// r = E + A exp(-gamma x) - L, x = ln(C/C0); analytic Jacobian (three scalar blocks).
-class FrontierResidual : public ceres::SizedCostFunction<1, 1, 1, 1> {
+// One arm's residuals in one block (far less Ceres overhead than a block per point):
+// r_i = E + A exp(-gamma x_i) - L_i, x_i = ln(C_i/C0), analytic Jacobian. With a Huber delta the
+// block returns rt_i = sign(r_i) sqrt(rho(r_i^2)), rho = Ceres' HuberLoss (s for s <= delta^2,
+// 2 delta sqrt(s) - delta^2 beyond), so 0.5 sum rt_i^2 is exactly Ceres' Huber objective
+// 0.5 sum rho(r_i^2) and the per-point robust loss survives the single block.
+class ArmResiduals : public ceres::CostFunction {
  public:
-  FrontierResidual(double x, double loss) : x_(x), loss_(loss) {}
+  ArmResiduals(const std::vector<double>& x, const std::vector<double>& y, double huber_delta)
+      : x_(x), y_(y), delta_(huber_delta) {
+    set_num_residuals(static_cast<int>(x.size()));
+    mutable_parameter_block_sizes()->assign({1, 1, 1});  // E, A, gamma
+  }
   bool Evaluate(double const* const* p, double* r, double** J) const override {
-    const double e = std::exp(-p[2][0] * x_);
-    r[0] = p[0][0] + p[1][0] * e - loss_;
-    if (J) {
-      if (J[0]) J[0][0] = 1.0;
-      if (J[1]) J[1][0] = e;
-      if (J[2]) J[2][0] = -p[1][0] * x_ * e;
+    const double E = p[0][0], A = p[1][0], gamma = p[2][0];
+    for (size_t i = 0; i < x_.size(); ++i) {
+      const double e = std::exp(-gamma * x_[i]);
+      const double raw = E + A * e - y_[i];
+      double scale = 1.0;  // d rt / d raw
+      r[i] = raw;
+      if (delta_ > 0 && std::fabs(raw) > delta_) {
+        const double rt = std::sqrt(2.0 * delta_ * std::fabs(raw) - delta_ * delta_);
+        r[i] = raw > 0 ? rt : -rt;
+        scale = delta_ / rt;
+      }
+      if (J) {
+        if (J[0]) J[0][i] = scale;
+        if (J[1]) J[1][i] = scale * e;
+        if (J[2]) J[2][i] = -scale * A * x_[i] * e;
+      }
     }
     return true;
   }
 
  private:
-  double x_, loss_;
+  const std::vector<double>& x_;
+  const std::vector<double>& y_;
+  double delta_;
 };
 
 struct Params {
@@ -126,14 +147,14 @@ struct Blocks {
   std::vector<Params> arm;  // A, gamma per arm (E inside unused)
 };
 
+// huber_delta[a]: arm a's Huber threshold (0 = plain squares); empty = no Huber anywhere.
 void addResiduals(ceres::Problem& problem, const std::vector<PreparedArm>& arms, Blocks& b,
-                  bool E_free, double E_upper, double huber_delta, const std::vector<int>& which) {
+                  bool E_free, double E_upper, const std::vector<double>& huber_delta,
+                  const std::vector<int>& which) {
   for (int a : which) {
-    for (size_t i = 0; i < arms[a].x.size(); ++i) {
-      ceres::LossFunction* loss = huber_delta > 0 ? new ceres::HuberLoss(huber_delta) : nullptr;
-      problem.AddResidualBlock(new FrontierResidual(arms[a].x[i], arms[a].y[i]), loss, &b.E,
-                               &b.arm[a].A, &b.arm[a].gamma);
-    }
+    const double delta = huber_delta.empty() ? 0.0 : huber_delta[a];
+    problem.AddResidualBlock(new ArmResiduals(arms[a].x, arms[a].y, delta), nullptr, &b.E,
+                             &b.arm[a].A, &b.arm[a].gamma);
     problem.SetParameterLowerBound(&b.arm[a].A, 0, 0.0);
     problem.SetParameterLowerBound(&b.arm[a].gamma, 0, 0.0);
   }
@@ -171,23 +192,34 @@ double huberDelta(const std::vector<double>& r, double loss_scale) {
   return sigma > 1e-9 * loss_scale ? 1.345 * sigma : 0.0;
 }
 
-// Least squares then the Huber refit of the arms in `which`; returns the Huber delta used.
-double solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free, double E_upper,
-                   const std::vector<int>& which) {
+// Least squares then the Huber refit of the arms in `which`, all in one problem (arms with E
+// fixed are independent, so one solve fits them all). The Huber scale comes from each arm's own
+// residuals, or from all of them pooled when E is shared and free (`pooled`). Returns the
+// deltas used, indexed by arm.
+std::vector<double> solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free,
+                                double E_upper, const std::vector<int>& which, bool pooled) {
   const auto options = solverOptions();
   ceres::Solver::Summary summary;
   {
     ceres::Problem problem;
-    addResiduals(problem, arms, b, E_free, E_upper, 0.0, which);
+    addResiduals(problem, arms, b, E_free, E_upper, {}, which);
     ceres::Solve(options, &problem, &summary);
   }
-  const double delta = huberDelta(residuals(arms, b, which), arms[which[0]].min_loss);
-  if (delta > 0) {
+  std::vector<double> deltas(arms.size(), 0.0);
+  if (pooled) {
+    const double d = huberDelta(residuals(arms, b, which), arms[which[0]].min_loss);
+    for (int a : which) deltas[a] = d;
+  } else {
+    for (int a : which) deltas[a] = huberDelta(residuals(arms, b, {a}), arms[a].min_loss);
+  }
+  bool any = false;
+  for (int a : which) any = any || deltas[a] > 0;
+  if (any) {
     ceres::Problem problem;
-    addResiduals(problem, arms, b, E_free, E_upper, delta, which);
+    addResiduals(problem, arms, b, E_free, E_upper, deltas, which);
     ceres::Solve(options, &problem, &summary);
   }
-  return delta;
+  return deltas;
 }
 
 // --- standard errors ------------------------------------------------------------------------
@@ -195,7 +227,7 @@ double solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free,
 void standardErrors(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free, double E_upper,
                     const std::vector<int>& which, std::vector<ArmFit>& fits) {
   ceres::Problem problem;
-  addResiduals(problem, arms, b, E_free, E_upper, 0.0, which);
+  addResiduals(problem, arms, b, E_free, E_upper, {}, which);
   const auto r = residuals(arms, b, which);
   double rss = 0;
   for (double v : r) rss += v * v;
@@ -242,11 +274,15 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
   const Params start = robustStart(arms[0], true, 0.0);
   b.E = start.E;
   b.arm[0] = start;
-  double deltas_base = solveBlocks(arms, b, true, upperE(arms[0].min_loss), {0});
-  std::vector<double> deltas(n_arms, deltas_base);
+  std::vector<double> deltas = solveBlocks(arms, b, true, upperE(arms[0].min_loss), {0}, false);
+  std::vector<int> others;
   for (int a = 1; a < n_arms; ++a) {
     b.arm[a] = robustStart(arms[a], false, b.E);
-    deltas[a] = solveBlocks(arms, b, false, b.E, {a});
+    others.push_back(a);
+  }
+  if (!others.empty()) {
+    const auto d = solveBlocks(arms, b, false, b.E, others, false);
+    for (int a : others) deltas[a] = d[a];
   }
   double global_min = HUGE_VAL;
   for (const auto& arm : arms) global_min = std::min(global_min, arm.min_loss);
@@ -254,10 +290,7 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
 
   std::vector<int> all(n_arms);
   for (int a = 0; a < n_arms; ++a) all[a] = a;
-  if (joint) {
-    const double d = solveBlocks(arms, b, true, E_upper, all);
-    std::fill(deltas.begin(), deltas.end(), d);
-  }
+  if (joint) deltas = solveBlocks(arms, b, true, E_upper, all, true);
 
   std::vector<ArmFit> fits(n_arms);
   for (int a = 0; a < n_arms; ++a) {
