@@ -263,17 +263,17 @@ bool Database::inTransaction() const {
 
 // ---- Transaction ----------------------------------------------------------------------------
 Transaction::Transaction(Database& db) : db_(db), nested_(db.inTransaction()) {
-  db_.impl().prepared(nested_ ? "SAVEPOINT deepladder_nested" : "BEGIN IMMEDIATE").run();
+  db_.impl_->prepared(nested_ ? "SAVEPOINT deepladder_nested" : "BEGIN IMMEDIATE").run();
 }
 
 Transaction::~Transaction() {
   if (done_) return;
   try {
     if (nested_) {
-      db_.impl().prepared("ROLLBACK TO deepladder_nested").run();
-      db_.impl().prepared("RELEASE deepladder_nested").run();
+      db_.impl_->prepared("ROLLBACK TO deepladder_nested").run();
+      db_.impl_->prepared("RELEASE deepladder_nested").run();
     } else {
-      db_.impl().prepared("ROLLBACK").run();
+      db_.impl_->prepared("ROLLBACK").run();
     }
   } catch (...) {
     // Rolling back after a failed statement may find the transaction already gone.
@@ -281,7 +281,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
-  db_.impl().prepared(nested_ ? "RELEASE deepladder_nested" : "COMMIT").run();
+  db_.impl_->prepared(nested_ ? "RELEASE deepladder_nested" : "COMMIT").run();
   done_ = true;
 }
 

@@ -88,10 +88,10 @@ class Database {
   std::string integrityCheck();              // "ok" when fine
   bool inTransaction() const;
 
-  struct Impl;
-  Impl& impl() { return *impl_; }
+  struct Impl;  // storage-internal (database_impl.h)
 
  private:
+  friend Transaction;
   explicit Database(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -46,6 +46,11 @@ void Ingester::apply(const protocol::Message& message) {
         if constexpr (std::is_same_v<T, protocol::Hello>) {
           hello_ = m;
           started_ = Started{m.device, m.params, m.flops_per_token, unixNow()};
+          if (m.resumed_from >= 0) {
+            events_.push_back(EventRow{run_id_, m.resumed_from, "resumed",
+                                       "resumed from the checkpoint at step " +
+                                           std::to_string(m.resumed_from) + " on " + m.device});
+          }
           flush_now = true;
         } else if constexpr (std::is_same_v<T, protocol::Metric>) {
           for (const auto& [key, value] : m.values) {

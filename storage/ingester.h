@@ -24,7 +24,8 @@ class Ingester {
   Ingester(const Ingester&) = delete;
   Ingester& operator=(const Ingester&) = delete;
 
-  // hello      -> status running, device, params, flops_per_token, started, heartbeat
+  // hello      -> status running, device, params, flops_per_token, started, heartbeat; a resumed
+  //               worker (resumed_from >= 0) also adds the event "resumed" at that step
   // metric     -> one metrics row per value key; run step/tokens/flops/heartbeat
   // eval       -> evals;  lens -> lens (one row per block);  event -> events
   // checkpoint -> checkpoints;  done -> status finished|diverged, final_loss (NaN -> NULL),
@@ -35,7 +36,8 @@ class Ingester {
   bool applyLine(const std::string& line);
   // Writes what is buffered now, in one transaction.
   void flush();
-  // Flushes when flush_seconds have passed since the last flush; for a caller's idle loop.
+  // Flushes when flush_seconds have passed since the last flush. apply() checks this itself;
+  // a caller that waits for output (poll/select) calls it when the wait times out.
   void flushIfDue();
 
   bool sawDone() const { return done_.has_value(); }

@@ -202,6 +202,29 @@ TEST(Ingester, DivergedRunWithNanLossAndErrorMessages) {
   EXPECT_TRUE(std::isnan(curve[1].value));
 }
 
+TEST(Ingester, ResumedWorkerLeavesAnEventAndKeepsTheFirstStartTime) {
+  auto db = Database::open(":memory:");
+  const int64_t run = db->insertRun(RunRecord{});
+  {
+    Ingester ingester(*db, run);
+    ingester.apply(protocol::Hello{"1", "c", "cpu", -1, 10, 60});
+  }
+  const double started = db->run(run)->started;
+  db->setRunStatus(run, "interrupted");
+  {
+    Ingester ingester(*db, run);
+    ingester.apply(protocol::Hello{"1", "c", "cuda:0", 500, 10, 60});
+  }
+  const auto r = db->run(run);
+  EXPECT_EQ(r->status, "running");
+  EXPECT_EQ(r->device, "cuda:0");
+  EXPECT_EQ(r->started, started);
+  const auto events = db->events(run);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].name, "resumed");
+  EXPECT_EQ(events[0].step, 500);
+}
+
 TEST(Ingester, DestructorFlushesWhatIsBuffered) {
   auto db = Database::open(":memory:");
   const int64_t run = db->insertRun(RunRecord{});
