@@ -87,24 +87,32 @@ double upperE(double min_loss) {
 // --- (1) start ------------------------------------------------------------------------------
 
 // ln(L - E) = ln A - gamma x by least squares; returns the squared error in L.
+// Points at or below E (possible when E is fixed from the baseline) are left out of the
+// regression; with fewer than two left the start is flat (gamma 0, A = mean excess over E).
 double logLinearStart(const PreparedArm& arm, double E, Params& out) {
-  const size_t n = arm.x.size();
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (size_t i = 0; i < n; ++i) {
+  const size_t n_all = arm.x.size();
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, excess = 0;
+  for (size_t i = 0; i < n_all; ++i) {
+    excess += (arm.y[i] - E) / n_all;
+    if (!(arm.y[i] > E)) continue;
     const double ly = std::log(arm.y[i] - E);
+    n += 1;
     sx += arm.x[i];
     sy += ly;
     sxx += arm.x[i] * arm.x[i];
     sxy += arm.x[i] * ly;
   }
-  const double denom = n * sxx - sx * sx;
-  double slope = denom != 0.0 ? (n * sxy - sx * sy) / denom : 0.0;
   out.E = E;
-  out.gamma = std::max(0.0, -slope);
-  slope = -out.gamma;
-  out.A = std::exp((sy - slope * sx) / n);
+  const double denom = n * sxx - sx * sx;
+  if (n < 2 || denom == 0.0) {
+    out.gamma = 0.0;
+    out.A = std::max(excess, 1e-6);
+  } else {
+    out.gamma = std::max(0.0, -(n * sxy - sx * sy) / denom);
+    out.A = std::exp((sy + out.gamma * sx) / n);
+  }
   double sse = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n_all; ++i) {
     const double r = E + out.A * std::exp(-out.gamma * arm.x[i]) - arm.y[i];
     sse += r * r;
   }
@@ -311,6 +319,7 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
       if (f.E <= 1e-9 * scale) f.at_bound.push_back("E=0");
       if (f.E >= E_upper - 1e-7 * scale) f.at_bound.push_back("E=min loss");
     }
+    if (!f.E_free && arms[a].min_loss <= f.E) f.at_bound.push_back("E>=arm min loss");
     if (f.A <= 1e-12) f.at_bound.push_back("A=0");
     if (f.gamma <= 1e-9) f.at_bound.push_back("gamma=0");
   }
