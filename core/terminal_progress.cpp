@@ -85,3 +85,63 @@ void TerminalProgress::finish(const std::string& final_line) {
 }
 
 }  // namespace deepladder
+
+namespace deepladder {
+
+MultiProgress::MultiProgress(std::FILE* out, double plain_interval_s)
+    : out_(out), interactive_(isatty(fileno(out)) != 0), plain_interval_s_(plain_interval_s) {}
+
+void MultiProgress::clearDrawn() {
+  if (!interactive_) return;
+  for (int i = 0; i < drawn_lines_; ++i) std::fprintf(out_, "\033[1A\r\033[K");
+  drawn_lines_ = 0;
+}
+
+void MultiProgress::redraw() {
+  if (!interactive_) return;
+  clearDrawn();
+  for (const auto& [id, state] : runs_) {
+    std::fprintf(out_, "%s\n", formatProgressLine(state, 20).c_str());
+    ++drawn_lines_;
+  }
+  if (!overall_.empty()) {
+    std::fprintf(out_, "%s\n", overall_.c_str());
+    ++drawn_lines_;
+  }
+  std::fflush(out_);
+}
+
+void MultiProgress::update(int64_t run_id, const ProgressState& state, double now_s) {
+  size_t i = 0;
+  while (i < runs_.size() && runs_[i].first != run_id) ++i;
+  if (i == runs_.size()) {
+    runs_.emplace_back(run_id, state);
+    last_plain_.push_back(-1e9);
+  } else {
+    runs_[i].second = state;
+  }
+  if (interactive_) return;  // redrawn by the caller at its own pace
+  if (now_s - last_plain_[i] >= plain_interval_s_) {
+    last_plain_[i] = now_s;
+    std::fprintf(out_, "%s\n", formatProgressLine(state, 0).c_str());
+    std::fflush(out_);
+  }
+}
+
+void MultiProgress::remove(int64_t run_id) {
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    if (runs_[i].first != run_id) continue;
+    runs_.erase(runs_.begin() + static_cast<long>(i));
+    last_plain_.erase(last_plain_.begin() + static_cast<long>(i));
+    break;
+  }
+}
+
+void MultiProgress::note(const std::string& line) {
+  clearDrawn();
+  std::fprintf(out_, "%s\n", line.c_str());
+  std::fflush(out_);
+  redraw();
+}
+
+}  // namespace deepladder

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace deepladder {
 
@@ -40,6 +42,28 @@ class TerminalProgress {
   double plain_interval_s_;
   double last_plain_ = -1e9;
   bool drawn_ = false;
+};
+
+// Several runs at once (a ladder): one line per active run plus an overall line, redrawn in place
+// on a terminal; on a pipe, a line per run at most every few seconds and one per event.
+class MultiProgress {
+ public:
+  explicit MultiProgress(std::FILE* out = stderr, double plain_interval_s = 10.0);
+  void update(int64_t run_id, const ProgressState& state, double now_s);
+  void remove(int64_t run_id);
+  void note(const std::string& line);  // an event line (launch, finish, retry)
+  void setOverall(const std::string& line) { overall_ = line; }
+  void redraw();
+
+ private:
+  std::FILE* out_;
+  bool interactive_;
+  double plain_interval_s_;
+  std::vector<std::pair<int64_t, ProgressState>> runs_;
+  std::vector<double> last_plain_;
+  std::string overall_;
+  int drawn_lines_ = 0;
+  void clearDrawn();
 };
 
 }  // namespace deepladder

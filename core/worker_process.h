@@ -35,6 +35,7 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   pid_t pid() const { return pid_; }
+  int outputFd() const { return stdout_fd_; }  // -1 once stdout is closed
 
   // Reads available output for up to `timeout_ms` and calls `on_line` for every complete line.
   // Returns false once stdout is closed (end of output).

@@ -1,6 +1,8 @@
 // Ladder specs: grid expansion, budget rules, arm overrides, and every error path.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/ladder_spec.h"

@@ -1,0 +1,61 @@
+// `deepladder cancel RUN_ID|LADDER --db runs.db`: stop a run, or every unfinished run of a ladder.
+// A running scheduler sees the status change and stops the worker within a second.
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "app/command_registry.h"
+#include "core/errors.h"
+#include "storage/database.h"
+
+namespace deepladder::app {
+namespace {
+
+struct CancelOptions {
+  std::string target;
+  std::string db_path = "runs.db";
+};
+
+bool isNumber(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+int runCancel(const CancelOptions& options) {
+  if (access(options.db_path.c_str(), F_OK) != 0)
+    throw UserError(options.db_path + ": no such database. Pass --db");
+  auto db = storage::Database::open(options.db_path);
+  std::vector<storage::RunRecord> targets;
+  if (isNumber(options.target)) {
+    auto run = db->run(std::stoll(options.target));
+    if (!run) throw UserError("run " + options.target + " is not in " + options.db_path);
+    targets.push_back(*run);
+  } else {
+    auto ladder = db->findLadder(options.target);
+    if (!ladder)
+      throw UserError("\"" + options.target + "\" is neither a run id nor a ladder in " +
+                      options.db_path + ". See 'deepladder status'");
+    for (const auto& s : db->listRuns(ladder)) targets.push_back(s.run);
+  }
+  int cancelled = 0;
+  for (const auto& run : targets) {
+    if (run.status == "queued" || run.status == "running" || run.status == "interrupted") {
+      db->setRunStatus(run.id, "cancelled", "cancelled by the user");
+      ++cancelled;
+    }
+  }
+  std::printf("cancelled %d run(s)\n", cancelled);
+  return 0;
+}
+
+CommandRegistrar reg("cancel", 12, [](CLI::App& cli) {
+  auto options = std::make_shared<CancelOptions>();
+  CLI::App* cmd = cli.add_subcommand("cancel", "Cancel a run (by id) or every unfinished run of a ladder");
+  cmd->add_option("target", options->target, "Run id or ladder name")->required();
+  cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
+  cmd->callback([options] { commandExitCode() = runCancel(*options); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

@@ -1,0 +1,128 @@
+// `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
+// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "app/command_registry.h"
+#include "app/ladder_runner.h"
+#include "core/errors.h"
+#include "core/ladder/ladder_spec.h"
+#include "core/scheduler/scheduler_lock.h"
+#include "storage/database.h"
+#include "storage/ladder_queue.h"
+#include "storage/run_store_sqlite.h"
+
+namespace deepladder::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  std::string ladder_path;
+  std::string db_path = "runs.db";
+  std::string workdir;
+  std::string worker;
+  std::string ladder;  // resume: only this ladder
+  bool quiet = false;
+};
+
+void printLadderStatus(storage::Database& db, int64_t ladder_id) {
+  std::map<std::string, int> counts;
+  for (const auto& s : db.listRuns(ladder_id)) counts[s.run.status]++;
+  std::string line;
+  for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  std::printf("ladder %lld: %s\n", (long long)ladder_id, line.c_str());
+}
+
+int runLadder(const RunOptions& options) {
+  const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  auto db = storage::Database::open(options.db_path);
+  scheduler::SchedulerLock lock(options.db_path);
+  storage::markOrphanedRunsInterrupted(*db, std::nullopt);
+  const fs::path root = options.workdir.empty()
+                            ? fs::absolute(options.db_path).parent_path() / "deepladder-work"
+                            : fs::path(options.workdir);
+  const storage::EnqueueResult queued = storage::enqueueLadder(*db, spec, root.string());
+  if (queued.changed_spec)
+    std::fprintf(stderr,
+                 "deepladder: ladder \"%s\" changed since it was last run (spec hash now %s): it "
+                 "is a new ladder; the old one's runs stay in the database\n",
+                 spec.name.c_str(), spec.hash.c_str());
+  if (queued.new_ladder)
+    std::fprintf(stderr, "deepladder: ladder \"%s\": %d runs queued\n", spec.name.c_str(),
+                 queued.runs_added);
+  else
+    std::fprintf(stderr,
+                 "deepladder: ladder \"%s\" is already in %s: %d finished run(s) kept, %d failed "
+                 "run(s) queued again\n",
+                 spec.name.c_str(), options.db_path.c_str(), queued.runs_finished,
+                 queued.runs_requeued);
+  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
+  const int unfinished = runLadderQueue(*db, queued.ladder_id, spec.resources, run_options);
+  printLadderStatus(*db, queued.ladder_id);
+  return unfinished == 0 ? 0 : 1;
+}
+
+int resumeLadders(const RunOptions& options) {
+  if (!fs::exists(options.db_path))
+    throw UserError(options.db_path + ": no such database. Pass --db");
+  auto db = storage::Database::open(options.db_path);
+  scheduler::SchedulerLock lock(options.db_path);
+  const int orphans = storage::markOrphanedRunsInterrupted(*db, std::nullopt);
+  if (orphans > 0)
+    std::fprintf(stderr, "deepladder: %d run(s) were left running by a scheduler that stopped; "
+                         "they resume from their last checkpoints\n", orphans);
+  std::optional<int64_t> only;
+  if (!options.ladder.empty()) {
+    only = db->findLadder(options.ladder);
+    if (!only) throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
+  }
+  std::map<int64_t, bool> ladders;
+  for (const auto& s : db->listRuns(only))
+    if (s.run.ladder_id && (s.run.status == "queued" || s.run.status == "interrupted"))
+      ladders[*s.run.ladder_id] = true;
+  if (ladders.empty()) {
+    std::printf("nothing to resume in %s\n", options.db_path.c_str());
+    return 0;
+  }
+  int unfinished = 0;
+  for (const auto& [ladder_id, unused] : ladders) {
+    std::string name;
+    for (const auto& s : db->listRuns(ladder_id)) name = s.ladder_name;
+    const std::string spec_text = db->ladderSpec(ladder_id);
+    const ladder::LadderSpec spec = ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
+    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
+    unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
+    printLadderStatus(*db, ladder_id);
+  }
+  return unfinished == 0 ? 0 : 1;
+}
+
+CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = cli.add_subcommand(
+      "run", "Plan, queue and run a ladder (arms x sizes x seeds) on local slots or Slurm");
+  cmd->add_option("ladder", options->ladder_path, "Ladder spec (TOML)")->required();
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
+  cmd->add_option("--workdir", options->workdir, "Work directory (default: deepladder-work beside the database)");
+  cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
+  cmd->add_flag("--quiet", options->quiet, "No progress lines");
+  cmd->callback([options] { commandExitCode() = runLadder(*options); });
+});
+
+CommandRegistrar reg_resume("resume", 9, [](CLI::App& cli) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* cmd = cli.add_subcommand(
+      "resume", "Continue queued and interrupted runs (after the scheduler itself was stopped)");
+  cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
+  cmd->add_option("--ladder", options->ladder, "Only this ladder (name or hash)");
+  cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
+  cmd->add_flag("--quiet", options->quiet, "No progress lines");
+  cmd->callback([options] { commandExitCode() = resumeLadders(*options); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

@@ -1,0 +1,125 @@
+// `deepladder train RUN.toml --db runs.db`: one run through a worker process, every metric into
+// SQLite. Input is validated before anything is written.
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/command_registry.h"
+#include "app/run_execution.h"
+#include "core/errors.h"
+#include "core/flop_model.h"
+#include "core/run_config.h"
+#include "core/terminal_progress.h"
+#include "storage/database.h"
+#include "trainers/data/token_data.h"
+
+namespace deepladder::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TrainOptions {
+  std::string config_path;
+  std::string db_path = "runs.db";
+  std::string workdir;
+  std::string worker;
+  int64_t threads = -1;
+};
+
+// Opens both data splits once so a missing file or a bad shard header is reported before the
+// run is stored.
+void checkData(const RunConfig& config, const std::string& config_path) {
+  try {
+    data::openTokenData(config.data, data::Split::kTrain, config.model.seq_len);
+    data::openTokenData(config.data, data::Split::kValidation, config.model.seq_len);
+  } catch (const UserError& e) {
+    throw UserError(std::string(e.what()) + " (data of " + config_path + ")");
+  }
+}
+
+int runTrain(const TrainOptions& options) {
+  RunConfig config = loadRunConfigToml(options.config_path);
+  if (options.threads >= 0) config.train.threads = options.threads;
+  checkData(config, options.config_path);
+
+  auto db = storage::Database::open(options.db_path);
+  const fs::path db_dir = fs::absolute(options.db_path).parent_path();
+  const fs::path work_root = options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
+
+  std::error_code ec;
+  fs::create_directories(work_root, ec);
+  if (ec || access(work_root.c_str(), W_OK) != 0)
+    throw UserError(work_root.string() + ": the work directory is not writable" +
+                    (ec ? " (" + ec.message() + ")" : std::string()) +
+                    ". Pass --workdir to a writable place");
+
+  storage::RunRecord run;
+  run.name = config.name;
+  run.arm = "single";
+  run.seed = config.train.seed;
+  run.config_json = toJson(config).dump();
+  run.config_hash = configHash(config);
+  run.params = countParameters(config.model).total;
+  run.flops_per_token = flopsPerToken(config.model);
+  run.status = "queued";
+  run.id = db->insertRun(run);
+  const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
+  fs::create_directories(run_dir, ec);
+  if (ec) {
+    db->setRunStatus(run.id, "failed", "cannot create the work directory " + run_dir.string());
+    throw UserError(run_dir.string() + ": cannot create the run's work directory (" + ec.message() +
+                    "). Pass --workdir to a writable place");
+  }
+  {
+    std::ofstream out(run_dir / "config.json");
+    out << toJson(config).dump(2) << "\n";
+  }
+  run.workdir = run_dir.string();
+  db->updateRun(run);
+
+  std::fprintf(stderr, "deepladder: run %lld \"%s\": %s parameters, %s FLOPs/token, %lld steps\n",
+               (long long)run.id, config.name.c_str(), formatCount(double(run.params)).c_str(),
+               formatCount(run.flops_per_token).c_str(), (long long)config.train.steps);
+  installInterruptHandlers();
+  RunExecutionOptions exec;
+  exec.worker_path = options.worker;
+  exec.total_steps = config.train.steps;
+  RunExecutionResult result = executeRun(*db, run.id, exec);
+
+  std::optional<storage::RunRecord> after = db->run(run.id);
+  if (result.status == "finished" && after) {
+    std::printf("run %lld finished: %lld steps, %s tokens, %.3e FLOPs, final val loss %.4f\n",
+                (long long)run.id, (long long)after->step, formatCount(double(after->tokens)).c_str(),
+                after->flops, after->final_loss.value_or(NAN));
+    std::printf("database: %s   work dir: %s\n", fs::absolute(options.db_path).c_str(),
+                run_dir.c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "deepladder: run %lld %s: %s\n", (long long)run.id, result.status.c_str(),
+               result.message.c_str());
+  if (result.status == "diverged") return 3;
+  if (result.status == "interrupted") return 130;
+  return 1;
+}
+
+CommandRegistrar reg("train", 10, [](CLI::App& cli) {
+  auto options = std::make_shared<TrainOptions>();
+  CLI::App* cmd = cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
+  cmd->add_option("config", options->config_path, "Run config (TOML)")->required();
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
+  cmd->add_option("--workdir", options->workdir,
+                  "Where checkpoints and logs go (default: deepladder-work beside the database)");
+  cmd->add_option("--worker", options->worker, "Path of deepladder-worker (default: beside deepladder)");
+  cmd->add_option("--threads", options->threads, "CPU threads for the worker (default: config, 0 = all)");
+  cmd->callback([options] { commandExitCode() = runTrain(*options); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

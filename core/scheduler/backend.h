@@ -1,0 +1,56 @@
+// Where workers run. A backend offers slots (a GPU, a share of the CPU cores, or a place in a
+// Slurm queue) and turns a pending run into an Execution whose protocol output the scheduler
+// reads. Local: a child process per run. Slurm: an sbatch job writing to a shared file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/scheduler/run_store.h"
+#include "core/worker_process.h"
+
+namespace deepladder::scheduler {
+
+struct Slot {
+  std::string name;                         // "gpu1", "cpu0", "slurm3"
+  std::map<std::string, std::string> env;   // e.g. CUDA_VISIBLE_DEVICES=1
+  int64_t threads = 0;                      // --threads for the worker (0: leave the config's)
+};
+
+struct ExecutionEnd {
+  bool killed_by_us = false;  // terminate() was called
+  ProcessExit exit;           // how the process or job ended
+};
+
+class Execution {
+ public:
+  virtual ~Execution() = default;
+  // Delivers complete output lines; returns false once no more output will come.
+  virtual bool pollOutput(const std::function<void(const std::string&)>& on_line) = 0;
+  // Set once the worker has ended and all its output has been delivered.
+  virtual std::optional<ExecutionEnd> finished() = 0;
+  virtual void terminate() = 0;  // ask it to stop (SIGTERM / scancel)
+  virtual void kill() = 0;       // make it stop now (SIGKILL / scancel -s KILL)
+  virtual std::string where() const = 0;
+  virtual int pollFd() const { return -1; }  // for a local process: its stdout, to wait on
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::vector<Slot> slots() = 0;
+  virtual std::unique_ptr<Execution> launch(const PendingRun& run, const Slot& slot,
+                                            const std::string& worker_path) = 0;
+  virtual std::string describe() const = 0;
+};
+
+// The worker's command line for a run (shared by every backend).
+std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
+                                         const Slot& slot);
+
+}  // namespace deepladder::scheduler

@@ -1,0 +1,48 @@
+// What the scheduler needs from wherever runs are kept, as an interface: the SQLite store
+// implements it (storage/), tests implement it in memory. Keeps core free of SQLite.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace deepladder::scheduler {
+
+struct PendingRun {
+  int64_t id = 0;
+  std::string name;
+  std::string workdir;   // holds config.json; checkpoints and logs go here
+  double flops = 0;      // planned training FLOPs: biggest runs start first
+  int64_t attempt = 0;   // attempts so far; > 0 means resume from the last checkpoint
+  int64_t total_steps = 0;
+};
+
+// Receives one run's worker output (protocol lines) and remembers how it ended.
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  virtual void line(const std::string& line) = 0;
+  virtual void flush() = 0;
+  virtual std::optional<std::string> doneStatus() const = 0;  // "finished" / "diverged"
+  virtual std::string doneMessage() const = 0;
+  virtual std::string lastError() const = 0;  // last protocol error message, if any
+  virtual int64_t lastStep() const = 0;
+};
+
+class RunStore {
+ public:
+  virtual ~RunStore() = default;
+  // Runs waiting to start (queued, or interrupted and resumable), biggest planned FLOPs first.
+  virtual std::vector<PendingRun> pending() = 0;
+  // The run is starting on `where` (slot name, device or job id) as attempt `attempt`.
+  virtual void markLaunched(int64_t id, const std::string& where, int64_t attempt) = 0;
+  virtual std::unique_ptr<RunSink> sink(int64_t id) = 0;
+  // Final or intermediate status: finished, diverged, failed, interrupted, queued (retry).
+  virtual void settle(int64_t id, const std::string& status, const std::string& message) = 0;
+  // True when someone cancelled the run (e.g. `deepladder cancel` from another process).
+  virtual bool cancelRequested(int64_t id) = 0;
+};
+
+}  // namespace deepladder::scheduler

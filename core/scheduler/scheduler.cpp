@@ -1,0 +1,163 @@
+// The scheduler loop (see scheduler.h).
+#include "core/scheduler/scheduler.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "core/run_outcome.h"
+
+namespace deepladder::scheduler {
+
+struct Scheduler::Active {
+  PendingRun run;
+  std::unique_ptr<Execution> execution;
+  std::unique_ptr<RunSink> sink;
+  double last_output = 0;
+  bool hung = false;
+  bool cancelled = false;
+  double last_cancel_check = 0;
+};
+
+Scheduler::Scheduler(RunStore& store, Backend& backend, SchedulerOptions options)
+    : store_(store), backend_(backend), options_(std::move(options)) {}
+
+Scheduler::~Scheduler() = default;
+
+double Scheduler::now() const {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count() - start_;
+}
+
+void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail) {
+  if (!on_event_) return;
+  SchedulerEvent event{kind, active.run.id, active.run.name, active.execution ? active.execution->where() : "",
+                       detail, now()};
+  on_event_(event);
+}
+
+void Scheduler::launchInto(size_t slot_index, const PendingRun& run) {
+  auto active = std::make_unique<Active>();
+  active->run = run;
+  active->run.attempt = run.attempt + 1;
+  active->sink = store_.sink(run.id);
+  // Mark first so that a crash of the scheduler right after the launch leaves the run
+  // "running", which resume treats as interrupted.
+  store_.markLaunched(run.id, slots_[slot_index].name, active->run.attempt);
+  PendingRun launched = run;  // attempt as stored before this launch: > 0 means resume
+  active->execution = backend_.launch(launched, slots_[slot_index], options_.worker_path);
+  active->last_output = now();
+  emit(SchedulerEvent::kLaunched, *active, "attempt " + std::to_string(active->run.attempt));
+  active_[slot_index] = std::move(active);
+}
+
+void Scheduler::settle(Active& active) {
+  std::optional<ExecutionEnd> end = active.execution->finished();
+  active.sink->flush();
+  const bool interrupted = end->killed_by_us && !active.hung && !active.cancelled;
+  RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
+                                        end->exit, interrupted, active.sink->lastError());
+  if (active.cancelled) outcome = {"cancelled", "cancelled by the user"};
+  if (active.hung) outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
+                                     " s (hung); killed. " + outcome.message;
+  if (outcome.status == "failed" && active.run.attempt <= options_.retries) {
+    store_.settle(active.run.id, "queued",
+                  "attempt " + std::to_string(active.run.attempt) + " " + outcome.message +
+                      "; retrying from the last checkpoint");
+    emit(SchedulerEvent::kSettled, active, "retry: " + outcome.message);
+    return;
+  }
+  if (outcome.status == "failed")
+    outcome.message += " (gave up after " + std::to_string(active.run.attempt) + " attempts)";
+  store_.settle(active.run.id, outcome.status, outcome.message);
+  if (outcome.status == "finished" || outcome.status == "diverged") ++completed_;
+  emit(SchedulerEvent::kSettled, active, outcome.status + ": " + outcome.message);
+}
+
+int Scheduler::run() {
+  start_ = 0;
+  start_ = now();
+  slots_ = backend_.slots();
+  active_.clear();
+  active_.resize(slots_.size());
+  std::set<int64_t> started;  // never launch the same run twice in one pass of the queue
+
+  for (;;) {
+    // Fill free slots with the biggest pending runs.
+    if (!stop_requested_) {
+      std::vector<PendingRun> pending;
+      bool fetched = false;
+      for (size_t i = 0; i < slots_.size(); ++i) {
+        if (active_[i]) continue;
+        if (!fetched) {
+          pending = store_.pending();
+          fetched = true;
+        }
+        auto next = pending.begin();
+        while (next != pending.end()) {
+          bool busy = false;
+          for (const auto& a : active_) busy = busy || (a && a->run.id == next->id);
+          if (!busy) break;
+          ++next;
+        }
+        if (next == pending.end()) break;
+        launchInto(i, *next);
+        pending.erase(next);
+      }
+    }
+
+    bool any_active = false;
+    std::vector<pollfd> fds;
+    for (size_t i = 0; i < active_.size(); ++i) {
+      Active* a = active_[i].get();
+      if (!a) continue;
+      any_active = true;
+      bool got_output = false;
+      a->execution->pollOutput([&](const std::string& line) {
+        got_output = true;
+        a->sink->line(line);
+        emit(SchedulerEvent::kLine, *a, line);
+      });
+      const double t = now();
+      if (got_output) a->last_output = t;
+      if (stop_requested_ && !a->hung) {
+        a->execution->terminate();
+      }
+      if (!a->hung && t - a->last_output > options_.heartbeat_timeout_s) {
+        a->hung = true;
+        a->execution->kill();
+      }
+      if (t - a->last_cancel_check > 1.0) {
+        a->last_cancel_check = t;
+        if (!a->cancelled && store_.cancelRequested(a->run.id)) {
+          a->cancelled = true;
+          a->execution->terminate();
+        }
+      }
+      if (a->execution->finished()) {
+        settle(*a);
+        active_[i].reset();
+        continue;
+      }
+      if (int fd = a->execution->pollFd(); fd >= 0) fds.push_back({fd, POLLIN, 0});
+    }
+    if (!any_active) {
+      if (stop_requested_) break;
+      if (store_.pending().empty()) break;
+      continue;
+    }
+    // Sleep until some worker speaks (or a short timeout for the non-fd backends and checks).
+    if (!fds.empty() && fds.size() == static_cast<size_t>(std::count_if(
+                                           active_.begin(), active_.end(),
+                                           [](const auto& a) { return a != nullptr; })))
+      ::poll(fds.data(), fds.size(), options_.poll_ms * 10);
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(options_.poll_ms));
+  }
+  return completed_;
+}
+
+}  // namespace deepladder::scheduler

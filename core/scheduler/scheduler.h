@@ -1,0 +1,63 @@
+// The ladder scheduler: keeps every slot busy with the biggest pending run, reads each worker's
+// protocol output into its sink, watches heartbeats, retries crashed runs from their last
+// checkpoint up to a limit, and marks the rest failed with the reason. The ladder goes on.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/scheduler/backend.h"
+#include "core/scheduler/run_store.h"
+
+namespace deepladder::scheduler {
+
+struct SchedulerOptions {
+  std::string worker_path;
+  int64_t retries = 2;                // attempts after the first
+  double heartbeat_timeout_s = 300;   // no output for this long: the worker is hung, kill it
+  int poll_ms = 20;                   // longest wait between output checks
+};
+
+// What the scheduler reports as it goes (for progress displays and tests).
+struct SchedulerEvent {
+  enum Kind { kLaunched, kLine, kSettled } kind;
+  int64_t run_id = 0;
+  std::string run_name;
+  std::string where;
+  std::string detail;  // the line (kLine) or "status: message" (kSettled)
+  double time_s = 0;   // seconds since run() started
+};
+
+class Scheduler {
+ public:
+  Scheduler(RunStore& store, Backend& backend, SchedulerOptions options);
+  ~Scheduler();
+
+  void onEvent(std::function<void(const SchedulerEvent&)> callback) { on_event_ = std::move(callback); }
+
+  // Runs until nothing is pending or active, or until stop() — then active runs are
+  // interrupted (resumable). Returns the number of runs that ended finished or diverged.
+  int run();
+  void stop() { stop_requested_ = true; }  // safe from a signal handler or another thread
+
+ private:
+  struct Active;
+  void launchInto(size_t slot_index, const PendingRun& run);
+  void settle(Active& active);
+  void emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail);
+  double now() const;
+
+  RunStore& store_;
+  Backend& backend_;
+  SchedulerOptions options_;
+  std::function<void(const SchedulerEvent&)> on_event_;
+  std::atomic<bool> stop_requested_{false};
+  std::vector<std::unique_ptr<Active>> active_;  // one entry per slot (null = free)
+  std::vector<Slot> slots_;
+  double start_ = 0;
+  int completed_ = 0;
+};
+
+}  // namespace deepladder::scheduler

@@ -1,0 +1,271 @@
+// The scheduler against an in-memory run store and fake workers (shell scripts that speak the
+// protocol): ordering, slot use, GPU pinning, crash retry from checkpoint, retry limit, hangs,
+// cancellation and stop.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "core/protocol.h"
+#include "core/scheduler/local_backend.h"
+#include "core/scheduler/scheduler.h"
+#include "core/scheduler/scheduler_lock.h"
+#include "core/errors.h"
+
+namespace fs = std::filesystem;
+using namespace deepladder;
+using namespace deepladder::scheduler;
+
+namespace {
+
+// A worker that reads its behaviour from <workdir>/behaviour: "ok SECONDS", "crash_first",
+// "crash_always", "hang". It records its argv and CUDA_VISIBLE_DEVICES in <workdir>/calls.
+const char* kFakeWorker = R"SH(#!/bin/sh
+workdir=""; resume=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --workdir) workdir="$2"; shift 2;;
+    --resume) resume=1; shift;;
+    *) shift;;
+  esac
+done
+echo "resume=$resume cuda=${CUDA_VISIBLE_DEVICES-unset} start=$(date +%s.%N)" >> "$workdir/calls"
+read kind seconds < "$workdir/behaviour"
+echo '{"type":"hello","run_id":"x"}'
+case "$kind" in
+  crash_first) if [ "$resume" = 0 ]; then echo '{"type":"metric","step":1,"values":{"train/loss":3}}'; kill -9 $$; fi;;
+  crash_always) echo '{"type":"error","message":"out of memory"}'; kill -9 $$;;
+  hang) sleep 30;;
+esac
+[ -n "$seconds" ] && sleep "$seconds"
+echo '{"type":"metric","step":2,"values":{"train/loss":2}}'
+echo '{"type":"done","status":"finished","final_loss":2.0}'
+)SH";
+
+struct MemoryRun {
+  PendingRun pending;
+  std::string status = "queued";
+  std::string message;
+  std::vector<std::string> lines;
+  bool cancel = false;
+};
+
+class MemorySink : public RunSink {
+ public:
+  explicit MemorySink(MemoryRun& run) : run_(run) {}
+  void line(const std::string& l) override {
+    run_.lines.push_back(l);
+    auto m = protocol::decode(l);
+    if (!m) return;
+    if (auto* d = std::get_if<protocol::Done>(&*m)) done_ = d->status;
+    if (auto* e = std::get_if<protocol::Error>(&*m)) error_ = e->message;
+  }
+  void flush() override {}
+  std::optional<std::string> doneStatus() const override { return done_; }
+  std::string doneMessage() const override { return {}; }
+  std::string lastError() const override { return error_; }
+  int64_t lastStep() const override { return 0; }
+
+ private:
+  MemoryRun& run_;
+  std::optional<std::string> done_;
+  std::string error_;
+};
+
+class MemoryStore : public RunStore {
+ public:
+  std::map<int64_t, MemoryRun> runs;
+  std::vector<int64_t> launch_order;
+
+  std::vector<PendingRun> pending() override {
+    std::vector<PendingRun> out;
+    for (auto& [id, r] : runs)
+      if (r.status == "queued" || r.status == "interrupted") out.push_back(r.pending);
+    std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.flops > b.flops; });
+    return out;
+  }
+  void markLaunched(int64_t id, const std::string&, int64_t attempt) override {
+    runs[id].status = "running";
+    runs[id].pending.attempt = attempt;
+    launch_order.push_back(id);
+  }
+  std::unique_ptr<RunSink> sink(int64_t id) override { return std::make_unique<MemorySink>(runs[id]); }
+  void settle(int64_t id, const std::string& status, const std::string& message) override {
+    runs[id].status = status;
+    runs[id].message = message;
+  }
+  bool cancelRequested(int64_t id) override { return runs[id].cancel; }
+};
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/deepladder-sched-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    worker_ = (dir_ / "fake-worker.sh").string();
+    std::ofstream(worker_) << kFakeWorker;
+    chmod(worker_.c_str(), 0755);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void addRun(int64_t id, double flops, const std::string& behaviour) {
+    MemoryRun run;
+    run.pending.id = id;
+    run.pending.name = "run" + std::to_string(id);
+    run.pending.flops = flops;
+    run.pending.workdir = (dir_ / run.pending.name).string();
+    fs::create_directories(run.pending.workdir);
+    std::ofstream(run.pending.workdir + "/behaviour") << behaviour << "\n";
+    store_.runs[id] = run;
+  }
+
+  std::vector<std::string> calls(int64_t id) {
+    std::ifstream in(store_.runs[id].pending.workdir + "/calls");
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }
+
+  std::vector<Slot> cpuSlots(int n) {
+    ladder::Resources r;
+    r.devices = "cpu";
+    r.slots = n;
+    return localSlots(r, 2, {});
+  }
+
+  SchedulerOptions options(int64_t retries = 2, double heartbeat = 60) {
+    SchedulerOptions o;
+    o.worker_path = worker_;
+    o.retries = retries;
+    o.heartbeat_timeout_s = heartbeat;
+    return o;
+  }
+
+  fs::path dir_;
+  std::string worker_;
+  MemoryStore store_;
+};
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+}  // namespace
+
+TEST_F(SchedulerTest, BiggestRunsStartFirst) {
+  addRun(1, 1e9, "ok");
+  addRun(2, 5e9, "ok");
+  addRun(3, 3e9, "ok");
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 3);
+  EXPECT_EQ(store_.launch_order, (std::vector<int64_t>{2, 3, 1}));
+  for (auto& [id, r] : store_.runs) EXPECT_EQ(r.status, "finished") << r.message;
+}
+
+TEST_F(SchedulerTest, TwoSlotsRunTwoWorkersAtOnce) {
+  for (int i = 1; i <= 4; ++i) addRun(i, 1e9, "ok 0.6");
+  LocalBackend backend(cpuSlots(2));
+  Scheduler scheduler(store_, backend, options());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(scheduler.run(), 4);
+  const double elapsed = seconds(start);
+  EXPECT_LT(elapsed, 4 * 0.6 * 0.8) << "runs did not overlap";
+}
+
+TEST_F(SchedulerTest, GpuSlotsPinOneRunPerDevice) {
+  ladder::Resources r;
+  r.devices = "auto";
+  std::vector<Slot> slots = localSlots(r, 8, {0, 1});
+  ASSERT_EQ(slots.size(), 2u);
+  EXPECT_EQ(slots[1].env.at("CUDA_VISIBLE_DEVICES"), "1");
+  EXPECT_EQ(slots[0].threads, 4);
+  addRun(1, 2e9, "ok 0.3");
+  addRun(2, 1e9, "ok 0.3");
+  LocalBackend backend(slots);
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 2);
+  EXPECT_NE(calls(1).at(0).find("cuda=0"), std::string::npos) << calls(1).at(0);
+  EXPECT_NE(calls(2).at(0).find("cuda=1"), std::string::npos) << calls(2).at(0);
+}
+
+TEST_F(SchedulerTest, CrashedRunIsRetriedWithResume) {
+  addRun(1, 1e9, "crash_first");
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 1);
+  EXPECT_EQ(store_.runs[1].status, "finished") << store_.runs[1].message;
+  auto c = calls(1);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_NE(c[0].find("resume=0"), std::string::npos);
+  EXPECT_NE(c[1].find("resume=1"), std::string::npos);
+}
+
+TEST_F(SchedulerTest, RetryLimitMarksFailedWithTheReason) {
+  addRun(1, 1e9, "crash_always");
+  addRun(2, 0.5e9, "ok");
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options(/*retries=*/1));
+  EXPECT_EQ(scheduler.run(), 1);
+  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_EQ(calls(1).size(), 2u);  // first attempt + one retry
+  EXPECT_NE(store_.runs[1].message.find("out of memory"), std::string::npos) << store_.runs[1].message;
+  EXPECT_NE(store_.runs[1].message.find("signal 9"), std::string::npos) << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[2].status, "finished");  // the ladder goes on
+}
+
+TEST_F(SchedulerTest, HungWorkerIsKilledAfterTheHeartbeatTimeout) {
+  addRun(1, 1e9, "hang");
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options(/*retries=*/0, /*heartbeat=*/0.5));
+  const auto start = std::chrono::steady_clock::now();
+  scheduler.run();
+  EXPECT_LT(seconds(start), 10.0);
+  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_NE(store_.runs[1].message.find("hung"), std::string::npos) << store_.runs[1].message;
+}
+
+TEST_F(SchedulerTest, StopInterruptsActiveRuns) {
+  addRun(1, 1e9, "ok 20");
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    scheduler.stop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  scheduler.run();
+  stopper.join();
+  EXPECT_LT(seconds(start), 10.0);
+  EXPECT_EQ(store_.runs[1].status, "interrupted") << store_.runs[1].message;
+}
+
+TEST_F(SchedulerTest, CancelledRunStops) {
+  addRun(1, 1e9, "ok 20");
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options());
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    store_.runs[1].cancel = true;
+  });
+  scheduler.run();
+  canceller.join();
+  EXPECT_EQ(store_.runs[1].status, "cancelled");
+}
+
+TEST(SchedulerLock, SecondSchedulerOnTheSameDatabaseIsRefused) {
+  const std::string db = "/tmp/deepladder-lock-test-" + std::to_string(getpid()) + ".db";
+  {
+    SchedulerLock first(db);
+    EXPECT_THROW(SchedulerLock second(db), UserError);
+  }
+  SchedulerLock again(db);  // released with the first
+  fs::remove(db + ".scheduler.lock");
+}
