@@ -175,8 +175,9 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   for (const auto& size : sizes) spec.sizes.push_back(size.name);
   spec.arms = arm_names;
 
+  const toml::table no_overrides;
   for (const std::string& arm : arm_names) {
-    TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(toml::table{}, source_name);
+    TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
     for (size_t rung = 0; rung < sizes.size(); ++rung) {
       RunConfig config = base;
       readModel(TomlReader(sizes[rung].model_overrides, source_name, sizes[rung].where), config.model);
