@@ -112,9 +112,13 @@ TEST(LadderSpec, ErrorsNameFileLineAndKey) {
   EXPECT_NE(arm.find("ladder.toml:"), std::string::npos) << arm;
   std::string arm_value = errorOf(std::string(kDepthLadder) + "[arms.bad]\nmodel = { mlp = \"relu\" }\n");
   EXPECT_NE(arm_value.find("arms.bad.model.mlp"), std::string::npos) << arm_value;
-  std::string flops = errorOf(std::string(kDepthLadder).replace(
-      std::string(kDepthLadder).find("tokens_per_param = 10"), 21, "flops = [1e9, 1e10, 1e11]"));
-  EXPECT_FALSE(flops.empty());
+  std::string three = kDepthLadder;
+  three.replace(three.find("rule = \"tokens_per_param\"\ntokens_per_param = 10"),
+                std::string("rule = \"tokens_per_param\"\ntokens_per_param = 10").size(),
+                "rule = \"flops\"\nflops = [1e9, 1e10, 1e11]");
+  std::string flops = errorOf(three);
+  EXPECT_NE(flops.find("budget.flops"), std::string::npos) << flops;
+  EXPECT_NE(flops.find("3 entries for 2 sizes"), std::string::npos) << flops;
   std::string backend = errorOf(std::string(kDepthLadder) + "[resources]\nbackend = \"k8s\"\n");
   EXPECT_NE(backend.find("resources.backend"), std::string::npos) << backend;
   EXPECT_NE(errorOf("[ladder]\n[sizes]\ndepths=[2]\n").find("ladder.name"), std::string::npos);
