@@ -1,14 +1,13 @@
 // Chinchilla Approach 3 with Ceres' L-BFGS (see chinchilla.h). The objective and its analytic
 // gradient are written out by hand: 240 points x 4,500 starts makes this the hot loop.
 #include <ceres/ceres.h>
-#include <glog/logging.h>
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <thread>
 
 #include "core/errors.h"
+#include "fitting/ceres_logging.h"
 #include "fitting/chinchilla.h"
 
 namespace deepladder::fitting {
@@ -88,15 +87,6 @@ struct StartResult {
   double cost = HUGE_VAL;
   bool converged = false;
 };
-
-// Ceres' line search logs a warning for every flat step ("constant polynomial"), which far
-// starts of the grid hit by design; keep warnings out of the user's terminal (errors still show).
-void quietCeresWarnings() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (FLAGS_minloglevel < google::GLOG_ERROR) FLAGS_minloglevel = google::GLOG_ERROR;
-  });
-}
 
 StartResult solveFrom(const LogPoints& lp, double delta, const LseParams& start) {
   StartResult out;

@@ -16,6 +16,8 @@
 #include <cmath>
 #include <memory>
 
+#include "fitting/ceres_logging.h"
+
 namespace deepladder::fitting {
 namespace {
 
@@ -36,7 +38,8 @@ class ArmResiduals : public ceres::CostFunction {
   bool Evaluate(double const* const* p, double* r, double** J) const override {
     const double E = p[0][0], A = p[1][0], gamma = p[2][0];
     for (size_t i = 0; i < x_.size(); ++i) {
-      const double e = std::exp(-gamma * x_[i]);
+      // Exponent capped so a runaway gamma gives a huge finite term, never inf (0 * inf = NaN).
+      const double e = std::exp(std::min(-gamma * x_[i], 700.0));
       const double raw = E + A * e - y_[i];
       double scale = 1.0;  // d rt / d raw
       r[i] = raw;
@@ -272,6 +275,7 @@ void standardErrors(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free
 
 std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref, bool joint,
                                   bool with_standard_errors) {
+  quietCeresWarnings();
   std::vector<PreparedArm> arms;
   for (const auto& d : data) arms.push_back(prepare(d, c_ref));
   const int n_arms = static_cast<int>(arms.size());
