@@ -23,11 +23,13 @@ int runPlan(const PlanOptions& options) {
     for (const auto& run : spec.runs) {
       nlohmann::json row = {{"ladder", spec.name},       {"run", run.name},
                             {"arm", run.arm},            {"size", run.size},
-                            {"seed", run.seed},          {"depth", run.executed_depth},
+                            {"seed", run.seed},          {"depth", run.depth},
+                            {"executed_depth", run.executed_depth},
                             {"n_layer", run.config.model.n_layer},
                             {"d_model", run.config.model.d_model},
                             {"params", run.params},      {"steps", run.config.train.steps},
-                            {"crossover_step", nullptr}, {"tokens", run.tokens},
+                            {"crossover_step", run.crossover_step >= 0 ? nlohmann::json(run.crossover_step) : nlohmann::json(nullptr)},
+                            {"depth_after_growth", run.executed_depth_after_growth}, {"tokens", run.tokens},
                             {"flops_per_token", run.flops_per_token},
                             {"flops", run.flops},        {"est_seconds", run.est_seconds}};
       std::printf("%s\n", row.dump().c_str());
@@ -37,13 +39,17 @@ int runPlan(const PlanOptions& options) {
   std::printf("ladder \"%s\" (%s): %zu arms x %zu sizes x %zu seeds = %zu runs, backend %s\n",
               spec.name.c_str(), spec.hash.c_str(), spec.arms.size(), spec.sizes.size(),
               spec.seeds.size(), spec.runs.size(), spec.resources.backend.c_str());
-  std::printf("%-28s %6s %7s %6s %10s %8s %10s %10s %10s %9s\n", "run", "depth", "d_model",
+  std::printf("%-28s %6s %7s %6s %10s %8s %10s %10s %10s %9s\n", "run", "exec", "d_model",
               "heads", "params", "steps", "tokens", "FLOPs/tok", "FLOPs", "est time");
   double total_flops = 0, total_seconds = 0;
   int64_t total_tokens = 0;
   for (const auto& run : spec.runs) {
-    std::printf("%-28s %6lld %7lld %6lld %10s %8lld %10s %10s %10.3e %9s\n", run.name.c_str(),
-                (long long)run.executed_depth, (long long)run.config.model.d_model,
+    const std::string depth =
+        run.crossover_step >= 0 ? std::to_string(run.executed_depth) + ">" +
+                                      std::to_string(run.executed_depth_after_growth)
+                                : std::to_string(run.executed_depth);
+    std::printf("%-28s %6s %7lld %6lld %10s %8lld %10s %10s %10.3e %9s\n", run.name.c_str(),
+                depth.c_str(), (long long)run.config.model.d_model,
                 (long long)run.config.model.n_head, formatCount(double(run.params)).c_str(),
                 (long long)run.config.train.steps, formatCount(double(run.tokens)).c_str(),
                 formatCount(run.flops_per_token).c_str(), run.flops,

@@ -15,7 +15,11 @@
 namespace deepladder {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelConfig, vocab_size, d_model, n_layer, n_head,
-                                                seq_len, mlp, mlp_hidden, tie_embeddings, rope_base)
+                                                seq_len, mlp, mlp_hidden, tie_embeddings, rope_base,
+                                                arch, core_mode, passes, alpha, grow_passes,
+                                                grow_layers, grow_fraction, rewarm_steps,
+                                                boundary_every, boundary_source,
+                                                layernorm_scaling)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataConfig, kind, train, val)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, steps, lr,
                                                 min_lr_ratio, schedule, warmup_steps,
@@ -46,6 +50,29 @@ void readModel(TomlReader r, ModelConfig& m) {
   m.mlp_hidden = r.integer("mlp_hidden", m.mlp_hidden, 0, 1 << 20);
   m.tie_embeddings = r.boolean("tie_embeddings", m.tie_embeddings);
   m.rope_base = r.number("rope_base", m.rope_base, 1.0, 1e9);
+  m.arch = r.choice("arch", m.arch, {"vanilla", "pcc"});
+  m.core_mode = r.choice("core_mode", m.core_mode, {"tied", "untied"});
+  m.passes = r.integer("passes", m.passes, 1, 1024);
+  m.alpha = r.number("alpha", m.alpha, -1e6, 1e6);
+  m.grow_passes = r.integer("grow_passes", m.grow_passes, 0, 1024);
+  m.grow_layers = r.integer("grow_layers", m.grow_layers, 0, 4096);
+  m.grow_fraction = r.number("grow_fraction", m.grow_fraction, 0.0, 1.0);
+  m.rewarm_steps = r.integer("rewarm_steps", m.rewarm_steps, 0, 1 << 30);
+  m.boundary_every = r.integer("boundary_every", m.boundary_every, 0, 4096);
+  m.boundary_source = r.integer("boundary_source", m.boundary_source, 0, 4096);
+  m.layernorm_scaling = r.boolean("layernorm_scaling", m.layernorm_scaling);
+  if (m.arch == "pcc" && m.n_layer < 3)
+    r.fail("n_layer", "a prelude/core/coda model needs n_layer >= 3", "raise n_layer");
+  if (m.grow_passes != 0 && m.arch != "pcc")
+    r.fail("grow_passes", "grow_passes applies to arch = \"pcc\"", "use grow_layers for a vanilla stack");
+  if (m.grow_passes != 0 && m.grow_passes <= m.passes)
+    r.fail("grow_passes", "growth must add passes (grow_passes > passes)");
+  if (m.grow_layers != 0 && m.arch != "vanilla")
+    r.fail("grow_layers", "grow_layers applies to arch = \"vanilla\"", "use grow_passes for pcc");
+  if (m.grow_layers != 0 && m.grow_layers <= m.n_layer)
+    r.fail("grow_layers", "growth must add blocks (grow_layers > n_layer)");
+  if (m.boundary_source > 0 && m.boundary_source >= m.n_layer)
+    r.fail("boundary_source", "the source block must be an earlier block (< n_layer)");
   if (m.d_model % m.n_head != 0)
     r.fail("n_head", "d_model " + std::to_string(m.d_model) + " is not divisible by n_head " +
                          std::to_string(m.n_head),

@@ -21,6 +21,28 @@ struct ModelConfig {
   bool tie_embeddings = true;  // unembedding shares the token embedding matrix
   double rope_base = 10000.0;
 
+  // --- depth architecture (issue: depth architectures; see core/architecture.h) ---
+  // "vanilla": a plain stack of n_layer blocks. "pcc": n_layer blocks split into prelude / core /
+  // coda in thirds; e = Prelude(embedding); h_1 = Core_1(e), h_k = Core_k(BO(h_{k-1}, e));
+  // y = Coda(BO(h_K, e)) with BO(h, e) = RMSNorm(h) + alpha e (RMSNorm without gain).
+  std::string arch = "vanilla";
+  std::string core_mode = "untied";  // "tied": one core looped K times; "untied": K distinct cores
+  int64_t passes = 1;                // K, core passes (before growth)
+  double alpha = 1.0;                // boundary operator re-injection weight
+  // Growth at a fraction of training: pcc arms go from `passes` to `grow_passes` core passes
+  // (untied: new core j copies core j mod K_low); vanilla stacks from n_layer to grow_layers
+  // blocks (new block j copies block j mod n_layer). 0 = no growth.
+  int64_t grow_passes = 0;
+  int64_t grow_layers = 0;
+  double grow_fraction = 0.75;  // crossover step c = int(grow_fraction x steps)
+  int64_t rewarm_steps = 40;    // after growth every lr is scaled by min(1, (step - c) / rewarm)
+  // Plain-stack ablations: every `boundary_every` blocks h <- RMSNorm(h) + alpha h_j, with j =
+  // boundary_source (0 = embedding output, l = output of block l); and LayerNorm scaling (the
+  // pre-norm output at block l, 1-based, scaled by 1/sqrt(l)).
+  int64_t boundary_every = 0;
+  int64_t boundary_source = 0;
+  bool layernorm_scaling = false;
+
   // Hidden width: gelu 4 d; swiglu 256 ceil(floor(8 d / 3) / 256); or mlp_hidden when set.
   int64_t mlpHidden() const;
 };

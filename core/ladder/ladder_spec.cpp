@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/run_config_toml.h"
@@ -181,7 +182,17 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
     for (size_t rung = 0; rung < sizes.size(); ++rung) {
       RunConfig config = base;
       readModel(TomlReader(sizes[rung].model_overrides, source_name, sizes[rung].where), config.model);
+      const int64_t rung_depth = config.model.n_layer;
       TomlReader arm_copy = arm_reader;
+      const std::string preset = arm_copy.string("preset", isArmPreset(arm) ? arm : "");
+      if (!preset.empty()) {
+        if (!isArmPreset(preset)) {
+          std::string names;
+          for (const auto& n : armPresetNames()) names += (names.empty() ? "" : ", ") + n;
+          arm_copy.fail("preset", "unknown arm preset \"" + preset + "\"", "use one of " + names);
+        }
+        applyArmPreset(preset, config.model);
+      }
       readModel(arm_copy.table("model"), config.model);
       readTrain(arm_copy.table("train"), config.train);
       arm_copy.finish();
@@ -202,10 +213,13 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.config.train.seed = seed;
         validateRunConfig(run.config, source_name + " (" + run.name + ")");
         run.params = countParameters(config.model).total;
-        run.executed_depth = config.model.n_layer;
+        run.depth = rung_depth;
+        run.executed_depth = executedBlocks(config.model, false);
+        run.executed_depth_after_growth = executedBlocks(config.model, true);
+        run.crossover_step = growthStep(config.model, config.train.steps);
         run.flops_per_token = flopsPerToken(config.model);
         run.tokens = config.train.steps * tokens_per_step;
-        run.flops = run.flops_per_token * static_cast<double>(run.tokens);
+        run.flops = trainingFlops(config.model, config.train.steps, tokens_per_step);
         run.est_seconds = run.flops / spec.resources.throughput_flops;
         spec.runs.push_back(std::move(run));
       }

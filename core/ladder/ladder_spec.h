@@ -9,7 +9,8 @@
 //                depth ladder: depths = [..], width_per_depth = 64, head_dim = 32
 //   [budget]     rule = "tokens" (tokens = N) | "tokens_per_param" (ratio = 20)
 //                     | "flops" (flops = X or [per rung])
-//   [arms.NAME]  model = {...}, train = {...} overrides (an arm with no table is the defaults)
+//   [arms.NAME]  preset = "untied_grow" (default: NAME when it names a preset, see
+//                core/architecture.h), model = {...}, train = {...} overrides
 //   [resources]  backend = "local"|"slurm", devices = "auto"|"cpu"|"0,1", slots, threads_per_slot,
 //                retries, heartbeat_timeout_s, throughput_flops (for time estimates), [resources.slurm]
 #pragma once
@@ -49,7 +50,10 @@ struct PlannedRun {
   std::string name;          // arm-size-sSEED
   RunConfig config;          // complete config handed to the worker
   int64_t params = 0;
-  int64_t executed_depth = 0;
+  int64_t depth = 0;                        // the rung's depth (its n_layer before the arm preset)
+  int64_t executed_depth = 0;               // blocks run per token (before growth)
+  int64_t executed_depth_after_growth = 0;  // == executed_depth without growth
+  int64_t crossover_step = -1;              // growth step, -1 without growth
   double flops_per_token = 0;
   int64_t tokens = 0;        // steps x batch x seq_len
   double flops = 0;          // training FLOPs

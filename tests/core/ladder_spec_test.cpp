@@ -123,3 +123,35 @@ TEST(LadderSpec, ErrorsNameFileLineAndKey) {
   EXPECT_NE(backend.find("resources.backend"), std::string::npos) << backend;
   EXPECT_NE(errorOf("[ladder]\n[sizes]\ndepths=[2]\n").find("ladder.name"), std::string::npos);
 }
+
+TEST(LadderSpec, ArmPresetsApplyByNameOrKey) {
+  LadderSpec spec = parseLadder(R"(
+[ladder]
+name = "arms"
+[model]
+d_model = 128
+n_head = 4
+[sizes]
+list = [ { name = "d6", n_layer = 6 } ]
+[budget]
+rule = "tokens"
+tokens = 100000
+[arms.untied_grow]
+[arms.mine]
+preset = "loop_2"
+model = { alpha = 0.5 }
+)", "l.toml");
+  ASSERT_EQ(spec.runs.size(), 2u);
+  EXPECT_EQ(spec.runs[0].config.model.arch, "pcc");
+  EXPECT_EQ(spec.runs[0].config.model.grow_passes, 4);
+  EXPECT_EQ(spec.runs[0].depth, 6);
+  EXPECT_EQ(spec.runs[0].executed_depth, 8);
+  EXPECT_EQ(spec.runs[0].executed_depth_after_growth, 12);
+  EXPECT_EQ(spec.runs[0].crossover_step, int64_t(0.75 * spec.runs[0].config.train.steps));
+  EXPECT_EQ(spec.runs[1].config.model.core_mode, "tied");
+  EXPECT_DOUBLE_EQ(spec.runs[1].config.model.alpha, 0.5);
+  EXPECT_EQ(spec.runs[1].crossover_step, -1);
+  const std::string e = errorOf(std::string(kDepthLadder) + "[arms.x]\npreset = \"loop_9\"\n");
+  EXPECT_NE(e.find("arms.x.preset"), std::string::npos) << e;
+  EXPECT_NE(e.find("untied_grow"), std::string::npos) << e;
+}

@@ -1,0 +1,96 @@
+// Block structure and arm presets (see architecture.h).
+#include "core/architecture.h"
+
+#include <stdexcept>
+
+namespace deepladder {
+
+BlockSplit splitPreludeCoreCoda(int64_t n_layer) {
+  const int64_t base = n_layer / 3;
+  const int64_t extra = n_layer % 3;
+  return {base, base + (extra >= 1 ? 1 : 0), base + (extra >= 2 ? 1 : 0)};
+}
+
+ArchitectureShape architectureShape(const ModelConfig& m) {
+  ArchitectureShape shape;
+  shape.pcc = m.arch == "pcc";
+  if (!shape.pcc) {
+    shape.before = {1, m.n_layer, m.n_layer};
+    shape.grows = m.grow_layers > m.n_layer;
+    shape.after = shape.grows ? PhaseShape{1, m.grow_layers, m.grow_layers} : shape.before;
+    return shape;
+  }
+  shape.split = splitPreludeCoreCoda(m.n_layer);
+  const BlockSplit& s = shape.split;
+  const bool tied = m.core_mode == "tied";
+  auto phase = [&](int64_t passes) {
+    PhaseShape p;
+    p.passes = passes;
+    p.distinct_blocks = s.prelude + s.coda + (tied ? s.core : s.core * passes);
+    p.executed_blocks = s.prelude + s.coda + s.core * passes;
+    return p;
+  };
+  shape.before = phase(m.passes);
+  shape.grows = m.grow_passes > m.passes;
+  shape.after = shape.grows ? phase(m.grow_passes) : shape.before;
+  return shape;
+}
+
+int64_t growthStep(const ModelConfig& model, int64_t steps) {
+  if (!architectureShape(model).grows) return -1;
+  return static_cast<int64_t>(model.grow_fraction * static_cast<double>(steps));
+}
+
+const std::vector<std::string>& armPresetNames() {
+  static const std::vector<std::string> names = {"vanilla",  "deep_vanilla", "operator_1",
+                                                 "loop_2",   "untied_2",     "loop_grow",
+                                                 "untied_grow", "deep_vanilla_grow"};
+  return names;
+}
+
+bool isArmPreset(const std::string& name) {
+  for (const auto& n : armPresetNames())
+    if (n == name) return true;
+  return false;
+}
+
+void applyArmPreset(const std::string& name, ModelConfig& m) {
+  const int64_t depth = m.n_layer;
+  const BlockSplit s = splitPreludeCoreCoda(depth);
+  auto pcc = [&](const char* mode, int64_t passes, int64_t grow) {
+    m.arch = "pcc";
+    m.core_mode = mode;
+    m.passes = passes;
+    m.grow_passes = grow;
+    m.grow_layers = 0;
+  };
+  if (name == "vanilla") {
+    m.arch = "vanilla";
+    m.grow_layers = 0;
+    m.grow_passes = 0;
+  } else if (name == "deep_vanilla") {
+    m.arch = "vanilla";
+    m.n_layer = s.prelude + 2 * s.core + s.coda;
+    m.grow_layers = 0;
+    m.grow_passes = 0;
+  } else if (name == "deep_vanilla_grow") {
+    m.arch = "vanilla";
+    m.n_layer = s.prelude + 2 * s.core + s.coda;
+    m.grow_layers = s.prelude + 4 * s.core + s.coda;
+    m.grow_passes = 0;
+  } else if (name == "operator_1") {
+    pcc("untied", 1, 0);
+  } else if (name == "loop_2") {
+    pcc("tied", 2, 0);
+  } else if (name == "untied_2") {
+    pcc("untied", 2, 0);
+  } else if (name == "loop_grow") {
+    pcc("tied", 2, 4);
+  } else if (name == "untied_grow") {
+    pcc("untied", 2, 4);
+  } else {
+    throw std::invalid_argument("unknown arm preset \"" + name + "\"");
+  }
+}
+
+}  // namespace deepladder

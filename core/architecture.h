@@ -1,0 +1,52 @@
+// The block structure a ModelConfig describes, without LibTorch: how n_layer blocks split into
+// prelude / core / coda, how many distinct blocks exist and how many run per token before and
+// after growth, and the named arm presets of the depth-architecture ladders.
+//
+// Split (n_layer = p + c + o): thirds; when n_layer is not divisible by 3 the extra block goes to
+// the core first, then to the coda (8 -> 2/3/3, 10 -> 3/4/3, 16 -> 5/6/5).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+
+namespace deepladder {
+
+struct BlockSplit {
+  int64_t prelude = 0;
+  int64_t core = 0;
+  int64_t coda = 0;
+};
+
+BlockSplit splitPreludeCoreCoda(int64_t n_layer);
+
+// Distinct blocks and blocks run per token, in one growth phase.
+struct PhaseShape {
+  int64_t passes = 1;           // K (pcc) or 1 (vanilla)
+  int64_t distinct_blocks = 0;  // parameters exist for these
+  int64_t executed_blocks = 0;  // applied per token (a tied core counts once per pass)
+};
+
+struct ArchitectureShape {
+  bool pcc = false;
+  BlockSplit split;        // pcc only
+  PhaseShape before;       // from step 0
+  PhaseShape after;        // after growth (== before without growth)
+  bool grows = false;
+};
+
+ArchitectureShape architectureShape(const ModelConfig& model);
+
+// Crossover step c = int(grow_fraction x steps) for growing models; -1 without growth.
+int64_t growthStep(const ModelConfig& model, int64_t steps);
+
+// Arm presets: vanilla, deep_vanilla, operator_1, loop_2, untied_2, loop_grow, untied_grow,
+// deep_vanilla_grow. `depth` is the rung's n_layer; the preset sets the architecture fields (and
+// n_layer for the deep vanilla arms, which run as many blocks as untied_2: p + 2c + o).
+const std::vector<std::string>& armPresetNames();
+bool isArmPreset(const std::string& name);
+void applyArmPreset(const std::string& name, ModelConfig& model);  // throws std::invalid_argument
+
+}  // namespace deepladder

@@ -1,0 +1,19 @@
+// Logit-lens computational depth from a KL profile (entry l = block l, 0 = embedding):
+//   l* = argmax_l KL(p || q_l)   (the first maximum when several blocks tie)
+//   d_lens = min { l > l* : KL_l <= eps }, or none when no later block gets that close.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace deepladder {
+
+struct LensDepth {
+  int64_t peak_block = -1;          // l*
+  std::optional<int64_t> depth;     // d_lens
+};
+
+LensDepth lensDepth(const std::vector<double>& kl, double eps = 2.0);
+
+}  // namespace deepladder
