@@ -19,7 +19,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelConfig, vocab_size, d_model
                                                 arch, core_mode, passes, alpha, grow_passes,
                                                 grow_layers, grow_fraction, rewarm_steps,
                                                 boundary_every, boundary_source,
-                                                layernorm_scaling)
+                                                layernorm_scaling, positions, attention)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataConfig, kind, train, val)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, steps, lr,
                                                 min_lr_ratio, schedule, warmup_steps,
@@ -27,7 +27,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, s
                                                 grad_clip, eval_every, eval_batches,
                                                 checkpoint_every, keep_checkpoints, log_every,
                                                 threads, device)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, name, model, data, train)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SquaringConfig, tier, layout, data_seed, iterations,
+                                                mean_iterations, iteration_sigma, backprop_last,
+                                                progressive_weight, eval_passes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunConfig, name, task, model, data, train, squaring)
 
 int64_t ModelConfig::mlpHidden() const {
   if (mlp_hidden > 0) return mlp_hidden;
@@ -61,6 +64,8 @@ void readModel(TomlReader r, ModelConfig& m) {
   m.boundary_every = r.integer("boundary_every", m.boundary_every, 0, 4096);
   m.boundary_source = r.integer("boundary_source", m.boundary_source, 0, 4096);
   m.layernorm_scaling = r.boolean("layernorm_scaling", m.layernorm_scaling);
+  m.positions = r.choice("positions", m.positions, {"rope", "learned"});
+  m.attention = r.choice("attention", m.attention, {"causal", "bidirectional"});
   if (m.arch == "pcc" && m.n_layer < 3)
     r.fail("n_layer", "a prelude/core/coda model needs n_layer >= 3", "raise n_layer");
   if (m.grow_passes != 0 && m.arch != "pcc")
@@ -125,14 +130,29 @@ void readTrain(TomlReader r, TrainConfig& t) {
   r.finish();
 }
 
+void readSquaring(TomlReader r, SquaringConfig& q) {
+  q.tier = r.string("tier", q.tier);
+  q.layout = r.choice("layout", q.layout, {"separate", "causal"});
+  q.data_seed = r.integer("data_seed", q.data_seed, 0, std::numeric_limits<int64_t>::max());
+  q.iterations = r.choice("iterations", q.iterations, {"fixed", "poisson_lognormal"});
+  q.mean_iterations = r.number("mean_iterations", q.mean_iterations, 1.0, 1024.0);
+  q.iteration_sigma = r.number("iteration_sigma", q.iteration_sigma, 0.0, 10.0);
+  q.backprop_last = r.integer("backprop_last", q.backprop_last, 0, 1024);
+  q.progressive_weight = r.number("progressive_weight", q.progressive_weight, 0.0, 1.0);
+  q.eval_passes = r.string("eval_passes", q.eval_passes);
+  r.finish();
+}
+
 RunConfig parseRunConfigToml(const std::string& text, const std::string& source_name) {
   toml::table root = parseTomlString(text, source_name);
   TomlReader r(root, source_name);
   RunConfig config;
   config.name = r.string("name", config.name);
+  config.task = r.choice("task", config.task, {"lm", "squaring"});
   readModel(r.table("model"), config.model);
   readData(r.table("data"), config.data);
   readTrain(r.table("train"), config.train);
+  readSquaring(r.table("squaring"), config.squaring);
   r.finish();
   validateRunConfig(config, source_name);
   return config;
@@ -149,6 +169,11 @@ void validateRunConfig(const RunConfig& c, const std::string& source) {
   if (c.name.empty()) bad("name", "the run name is empty", "give the run a name");
   if (c.model.d_model % c.model.n_head != 0)
     bad("model.n_head", "d_model is not divisible by n_head", "choose another n_head");
+  if (c.task == "squaring") {
+    if (c.model.vocab_size < 17)
+      bad("model.vocab_size", "the squaring task has 17 tokens", "set vocab_size = 17");
+    return;
+  }
   if (c.data.kind != "builtin" && c.model.vocab_size < 256 && c.data.kind == "text")
     bad("model.vocab_size", "byte-level text needs vocab_size >= 256", "set vocab_size = 256");
   if (c.data.kind == "builtin" && c.model.vocab_size < 256)

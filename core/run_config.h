@@ -43,6 +43,10 @@ struct ModelConfig {
   int64_t boundary_source = 0;
   bool layernorm_scaling = false;
 
+  // --- embedding and attention variants (serial tasks use learned positions, bidirectional) ---
+  std::string positions = "rope";       // "rope" (rotary on q, k) or "learned" (absolute table)
+  std::string attention = "causal";     // "causal" or "bidirectional" (with a padding mask)
+
   // Hidden width: gelu 4 d; swiglu 256 ceil(floor(8 d / 3) / 256); or mlp_hidden when set.
   int64_t mlpHidden() const;
 };
@@ -76,11 +80,31 @@ struct TrainConfig {
   std::string device = "cpu";       // "cpu", "cuda", "cuda:N"
 };
 
+// The serial task (repeated squaring mod a semiprime, core/squaring/): data tier and the
+// recurrent-depth training recipes. Used when RunConfig::task == "squaring".
+struct SquaringConfig {
+  std::string tier = "E1";           // E1..E5, M1..M5 (core/squaring/tiers.h)
+  std::string layout = "separate";   // "separate" (bidirectional prompt) or "causal"
+  int64_t data_seed = 0;             // dataset generation and split
+  // Iterations of the looped core per batch: "fixed" (= model.passes) or "poisson_lognormal":
+  // r ~ 1 + Poisson(lambda), lambda ~ LogNormal(log(mean_iterations - 1), iteration_sigma).
+  std::string iterations = "fixed";
+  double mean_iterations = 4.0;
+  double iteration_sigma = 0.5;
+  int64_t backprop_last = 0;         // truncated backprop: gradients through the last k only (0 = all)
+  // Progressive loss: run n iterations without gradient, then k with gradient; the loss is
+  // (1 - w) full-depth loss + w progressive loss. 0 = off.
+  double progressive_weight = 0.0;
+  std::string eval_passes = "1..16";  // test-time iterations evaluated for looped models
+};
+
 struct RunConfig {
   std::string name = "run";
+  std::string task = "lm";  // "lm" (language modelling) or "squaring" (serial task)
   ModelConfig model;
   DataConfig data;
   TrainConfig train;
+  SquaringConfig squaring;
 };
 
 // Reads and validates a run TOML file. Throws UserError (file:line: key: problem. hint).

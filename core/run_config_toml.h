@@ -11,5 +11,6 @@ namespace deepladder {
 void readModel(TomlReader reader, ModelConfig& model);
 void readData(TomlReader reader, DataConfig& data);
 void readTrain(TomlReader reader, TrainConfig& train);
+void readSquaring(TomlReader reader, SquaringConfig& squaring);
 
 }  // namespace deepladder

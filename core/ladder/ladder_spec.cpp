@@ -156,7 +156,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   TomlReader head = r.table("ladder");
   spec.name = head.string("name", "");
   if (spec.name.empty()) head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
-  spec.task = head.choice("task", spec.task, {"lm"});
+  spec.task = head.choice("task", spec.task, {"lm", "squaring"});
   spec.description = head.string("description", "");
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
   if (spec.seeds.empty()) spec.seeds = {1};
@@ -166,6 +166,9 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   readModel(r.table("model"), base.model);
   readData(r.table("data"), base.data);
   readTrain(r.table("train"), base.train);
+  readSquaring(r.table("squaring"), base.squaring);
+  base.task = spec.task;
+  if (spec.task == "squaring" && !r.raw().get("model")) base.model.vocab_size = 17;
   const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
   const BudgetRule budget = readBudget(r.table("budget"), sizes.size());
   spec.resources = readResources(r.table("resources"));
@@ -195,6 +198,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
       }
       readModel(arm_copy.table("model"), config.model);
       readTrain(arm_copy.table("train"), config.train);
+      readSquaring(arm_copy.table("squaring"), config.squaring);
       arm_copy.finish();
 
       const int64_t tokens_target = targetTokens(budget, rung, config.model);
