@@ -46,6 +46,7 @@ JobFiles jobFiles(const PendingRun& run, int64_t attempt, const ladder::SlurmOpt
   files.exit_code = (dir / ("attempt-" + n + ".exit")).string();
   files.worker_log = (run_dir / "worker.log").string();
   files.sbatch_log = (dir / ("sbatch-" + n + ".log")).string();
+  files.job_id = (dir / ("attempt-" + n + ".jobid")).string();
   return files;
 }
 

@@ -25,6 +25,7 @@ struct JobFiles {
   std::string exit_code;   // attempt-<attempt>.exit: the worker's exit status, written last
   std::string worker_log;  // <run workdir>/worker.log: the worker's stderr (appended)
   std::string sbatch_log;  // sbatch-<attempt>.log: Slurm's own output for the job
+  std::string job_id;      // attempt-<attempt>.jobid: the Slurm job id, once submitted
 };
 
 // `attempt` counts from 1 (the attempt about to start).

@@ -317,6 +317,28 @@ SlurmJobEnd slurmJobEnd(const std::string& job_id, const std::string& exit_file_
   return end;
 }
 
+// A scheduler that was killed leaves its jobs running; `resume` then starts the run again from
+// its checkpoint, so the old job must not write into the same directory any more.
+void SlurmBackend::cancelLeftoverJob(const JobFiles& previous) {
+  std::ifstream in(previous.job_id);
+  std::string id;
+  if (!(in >> id) || id.find_first_not_of("0123456789_") != std::string::npos) return;
+  const auto state = [&] {
+    const CommandResult r =
+        runCommand({commands_.squeue, "-h", "-j", id, "--states=all", "-o", "%T"}, 30);
+    const std::string out = trim(r.output);
+    return r.status == 0 ? out.substr(0, out.find('\n')) : std::string();
+  };
+  std::string s = state();
+  if (s.empty() || slurmStateIsFinal(s)) return;
+  runCommand({commands_.scancel, id}, 30);
+  for (int i = 0; i < 120; ++i) {  // until Slurm has stopped it (KillWait), at most a minute
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    s = state();
+    if (s.empty() || slurmStateIsFinal(s)) return;
+  }
+}
+
 SlurmBackend::SlurmBackend(const ladder::Resources& resources, SlurmCommands commands,
                            SlurmTiming timing)
     : resources_(resources), commands_(std::move(commands)), timing_(timing) {}
@@ -340,6 +362,7 @@ std::unique_ptr<Execution> SlurmBackend::launch(const PendingRun& run, const Slo
   const std::string worker =
       worker_path.find('/') == std::string::npos ? worker_path : fs::absolute(worker_path).string();
   const JobFiles files = jobFiles(job, run.attempt + 1, resources_.slurm);
+  if (run.attempt > 0) cancelLeftoverJob(jobFiles(job, run.attempt, resources_.slurm));
   std::vector<std::string> sbatch;
   try {
     writeJobScript(files, jobScript(workerArguments(worker, job, slot), slot.env, files));

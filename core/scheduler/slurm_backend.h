@@ -13,6 +13,7 @@
 
 #include "core/ladder/ladder_spec.h"
 #include "core/scheduler/backend.h"
+#include "core/scheduler/sbatch_script.h"
 
 namespace deepladder::scheduler {
 
@@ -55,6 +56,7 @@ class SlurmBackend : public Backend {
   std::string describe() const override;
 
  private:
+  void cancelLeftoverJob(const JobFiles& previous);
   ladder::Resources resources_;
   SlurmCommands commands_;
   SlurmTiming timing_;
