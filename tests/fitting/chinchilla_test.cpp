@@ -60,6 +60,29 @@ TEST(ChinchillaApproach3, ObjectiveGradientMatchesFiniteDifferences) {
   }
 }
 
+// Plain std::exp/std::log reference of the objective (what the literature's numpy code computes).
+double referenceObjective(const std::vector<SizePoint>& pts, const LseParams& p, double delta) {
+  double f = 0;
+  for (const auto& q : pts) {
+    const double u[3] = {p.a - p.alpha * std::log(q.params), p.b - p.beta * std::log(q.tokens),
+                         p.e};
+    const double m = std::max(u[0], std::max(u[1], u[2]));
+    const double lse = m + std::log(std::exp(u[0] - m) + std::exp(u[1] - m) + std::exp(u[2] - m));
+    const double r = lse - std::log(q.loss);
+    f += std::fabs(r) <= delta ? 0.5 * r * r : delta * (std::fabs(r) - 0.5 * delta);
+  }
+  return f;
+}
+
+TEST(ChinchillaApproach3, ObjectiveMatchesPlainReference) {
+  // Over the whole start grid (far-off parameters included), to rounding.
+  const auto pts = hoffmannGrid();
+  for (const auto& p : chinchillaStartGrid()) {
+    const double ref = referenceObjective(pts, p, 1e-3);
+    ASSERT_NEAR(chinchillaObjective(pts, p, 1e-3), ref, 1e-13 * std::max(1.0, std::fabs(ref)));
+  }
+}
+
 TEST(ChinchillaApproach3, RecoversHoffmannParameters) {
   const auto fit = fitChinchillaApproach3(hoffmannGrid());
   EXPECT_TRUE(fit.best_converged);
