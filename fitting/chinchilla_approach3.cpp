@@ -94,7 +94,10 @@ StartResult solveFrom(const LogPoints& lp, double delta, const LseParams& start)
   ceres::GradientProblemSolver::Options options;
   options.line_search_direction_type = ceres::LBFGS;
   options.max_num_iterations = 1000;
-  options.function_tolerance = 1e-13;
+  // Stop when |df| / f < 1e-11: near the best fits (f ~ 1e-3 on 240 points) that is scipy's
+  // L-BFGS-B criterion df / max(f, 1) < 1e-14 as the benchmark runs it; tighter changes the
+  // best objective by < 1e-14 relative and costs 15% more evaluations.
+  options.function_tolerance = 1e-11;
   options.gradient_tolerance = 1e-11;
   options.parameter_tolerance = 1e-13;
   options.logging_type = ceres::SILENT;
