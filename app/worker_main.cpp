@@ -3,7 +3,9 @@
 // trainers and core (no Qt, SQLite or Ceres), so it builds on any node that has LibTorch.
 //
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] [--max-steps N]
+//                     [--threads N]
 //
+// --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
 // Exit status: 0 finished, diverged (an outcome, reported in Done) or stopped by --max-steps
 // (no Done); 2 bad input (Error message names the file and field); 1 anything else (Error).
 #include <cstdlib>
@@ -26,7 +28,7 @@ namespace protocol = deepladder::protocol;
 
 constexpr const char* kUsage =
     "usage: deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] "
-    "[--max-steps N]";
+    "[--max-steps N] [--threads N]";
 
 struct WorkerArgs {
   std::string config_path;
@@ -34,6 +36,7 @@ struct WorkerArgs {
   std::string run_id;
   bool resume = false;
   int64_t max_steps = -1;
+  int64_t threads = -1;
 };
 
 void send(const protocol::Message& message) {
@@ -62,6 +65,12 @@ WorkerArgs parseArgs(int argc, char** argv) {
       args.max_steps = std::strtoll(text.c_str(), &end, 10);
       if (text.empty() || *end != '\0' || args.max_steps < 0)
         throw UserError("--max-steps: \"" + text + "\" is not a non-negative integer");
+    } else if (flag == "--threads") {
+      const std::string text = value(i, flag);
+      char* end = nullptr;
+      args.threads = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || args.threads < 0)
+        throw UserError("--threads: \"" + text + "\" is not a non-negative integer");
     } else {
       throw UserError("unknown argument \"" + flag + "\". " + kUsage);
     }
@@ -94,7 +103,8 @@ deepladder::RunConfig loadConfig(const std::string& path) {
 int main(int argc, char** argv) {
   try {
     const WorkerArgs args = parseArgs(argc, argv);
-    const deepladder::RunConfig config = loadConfig(args.config_path);
+    deepladder::RunConfig config = loadConfig(args.config_path);
+    if (args.threads >= 0) config.train.threads = args.threads;
     deepladder::trainers::TrainerOptions options;
     options.run_id = args.run_id;
     options.workdir = args.workdir;

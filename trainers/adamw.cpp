@@ -7,19 +7,54 @@ namespace deepladder::trainers {
 
 AdamW::AdamW(std::vector<torch::Tensor> parameters, AdamWOptions options)
     : parameters_(std::move(parameters)), options_(options) {
-  for (const auto& p : parameters_) {
-    exp_avg_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
-    exp_avg_sq_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
-    scratch_.push_back(torch::empty_like(p, torch::MemoryFormat::Contiguous));
-    decays_.push_back(p.dim() >= 2);
+  torch::NoGradGuard no_grad;
+  for (const bool decay : {true, false}) {
+    std::vector<torch::Tensor> members;
+    int64_t total = 0;
+    for (const auto& p : parameters_) {
+      if ((p.dim() >= 2) != decay) continue;
+      members.push_back(p);
+      total += p.numel();
+    }
+    if (members.empty()) continue;
+    Group group;
+    group.name = decay ? "decay" : "no_decay";
+    group.decay = decay;
+    group.params = torch::empty({total}, members.front().options());
+    group.grads = torch::zeros({total}, members.front().options());
+    int64_t offset = 0;
+    for (auto& p : members) {
+      const int64_t n = p.numel();
+      auto slice = group.params.narrow(0, offset, n);
+      slice.copy_(p.reshape({-1}));
+      p.set_data(slice.view(p.sizes()));
+      p.mutable_grad() = group.grads.narrow(0, offset, n).view(p.sizes());
+      offset += n;
+    }
+    group.exp_avg = torch::zeros_like(group.params);
+    group.exp_avg_sq = torch::zeros_like(group.params);
+    group.scratch = torch::empty_like(group.params);
+    groups_.push_back(std::move(group));
   }
 }
 
 void AdamW::zeroGrad() {
-  for (auto& p : parameters_) {
-    auto& grad = p.mutable_grad();
-    if (grad.defined()) grad.zero_();
+  for (auto& g : groups_) g.grads.zero_();
+}
+
+double AdamW::clipGradNorm(double max_norm) {
+  torch::NoGradGuard no_grad;
+  double sum_sq = 0;
+  for (auto& g : groups_) {
+    const double norm = g.grads.norm().item<double>();
+    sum_sq += norm * norm;
   }
+  const double total = std::sqrt(sum_sq);
+  if (max_norm > 0 && std::isfinite(total) && total > max_norm) {
+    const double scale = max_norm / (total + 1e-6);
+    for (auto& g : groups_) g.grads.mul_(scale);
+  }
+  return total;
 }
 
 void AdamW::step(double lr) {
@@ -30,46 +65,40 @@ void AdamW::step(double lr) {
   const double bias2 = 1.0 - std::pow(b2, static_cast<double>(step_count_));
   const double step_size = lr / bias1;
   const double inv_sqrt_bias2 = 1.0 / std::sqrt(bias2);
-  for (size_t i = 0; i < parameters_.size(); ++i) {
-    auto& p = parameters_[i];
-    const auto& g = p.grad();
-    if (!g.defined()) continue;
-    if (decays_[i] && options_.weight_decay != 0) p.mul_(1.0 - lr * options_.weight_decay);
-    exp_avg_[i].mul_(b1).add_(g, 1.0 - b1);            // m = b1 m + (1-b1) g
-    exp_avg_sq_[i].mul_(b2).addcmul_(g, g, 1.0 - b2);  // v = b2 v + (1-b2) g^2
-    auto& denom = scratch_[i];
-    torch::sqrt_out(denom, exp_avg_sq_[i]).mul_(inv_sqrt_bias2).add_(options_.eps);  // sqrt(v^)+eps
-    p.addcdiv_(exp_avg_[i], denom, -step_size);  // p -= lr m^ / denom
+  for (auto& g : groups_) {
+    if (g.decay && options_.weight_decay != 0) g.params.mul_(1.0 - lr * options_.weight_decay);
+    g.exp_avg.mul_(b1).add_(g.grads, 1.0 - b1);                  // m = b1 m + (1-b1) g
+    g.exp_avg_sq.mul_(b2).addcmul_(g.grads, g.grads, 1.0 - b2);  // v = b2 v + (1-b2) g^2
+    torch::sqrt_out(g.scratch, g.exp_avg_sq).mul_(inv_sqrt_bias2).add_(options_.eps);
+    g.params.addcdiv_(g.exp_avg, g.scratch, -step_size);  // p -= lr m^ / (sqrt(v^) + eps)
   }
 }
 
 void AdamW::save(torch::serialize::OutputArchive& archive, const std::string& prefix) const {
   archive.write(prefix + "step", torch::tensor(step_count_, torch::kInt64));
-  for (size_t i = 0; i < parameters_.size(); ++i) {
-    archive.write(prefix + "exp_avg." + std::to_string(i), exp_avg_[i], /*is_buffer=*/true);
-    archive.write(prefix + "exp_avg_sq." + std::to_string(i), exp_avg_sq_[i], /*is_buffer=*/true);
+  for (const auto& g : groups_) {
+    archive.write(prefix + "exp_avg." + g.name, g.exp_avg.to(torch::kCPU), /*is_buffer=*/true);
+    archive.write(prefix + "exp_avg_sq." + g.name, g.exp_avg_sq.to(torch::kCPU), true);
   }
 }
 
 void AdamW::load(torch::serialize::InputArchive& archive, const std::string& prefix) {
   torch::NoGradGuard no_grad;
-  // Read everything first, then commit: a bad archive leaves the optimizer untouched.
   torch::Tensor step;
   archive.read(prefix + "step", step);
-  std::vector<torch::Tensor> ms, vs;
-  for (size_t i = 0; i < parameters_.size(); ++i) {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> moments;
+  for (const auto& g : groups_) {
     torch::Tensor m, v;
-    archive.read(prefix + "exp_avg." + std::to_string(i), m, /*is_buffer=*/true);
-    archive.read(prefix + "exp_avg_sq." + std::to_string(i), v, /*is_buffer=*/true);
-    TORCH_CHECK(m.sizes() == exp_avg_[i].sizes() && v.sizes() == exp_avg_sq_[i].sizes(),
-                "optimizer state ", i, " has the wrong shape for this model");
-    ms.push_back(m);
-    vs.push_back(v);
+    archive.read(prefix + "exp_avg." + g.name, m, /*is_buffer=*/true);
+    archive.read(prefix + "exp_avg_sq." + g.name, v, /*is_buffer=*/true);
+    TORCH_CHECK(m.sizes() == g.exp_avg.sizes() && v.sizes() == g.exp_avg_sq.sizes(),
+                "optimizer state of group ", g.name, " has the wrong size for this model");
+    moments.emplace_back(m, v);
   }
   step_count_ = step.item<int64_t>();
-  for (size_t i = 0; i < parameters_.size(); ++i) {
-    exp_avg_[i].copy_(ms[i]);
-    exp_avg_sq_[i].copy_(vs[i]);
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    groups_[i].exp_avg.copy_(moments[i].first);
+    groups_[i].exp_avg_sq.copy_(moments[i].second);
   }
 }
 

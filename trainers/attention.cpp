@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "trainers/cpu_gemm.h"
+
 namespace deepladder::trainers {
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head_,
@@ -25,10 +27,12 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
   // (B,T,3C) -> (B,T,3,H,D) -> (3,B,H,T,D)
-  auto qkv_heads = qkv(x).view({B, T, 3, n_head, head_dim}).permute({2, 0, 3, 1, 4});
-  auto q = rotary(qkv_heads[0]);  // (B,H,T,D)
-  auto k = rotary(qkv_heads[1]);  // (B,H,T,D)
-  auto v = qkv_heads[2];          // (B,H,T,D)
+  auto qkv_heads =
+      fastLinear(x, qkv->weight).view({B, T, 3, n_head, head_dim}).permute({2, 0, 3, 1, 4});
+  auto qk = rotary(qkv_heads.narrow(0, 0, 2));  // (2,B,H,T,D): q and k rotated in one go
+  auto q = qk[0];                               // (B,H,T,D)
+  auto k = qk[1];                               // (B,H,T,D)
+  auto v = qkv_heads[2];                        // (B,H,T,D)
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
                                             /*is_causal=*/true);  // (B,H,T,D)
@@ -43,7 +47,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   auto att = torch::softmax(scores, -1);              // (B*H,T,T)
   auto y = torch::bmm(att, v.reshape({B * n_head, T, head_dim})).view({B, n_head, T, head_dim});
 #endif
-  return proj(y.transpose(1, 2).reshape({B, T, C}));  // (B,T,C)
+  return fastLinear(y.transpose(1, 2).reshape({B, T, C}), proj->weight);  // (B,T,C)
 }
 
 }  // namespace deepladder::trainers

@@ -87,7 +87,8 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const Ad
                                 const TrainingState& state) {
   torch::serialize::OutputArchive archive;
   for (const auto& item : model->named_parameters())
-    archive.write("model." + item.key(), item.value().detach().to(torch::kCPU), /*is_buffer=*/true);
+    archive.write("model." + item.key(), item.value().detach().to(torch::kCPU).clone(),
+                  /*is_buffer=*/true);
   optimizer.save(archive, "optim.");
   archive.write("state.step", scalar(state.step));
   archive.write("state.tokens", scalar(state.tokens));

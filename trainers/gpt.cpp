@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "trainers/cpu_gemm.h"
+
 namespace deepladder::trainers {
 
 GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
@@ -38,8 +40,8 @@ torch::Tensor GPTImpl::embed(const torch::Tensor& idx) {
 }
 
 torch::Tensor GPTImpl::decode(const torch::Tensor& hidden) {
-  auto h = final_norm(hidden);                                                      // (B,T,C)
-  return unembedding ? unembedding(h) : torch::linear(h, token_embedding->weight);  // (B,T,V)
+  auto h = final_norm(hidden);                                                        // (B,T,C)
+  return fastLinear(h, unembedding ? unembedding->weight : token_embedding->weight);  // (B,T,V)
 }
 
 torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals) {

@@ -1,6 +1,8 @@
 // MLP (see mlp.h).
 #include "trainers/mlp.h"
 
+#include "trainers/cpu_gemm.h"
+
 namespace deepladder::trainers {
 
 MLPImpl::MLPImpl(int64_t d_model, int64_t hidden_, const std::string& kind)
@@ -14,14 +16,14 @@ MLPImpl::MLPImpl(int64_t d_model, int64_t hidden_, const std::string& kind)
 }
 
 torch::Tensor MLPImpl::forward(const torch::Tensor& x) {
-  auto h = up(x);  // (B,T,H) or (B,T,2H)
+  auto h = fastLinear(x, up->weight);  // (B,T,H) or (B,T,2H)
   if (swiglu) {
     auto gate_up = h.chunk(2, -1);
     h = torch::silu(gate_up[0]) * gate_up[1];  // (B,T,H)
   } else {
     h = torch::gelu(h);  // (B,T,H), exact erf GELU
   }
-  return down(h);  // (B,T,C)
+  return fastLinear(h, down->weight);  // (B,T,C)
 }
 
 }  // namespace deepladder::trainers

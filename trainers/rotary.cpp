@@ -18,10 +18,11 @@ RotaryImpl::RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base) {
 }
 
 torch::Tensor RotaryImpl::forward(const torch::Tensor& x) {
-  const int64_t T = x.size(2), D = x.size(3);
-  auto c = cos.narrow(0, 0, T);                                                         // (T, D)
-  auto s = sin.narrow(0, 0, T);                                                         // (T, D)
-  auto swapped = torch::cat({x.narrow(-1, D / 2, D / 2), x.narrow(-1, 0, D / 2)}, -1);  // (B,H,T,D)
+  const int64_t T = x.size(-2), D = x.size(-1);
+  auto c = cos.narrow(0, 0, T);  // (T, D)
+  auto s = sin.narrow(0, 0, T);  // (T, D)
+  auto swapped =
+      torch::cat({x.narrow(-1, D / 2, D / 2), x.narrow(-1, 0, D / 2)}, -1);  // (..., T, D)
   return torch::addcmul(x * c, swapped, s);
 }
 

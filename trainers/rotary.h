@@ -11,7 +11,7 @@ namespace deepladder::trainers {
 struct RotaryImpl : torch::nn::Module {
   RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base);
 
-  // x: (B, H, T, D) with T <= max_seq_len -> the same shape, rotated by position.
+  // x: (..., T, D) with T <= max_seq_len, e.g. (B,H,T,D) -> the same shape, rotated by position.
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::Tensor cos;  // (max_seq_len, D)

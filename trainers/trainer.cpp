@@ -181,7 +181,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       return outcome;
     }
     loss.backward();
-    const double grad_norm = clipGradNorm(optimizer.parameters(), tc.grad_clip);
+    const double grad_norm = optimizer.clipGradNorm(tc.grad_clip);
     const double lr = learningRate(tc, state.step);
     optimizer.step(lr);
     optimizer.zeroGrad();

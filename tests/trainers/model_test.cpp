@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <iostream>
+
 #include "core/flop_model.h"
+#include "trainers/cpu_gemm.h"
 #include "trainers/gpt.h"
 #include "trainers/rotary.h"
 
@@ -82,6 +85,31 @@ TEST(Rotary, ScoresDependOnlyOnRelativePosition) {
   EXPECT_NEAR(score(5, 2), score(20, 17), 1e-4);
   EXPECT_NEAR(score(0, 0), torch::dot(q, k).item<double>(), 1e-5);  // position 0 is unrotated
   EXPECT_GT(std::abs(score(5, 2) - score(5, 4)), 1e-3);
+}
+
+}  // namespace
+}  // namespace deepladder::trainers
+
+namespace deepladder::trainers {
+namespace {
+
+TEST(CpuGemm, LinearMatchesTorchLinearInValueAndGradients) {
+  torch::manual_seed(4);
+  auto x = torch::randn({3, 5, 24}).requires_grad_(true);
+  auto w = torch::randn({40, 24}).requires_grad_(true);
+  auto upstream = torch::randn({3, 5, 40});
+  auto y = fastLinear(x, w);
+  (y * upstream).sum().backward();
+  auto x_ref = x.detach().clone().requires_grad_(true);
+  auto w_ref = w.detach().clone().requires_grad_(true);
+  auto y_ref = torch::linear(x_ref, w_ref);
+  (y_ref * upstream).sum().backward();
+  EXPECT_TRUE(torch::allclose(y, y_ref, 1e-4, 1e-4));
+  EXPECT_TRUE(torch::allclose(x.grad(), x_ref.grad(), 1e-4, 1e-4));
+  EXPECT_TRUE(torch::allclose(w.grad(), w_ref.grad(), 1e-4, 1e-4));
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(torch::allclose(fastLinear(x, w), y_ref, 1e-4, 1e-4));
+  std::cout << "fast CPU gemm compiled: " << fastCpuGemmCompiled() << "\n";
 }
 
 }  // namespace

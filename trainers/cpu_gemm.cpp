@@ -1,0 +1,110 @@
+// Linear through oneDNN's sgemm on the CPU (see cpu_gemm.h).
+#include "trainers/cpu_gemm.h"
+
+#include <atomic>
+
+#ifdef DEEPLADDER_HAVE_DNNL_GEMM
+// oneDNN's C API (dnnl.h, stable since v1.0): row-major C = alpha op(A) op(B) + beta C. Declared
+// here because Debian ships the library with LibTorch but not its headers.
+extern "C" int dnnl_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha,
+                          const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                          float* C, int64_t ldc);
+#endif
+
+namespace deepladder::trainers {
+
+namespace {
+
+std::atomic<bool> enabled{true};
+
+#ifdef DEEPLADDER_HAVE_DNNL_GEMM
+
+// C (M,N) = op(A) op(B), all row-major contiguous float32.
+void gemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, const torch::Tensor& A,
+          const torch::Tensor& B, torch::Tensor& C) {
+  const int64_t lda = trans_a ? M : K;
+  const int64_t ldb = trans_b ? K : N;
+  const int status =
+      dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, 1.0f, A.data_ptr<float>(), lda,
+                 B.data_ptr<float>(), ldb, 0.0f, C.data_ptr<float>(), N);
+  TORCH_CHECK(status == 0, "dnnl_sgemm failed with status ", status);
+}
+
+// y (R,N) = x (R,K) W^T, W (N,K)
+torch::Tensor forwardProduct(const torch::Tensor& x2d, const torch::Tensor& w) {
+  auto y = torch::empty({x2d.size(0), w.size(0)}, x2d.options());
+  gemm(false, true, x2d.size(0), w.size(0), x2d.size(1), x2d, w, y);
+  return y;
+}
+
+struct DnnlLinear : torch::autograd::Function<DnnlLinear> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& weight) {
+    auto x2d = x.reshape({-1, x.size(-1)}).contiguous();  // (R,K)
+    auto w = weight.contiguous();                         // (N,K)
+    ctx->save_for_backward({x2d, w});
+    auto sizes = x.sizes().vec();
+    sizes.back() = w.size(0);
+    return forwardProduct(x2d, w).view(sizes);  // (..., N)
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& x2d = saved[0];  // (R,K)
+    const auto& w = saved[1];    // (N,K)
+    const int64_t R = x2d.size(0), K = x2d.size(1), N = w.size(0);
+    auto gy = grads[0].reshape({R, N}).contiguous();  // (R,N)
+    torch::Tensor gx, gw;
+    if (ctx->needs_input_grad(0)) {
+      gx = torch::empty({R, K}, gy.options());
+      gemm(false, false, R, K, N, gy, w, gx);  // (R,N) (N,K)
+      auto sizes = grads[0].sizes().vec();
+      sizes.back() = K;
+      gx = gx.view(sizes);
+    }
+    if (ctx->needs_input_grad(1)) {
+      gw = torch::empty({N, K}, gy.options());
+      gemm(true, false, N, K, R, gy, x2d, gw);  // (R,N)^T (R,K)
+    }
+    return {gx, gw};
+  }
+};
+
+#endif
+
+}  // namespace
+
+bool fastCpuGemmCompiled() {
+#ifdef DEEPLADDER_HAVE_DNNL_GEMM
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool fastCpuGemmEnabled() {
+  return fastCpuGemmCompiled() && enabled.load();
+}
+void setFastCpuGemmEnabled(bool on) {
+  enabled.store(on);
+}
+
+torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight) {
+#ifdef DEEPLADDER_HAVE_DNNL_GEMM
+  if (enabled.load(std::memory_order_relaxed) && x.device().is_cpu() &&
+      x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
+      x.numel() > 0) {
+    if (!torch::GradMode::is_enabled() || (!x.requires_grad() && !weight.requires_grad())) {
+      auto sizes = x.sizes().vec();
+      sizes.back() = weight.size(0);
+      return forwardProduct(x.reshape({-1, x.size(-1)}).contiguous(), weight.contiguous())
+          .view(sizes);
+    }
+    return DnnlLinear::apply(x, weight);
+  }
+#endif
+  return torch::linear(x, weight);
+}
+
+}  // namespace deepladder::trainers

@@ -1,0 +1,21 @@
+// A faster y = x W^T for float32 on the CPU. Debian's LibTorch sends torch::mm to the system BLAS
+// (ATLAS here: about 50 GFLOP/s on one thread, no threading), while the oneDNN library the same
+// LibTorch ships has a JIT sgemm that runs 3-5x faster and uses the intra-op threads. When CMake
+// finds libdnnl (DEEPLADDER_HAVE_DNNL_GEMM) this linear calls dnnl_sgemm for the forward and
+// both backward products inside a custom autograd function; otherwise, for other devices or
+// dtypes, or when disabled at run time, it is exactly torch::linear.
+#pragma once
+
+#include <torch/torch.h>
+
+namespace deepladder::trainers {
+
+// x (..., K) float32, weight (N, K) -> (..., N), no bias. Differentiable in both arguments.
+torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight);
+
+// Whether the oneDNN path is compiled in; whether it is used (default: yes when compiled in).
+bool fastCpuGemmCompiled();
+bool fastCpuGemmEnabled();
+void setFastCpuGemmEnabled(bool enabled);  // for benchmarks and tests comparing the two paths
+
+}  // namespace deepladder::trainers
