@@ -1,5 +1,6 @@
 // Chinchilla Approach 3 with Ceres' L-BFGS (see chinchilla.h). The objective and its analytic
 // gradient are written out by hand: 240 points x 4,500 starts makes this the hot loop.
+// Exps are taken once per distinct N and D (shared shift), leaving one log per point.
 #include <ceres/ceres.h>
 
 #include <algorithm>
@@ -13,10 +14,25 @@
 namespace deepladder::fitting {
 namespace {
 
-// Columns the objective reads: ln N, ln D, ln L.
+// Columns the objective reads: ln N, ln D, ln L per point, and the distinct ln N and ln D values
+// with each point's index into them (ladders reuse sizes and token counts across budgets: the
+// 240-point benchmark has 16 distinct N and 15 distinct D, so the exps are done per distinct
+// value, not per point).
 struct LogPoints {
   std::vector<double> log_n, log_d, log_l;
+  std::vector<double> distinct_n, distinct_d;  // sorted unique ln N, ln D
+  std::vector<int> n_index, d_index;           // point -> distinct value
 };
+
+void indexDistinct(const std::vector<double>& values, std::vector<double>& distinct,
+                   std::vector<int>& index) {
+  distinct = values;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  for (double v : values)
+    index.push_back(
+        static_cast<int>(std::lower_bound(distinct.begin(), distinct.end(), v) - distinct.begin()));
+}
 
 LogPoints logsOf(const std::vector<SizePoint>& points) {
   LogPoints lp;
@@ -25,28 +41,53 @@ LogPoints logsOf(const std::vector<SizePoint>& points) {
     lp.log_d.push_back(std::log(p.tokens));
     lp.log_l.push_back(std::log(p.loss));
   }
+  indexDistinct(lp.log_n, lp.distinct_n, lp.n_index);
+  indexDistinct(lp.log_d, lp.distinct_d, lp.d_index);
   return lp;
 }
 
+// Scratch of one evaluation (one per solve, so threads never share it).
+struct Scratch {
+  std::vector<double> t1, t2;  // exp(a - alpha ln N_j - G), exp(b - beta ln D_k - G)
+  std::vector<double> k1, k2;  // sum over the points of N_j (D_k) of dHuber/dr / s_i
+};
+
 // x = (a, b, e, alpha, beta). Huber(r) = r^2/2 for |r| <= delta, else delta (|r| - delta/2).
-double objective(const LogPoints& lp, const double* x, double delta, double* grad) {
+// LSE_i = G + ln(t1[j] + t2[k] + t3) with one global shift G = the largest term over all points;
+// a point whose terms all lie ~575 nats below G (only at absurd parameters) is done exactly with
+// its own shift instead, so nothing underflows.
+double objective(const LogPoints& lp, const double* x, double delta, double* grad, Scratch& sc) {
   const double a = x[0], b = x[1], e = x[2], alpha = x[3], beta = x[4];
-  double f = 0, ga = 0, gb = 0, ge = 0, galpha = 0, gbeta = 0;
+  const size_t nn = lp.distinct_n.size(), nd = lp.distinct_d.size();
+  sc.t1.resize(nn);
+  sc.t2.resize(nd);
+  double G = e;
+  for (size_t j = 0; j < nn; ++j) G = std::max(G, sc.t1[j] = a - alpha * lp.distinct_n[j]);
+  for (size_t k = 0; k < nd; ++k) G = std::max(G, sc.t2[k] = b - beta * lp.distinct_d[k]);
+  for (auto& t : sc.t1) t = std::exp(t - G);
+  for (auto& t : sc.t2) t = std::exp(t - G);
+  const double t3 = std::exp(e - G);
+  if (grad) {
+    sc.k1.assign(nn, 0.0);
+    sc.k2.assign(nd, 0.0);
+  }
+  double f = 0, ga = 0, gb = 0, ge = 0, galpha = 0, gbeta = 0, k3 = 0;
   const size_t n = lp.log_n.size();
   for (size_t i = 0; i < n; ++i) {
-    const double u1 = a - alpha * lp.log_n[i];
-    const double u2 = b - beta * lp.log_d[i];
-    // LSE with the largest term factored out: its weight is exactly 1, so two exps, not three.
-    double m, w1, w2, w3;
-    if (u1 >= u2 && u1 >= e) {
-      m = u1, w1 = 1.0, w2 = std::exp(u2 - m), w3 = std::exp(e - m);
-    } else if (u2 >= e) {
-      m = u2, w2 = 1.0, w1 = std::exp(u1 - m), w3 = std::exp(e - m);
+    const int j = lp.n_index[i], k = lp.d_index[i];
+    double s = sc.t1[j] + sc.t2[k] + t3;
+    double lse, w1 = 0, w2 = 0, w3 = 0;
+    const bool exact = s < 1e-250;
+    if (!exact) {
+      lse = G + std::log(s);
     } else {
-      m = e, w3 = 1.0, w1 = std::exp(u1 - m), w2 = std::exp(u2 - m);
+      const double u1 = a - alpha * lp.log_n[i], u2 = b - beta * lp.log_d[i];
+      const double m = std::max(u1, std::max(u2, e));
+      w1 = std::exp(u1 - m), w2 = std::exp(u2 - m), w3 = std::exp(e - m);
+      s = w1 + w2 + w3;
+      lse = m + std::log(s);
     }
-    const double s = w1 + w2 + w3;
-    const double r = m + std::log(s) - lp.log_l[i];
+    const double r = lse - lp.log_l[i];
     double dr;  // dHuber/dr
     if (std::fabs(r) <= delta) {
       f += 0.5 * r * r;
@@ -56,15 +97,32 @@ double objective(const LogPoints& lp, const double* x, double delta, double* gra
       dr = r > 0 ? delta : -delta;
     }
     if (grad) {
-      const double k = dr / s;  // softmax weights times dHuber/dr
-      ga += k * w1;
-      gb += k * w2;
-      ge += k * w3;
-      galpha -= k * w1 * lp.log_n[i];
-      gbeta -= k * w2 * lp.log_d[i];
+      const double q = dr / s;  // dLSE/du_c = w_c / s (softmax)
+      if (!exact) {
+        sc.k1[j] += q;
+        sc.k2[k] += q;
+        k3 += q;
+      } else {
+        ga += q * w1;
+        gb += q * w2;
+        ge += q * w3;
+        galpha -= q * w1 * lp.log_n[i];
+        gbeta -= q * w2 * lp.log_d[i];
+      }
     }
   }
-  if (grad) grad[0] = ga, grad[1] = gb, grad[2] = ge, grad[3] = galpha, grad[4] = gbeta;
+  if (grad) {
+    for (size_t j = 0; j < nn; ++j) {
+      ga += sc.k1[j] * sc.t1[j];
+      galpha -= sc.k1[j] * sc.t1[j] * lp.distinct_n[j];
+    }
+    for (size_t k = 0; k < nd; ++k) {
+      gb += sc.k2[k] * sc.t2[k];
+      gbeta -= sc.k2[k] * sc.t2[k] * lp.distinct_d[k];
+    }
+    ge += k3 * t3;
+    grad[0] = ga, grad[1] = gb, grad[2] = ge, grad[3] = galpha, grad[4] = gbeta;
+  }
   return f;
 }
 
@@ -72,7 +130,7 @@ class LseHuberObjective : public ceres::FirstOrderFunction {
  public:
   LseHuberObjective(const LogPoints& lp, double delta) : lp_(lp), delta_(delta) {}
   bool Evaluate(const double* x, double* cost, double* gradient) const override {
-    *cost = objective(lp_, x, delta_, gradient);
+    *cost = objective(lp_, x, delta_, gradient, scratch_);
     return std::isfinite(*cost);
   }
   int NumParameters() const override { return 5; }
@@ -80,6 +138,7 @@ class LseHuberObjective : public ceres::FirstOrderFunction {
  private:
   const LogPoints& lp_;
   double delta_;
+  mutable Scratch scratch_;
 };
 
 struct StartResult {
@@ -106,7 +165,8 @@ StartResult solveFrom(const LogPoints& lp, double delta, const LseParams& start)
   ceres::GradientProblemSolver::Summary summary;
   ceres::Solve(options, problem, x, &summary);
   std::copy(x, x + 5, out.x);
-  out.cost = objective(lp, x, delta, nullptr);
+  Scratch scratch;
+  out.cost = objective(lp, x, delta, nullptr, scratch);
   out.converged = summary.termination_type == ceres::CONVERGENCE && std::isfinite(out.cost);
   return out;
 }
@@ -145,7 +205,8 @@ double chinchillaObjective(const std::vector<SizePoint>& points, const LseParams
                            std::array<double, 5>* gradient) {
   const LogPoints lp = logsOf(points);
   const double x[5] = {p.a, p.b, p.e, p.alpha, p.beta};
-  return objective(lp, x, delta, gradient ? gradient->data() : nullptr);
+  Scratch scratch;
+  return objective(lp, x, delta, gradient ? gradient->data() : nullptr, scratch);
 }
 
 ChinchillaFit fitChinchillaApproach3(const std::vector<SizePoint>& points,
