@@ -87,15 +87,15 @@ TEST(ChinchillaApproach3, RecoversHoffmannParameters) {
   const auto fit = fitChinchillaApproach3(hoffmannGrid());
   EXPECT_TRUE(fit.best_converged);
   EXPECT_EQ(fit.starts, 4500);
-  EXPECT_GT(fit.converged, 0);
-  EXPECT_NEAR(fit.E / kE, 1.0, 1e-3);
-  EXPECT_NEAR(fit.A / kA, 1.0, 1e-2);
-  EXPECT_NEAR(fit.B / kB, 1.0, 1e-2);
-  EXPECT_NEAR(fit.alpha, kAlpha, 1e-3);
-  EXPECT_NEAR(fit.beta, kBeta, 1e-3);
+  EXPECT_GT(fit.converged, 4000);
+  EXPECT_NEAR(fit.E / kE, 1.0, 1e-6);
+  EXPECT_NEAR(fit.A / kA, 1.0, 1e-5);
+  EXPECT_NEAR(fit.B / kB, 1.0, 1e-5);
+  EXPECT_NEAR(fit.alpha, kAlpha, 1e-6);
+  EXPECT_NEAR(fit.beta, kBeta, 1e-6);
   EXPECT_LT(fit.objective, 1e-10);
-  EXPECT_NEAR(fit.a, kBeta / (kAlpha + kBeta), 1e-3);
-  EXPECT_NEAR(fit.b, kAlpha / (kAlpha + kBeta), 1e-3);
+  EXPECT_NEAR(fit.a, kBeta / (kAlpha + kBeta), 1e-6);
+  EXPECT_NEAR(fit.b, kAlpha / (kAlpha + kBeta), 1e-6);
 }
 
 // IsoFLOP grid: budgets 1e19..1e22, 9 sizes per budget spread over +-1 decade around the optimum.
