@@ -58,10 +58,10 @@ __device__ __forceinline__ __nv_bfloat16 loadOrZero(const __nv_bfloat16* p, bool
 __device__ void computeScoreTile(const float* __restrict__ x, const float* __restrict__ w,
                                  int64_t tokens, int64_t vocab, int64_t dim, int64_t t0, int64_t v0,
                                  float* scores) {
-  __shared__ float xs[kDepthPerStep][kTokensPerTile + 4];  // (BK, BN)
-  __shared__ float ws[kDepthPerStep][kVocabPerTile + 4];   // (BK, BV)
-  const int tx = threadIdx.x % 16;                         // vocab group
-  const int ty = threadIdx.x / 16;                         // token group
+  __shared__ __align__(16) float xs[kDepthPerStep][kTokensPerTile + 4];  // (BK, BN)
+  __shared__ __align__(16) float ws[kDepthPerStep][kVocabPerTile + 4];   // (BK, BV)
+  const int tx = threadIdx.x % 16;                                       // vocab group
+  const int ty = threadIdx.x / 16;                                       // token group
   float acc[4][4] = {};
   for (int64_t k0 = 0; k0 < dim; k0 += kDepthPerStep) {
     for (int idx = threadIdx.x; idx < kTokensPerTile * kDepthPerStep; idx += kThreads) {
@@ -141,7 +141,7 @@ static __global__ void __launch_bounds__(kThreads)
     lensKlPartialKernel(const T* __restrict__ x, const T* __restrict__ w,
                         const P* __restrict__ logp, float4* __restrict__ partial, int64_t tokens,
                         int64_t vocab, int64_t dim) {
-  __shared__ __align__(16) float scores[kTokensPerTile * kScorePitch];  // (BN, BV + 4)
+  __shared__ __align__(32) float scores[kTokensPerTile * kScorePitch];  // (BN, BV + 4)
   __shared__ LensState running[kTokensPerTile];
   const int64_t t0 = static_cast<int64_t>(blockIdx.y) * kTokensPerTile;
   const int64_t vocab_tiles = (vocab + kVocabPerTile - 1) / kVocabPerTile;
