@@ -1,6 +1,8 @@
-// `deepladder export --csv FILE --format md|csv|tex|json [--out FILE]`: fits the frontier of a
+// `deepladder export (--csv FILE | --db runs.db --ladder NAME) --format md|csv|tex|json [--out FILE]`: fits the frontier of a
 // results CSV (same options as `fit`) and writes the scaling table: per arm gamma +- se, A, E,
 // measured and projected multipliers with intervals. Wiring only; the tables are in fitting/.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -10,16 +12,20 @@
 #include <sstream>
 
 #include "app/command_registry.h"
+#include "app/fit_inputs.h"
 #include "core/errors.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
+#include "storage/database.h"
 
 namespace deepladder::app {
 namespace {
 
 struct ExportOptions {
   std::string csv;
+  std::string db_path;
+  std::string ladder;
   std::string format = "md";
   std::string out;
   std::string at = "1e20,1e22,1e24,1e26";
@@ -27,17 +33,20 @@ struct ExportOptions {
 };
 
 int runExport(ExportOptions options) {
-  std::stringstream list(options.at);
-  std::string item;
-  options.frontier.at.clear();
-  while (std::getline(list, item, ',')) {
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v))
-      throw UserError("--at: '" + item + "' is not a positive compute. Give e.g. 1e20,1e22");
-    options.frontier.at.push_back(v);
+  options.frontier.at = parseComputeList(options.at);
+  if (options.csv.empty() == options.db_path.empty())
+    throw UserError("give either --csv FILE or --db FILE --ladder NAME");
+  fitting::ResultsTable table;
+  if (!options.csv.empty()) {
+    table = fitting::readResultsCsv(options.csv);
+  } else {
+    if (options.ladder.empty()) throw UserError("--db needs --ladder NAME");
+    if (access(options.db_path.c_str(), F_OK) != 0)
+      throw UserError(options.db_path + ": no such database. Pass --db");
+    auto db = storage::Database::open(options.db_path, /*read_only=*/true);
+    table = readFromDatabase(*db, options.db_path, options.ladder);
   }
-  const auto result = fitting::fitFrontier(fitting::readResultsCsv(options.csv), options.frontier);
+  const auto result = fitting::fitFrontier(table, options.frontier);
   const std::string text = fitting::scalingTable(result, options.format);
   if (options.out.empty()) {
     std::fputs(text.c_str(), stdout);
@@ -54,7 +63,9 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "export", "Write the scaling table of a frontier fit as Markdown, CSV, LaTeX or JSON");
-  cmd->add_option("--csv", o->csv, "Results CSV: arm,compute_flops,val_loss[,...]")->required();
+  cmd->add_option("--csv", o->csv, "Results CSV: arm,compute_flops,val_loss[,...]");
+  cmd->add_option("--db", o->db_path, "SQLite database with the ladder's runs");
+  cmd->add_option("--ladder", o->ladder, "Ladder name or hash (or an imported source)");
   cmd->add_option("--format", o->format, "md | csv | tex | json")
       ->check(CLI::IsMember({"md", "csv", "tex", "json"}))
       ->capture_default_str();
