@@ -1,0 +1,151 @@
+// `deepladder plot frontier|multiplier|lens|curves --out FILE.(png|svg|pdf)`: renders a plot
+// off screen with QCustomPlot (no display needed). Data from a ladder in the database
+// (--db, --ladder) or a results CSV (--csv) for frontier and multiplier; from runs (--run ID...)
+// for lens and curves. Wiring only: fits in fitting/, drawing in ui/plots/.
+#include <qcustomplot.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "app/command_registry.h"
+#include "core/errors.h"
+#include "fitting/frontier_fit.h"
+#include "fitting/multipliers.h"
+#include "fitting/results_csv.h"
+#include "storage/database.h"
+#include "ui/plots/curves_plot.h"
+#include "ui/plots/frontier_plot.h"
+#include "ui/plots/lens_plot.h"
+#include "ui/plots/multiplier_plot.h"
+#include "ui/plots/offscreen_app.h"
+#include "ui/plots/plot_export.h"
+#include "ui/plots/plot_sources.h"
+
+namespace deepladder::app {
+namespace {
+
+struct PlotOptions {
+  std::string kind;
+  std::string db_path;
+  std::string ladder;
+  std::string csv;
+  std::vector<int64_t> runs;
+  std::string out;
+  std::string metric = "val/loss";
+  std::string x = "step";
+  bool log_x = false;
+  bool log_y = false;
+  double ema = 0.0;
+  double eps = 2.0;
+  double compute_hi = 1e26;
+  int width = 960;
+  int height = 600;
+  fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
+};
+
+std::unique_ptr<storage::Database> openDatabase(const std::string& path) {
+  if (path.empty()) throw UserError("plot: this plot needs --db FILE");
+  if (access(path.c_str(), F_OK) != 0) throw UserError(path + ": no such database. Check --db");
+  return storage::Database::open(path, /*read_only=*/true);
+}
+
+fitting::ResultsTable loadResults(const PlotOptions& o) {
+  if (!o.csv.empty()) return fitting::readResultsCsv(o.csv);
+  if (o.ladder.empty())
+    throw UserError("plot " + o.kind + ": give --csv FILE or --db FILE --ladder NAME");
+  auto db = openDatabase(o.db_path);
+  return plots::resultsFromDatabase(*db, o.db_path, o.ladder);
+}
+
+int runPlot(PlotOptions o) {
+  if (o.out.empty()) throw UserError("plot: give --out FILE.png|svg|pdf");
+  plots::ensureGuiApplication();
+  QCustomPlot plot;
+  plot.resize(o.width, o.height);
+  if (o.kind == "frontier" || o.kind == "multiplier") {
+    const auto table = loadResults(o);
+    if (o.kind == "multiplier") {
+      double lo = 1e300;
+      for (const auto& p : table.points) lo = std::min(lo, p.compute_flops);
+      o.frontier.at = plots::multiplierBandComputes(lo, o.compute_hi);
+    }
+    const auto result = fitting::fitFrontier(table, o.frontier);
+    if (o.kind == "frontier")
+      plots::drawFrontier(plot, {table, result, QStringLiteral("Compute frontier")});
+    else
+      plots::drawMultiplier(plot, {result, o.compute_hi, QStringLiteral("Compute multiplier")});
+  } else if (o.kind == "lens") {
+    if (o.runs.size() != 1) throw UserError("plot lens: give exactly one --run ID");
+    auto db = openDatabase(o.db_path);
+    plots::LensPlotInput input;
+    input.profiles = plots::lensFromDatabase(*db, o.runs[0]);
+    if (input.profiles.empty())
+      throw UserError("run " + std::to_string(o.runs[0]) + " has no logit-lens rows in " +
+                      o.db_path + ". Lens KL is recorded at each eval of a run");
+    input.run_label = plots::runLabel(*db, o.runs[0]);
+    input.eps = o.eps;
+    input.title = QStringLiteral("Logit lens: ") + input.run_label;
+    plots::drawLens(plot, input);
+  } else if (o.kind == "curves") {
+    if (o.runs.empty()) throw UserError("plot curves: give one or more --run ID");
+    auto db = openDatabase(o.db_path);
+    plots::CurvesPlotInput input;
+    input.axis = plots::curveAxisFromName(o.x);
+    input.metric = QString::fromStdString(o.metric);
+    input.log_x = o.log_x;
+    input.log_y = o.log_y;
+    input.ema = o.ema;
+    for (int64_t id : o.runs) {
+      if (!db->run(id)) throw UserError("no run " + std::to_string(id) + " in " + o.db_path);
+      auto series = plots::curveFromDatabase(*db, id, o.metric, input.axis);
+      if (series.x.empty())
+        throw UserError("run " + std::to_string(id) + " has no metric \"" + o.metric +
+                        "\". See `deepladder metrics`");
+      input.series.push_back(std::move(series));
+    }
+    plots::drawCurves(plot, input);
+  } else {
+    throw UserError("plot: '" + o.kind + "' is not frontier, multiplier, lens or curves");
+  }
+  plots::savePlot(plot, QString::fromStdString(o.out), o.width, o.height);
+  std::fprintf(stderr, "wrote %s\n", o.out.c_str());
+  return 0;
+}
+
+CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
+  auto o = std::make_shared<PlotOptions>();
+  CLI::App* cmd = cli.add_subcommand(
+      "plot",
+      "Render a plot to PNG, SVG or PDF without a display: frontier, multiplier, lens, curves");
+  cmd->add_option("kind", o->kind, "frontier | multiplier | lens | curves")
+      ->required()
+      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves"}));
+  cmd->add_option("--out", o->out, "Output file: .png, .svg or .pdf")->required();
+  cmd->add_option("--db", o->db_path, "SQLite database");
+  cmd->add_option("--ladder", o->ladder, "Ladder name or hash (frontier, multiplier)");
+  cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier)");
+  cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)");
+  cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();
+  cmd->add_option("--x", o->x, "step | tokens | flops (curves)")->capture_default_str();
+  cmd->add_flag("--log-x", o->log_x, "Log x axis (curves)");
+  cmd->add_flag("--log-y", o->log_y, "Log y axis (curves)");
+  cmd->add_option("--ema", o->ema, "EMA smoothing weight in [0, 1) (curves)")
+      ->check(CLI::Range(0.0, 0.999))
+      ->capture_default_str();
+  cmd->add_option("--eps", o->eps, "d_lens threshold in nats (lens)")->capture_default_str();
+  cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
+  cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0")->capture_default_str();
+  cmd->add_option("--bootstrap", o->frontier.bootstrap, "Bootstrap resamples (0 = none)")
+      ->capture_default_str();
+  cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
+  cmd->add_option("--to", o->compute_hi, "Right end of the projected multiplier")
+      ->capture_default_str();
+  cmd->add_option("--width", o->width, "Width in pixels")->capture_default_str();
+  cmd->add_option("--height", o->height, "Height in pixels")->capture_default_str();
+  cmd->callback([o] { commandExitCode() = runPlot(*o); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

@@ -1,0 +1,128 @@
+// Plot rendering off screen: decimation keeps extremes and bounds the point count, EMA, d_lens
+// on hand-built profiles, and every plot kind written as PNG, SVG and PDF, non-empty.
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+
+#include <QFileInfo>
+#include <QImage>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "fitting/frontier_fit.h"
+#include "ui/plots/curves_plot.h"
+#include "ui/plots/decimation.h"
+#include "ui/plots/frontier_plot.h"
+#include "ui/plots/lens_plot.h"
+#include "ui/plots/multiplier_plot.h"
+#include "ui/plots/offscreen_app.h"
+#include "ui/plots/plot_export.h"
+
+namespace deepladder::plots {
+namespace {
+
+std::string outDir() {
+  const std::string dir = std::string(DEEPLADDER_BINARY_DIR) + "/tests/ui/plots";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(Decimation, KeepsSpikesAndBoundsPointCount) {
+  std::vector<double> x(1'000'000), y(1'000'000);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i);
+    y[i] = std::sin(i * 0.001);
+  }
+  y[777'777] = 50.0;  // a spike must survive
+  y[123'456] = -50.0;
+  const auto d = decimateMinMax(x, y, 0, 999'999, 500, false);
+  EXPECT_LE(d.x.size(), 2 * 500 + 2);
+  EXPECT_EQ(*std::max_element(d.y.begin(), d.y.end()), 50.0);
+  EXPECT_EQ(*std::min_element(d.y.begin(), d.y.end()), -50.0);
+  EXPECT_TRUE(std::is_sorted(d.x.begin(), d.x.end()));
+}
+
+TEST(Decimation, ZoomedViewKeepsNeighboursOutside) {
+  std::vector<double> x = {1, 2, 3, 4, 5, 6}, y = {1, 2, 3, 4, 5, 6};
+  const auto d = decimateMinMax(x, y, 2.5, 4.5, 100, false);
+  ASSERT_GE(d.x.size(), 4);
+  EXPECT_EQ(d.x.front(), 2);
+  EXPECT_EQ(d.x.back(), 5);
+}
+
+TEST(Decimation, EmaIsBiasCorrected) {
+  const auto s = emaSmooth({2, 2, 2, 2}, 0.9);
+  for (double v : s) EXPECT_NEAR(v, 2.0, 1e-12);
+  EXPECT_EQ(emaSmooth({1, 5}, 0.0), (std::vector<double>{1, 5}));
+}
+
+TEST(LensDepth, HandBuiltProfiles) {
+  EXPECT_EQ(lensDepth({0.5, 3, 6, 4, 1.5, 0}, 2.0), 4);  // peak at 2, first <= 2 after it
+  EXPECT_EQ(lensDepth({0, 1, 9}, 2.0), std::nullopt);    // peak at the end
+  EXPECT_EQ(lensDepth({3, 5, 5, 2, 0}, 2.0), 3);         // ties: first maximum
+  EXPECT_EQ(lensDepth({9, 8, 7}, 2.0), std::nullopt);    // never below eps
+}
+
+fitting::ResultsTable syntheticResults() {
+  fitting::ResultsTable t;
+  t.source = "synthetic (design doc exponents 0.111 vs 0.117, E 1.8)";
+  for (auto [arm, A, g] : {std::tuple{"vanilla", 1.2, 0.111}, {"growth", 1.15, 0.117}})
+    for (double c : {1e17, 1e18, 1e19, 1e20, 1e21})
+      t.points.push_back({arm, c, 1.8 + A * std::pow(c / 1e18, -g)});
+  return t;
+}
+
+void expectWritten(QCustomPlot& plot, const std::string& stem) {
+  for (const char* ext : {"png", "svg", "pdf"}) {
+    const QString path = QString::fromStdString(outDir() + "/" + stem + "." + ext);
+    savePlot(plot, path);
+    EXPECT_GT(QFileInfo(path).size(), 1000) << path.toStdString();
+  }
+  const QImage png(QString::fromStdString(outDir() + "/" + stem + ".png"));
+  EXPECT_EQ(png.width(), 960 * 2);
+}
+
+TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {
+  ensureGuiApplication();
+  const auto table = syntheticResults();
+  auto options = fitting::defaultFrontierOptions();
+  options.baseline = "vanilla";
+  options.bootstrap = 50;
+  options.at = multiplierBandComputes(1e17);
+  const auto result = fitting::fitFrontier(table, options);
+  QCustomPlot plot;
+  plot.resize(960, 600);
+  drawFrontier(plot, {table, result, "Compute frontier"});
+  EXPECT_GE(plot.graphCount(), 5);  // 2 arms x (points + curve) + E line
+  expectWritten(plot, "frontier");
+  drawMultiplier(plot, {result, 1e26, "Compute multiplier"});
+  EXPECT_TRUE(plot.legend->visible());
+  expectWritten(plot, "multiplier");
+  drawLens(plot,
+           {"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}, {200, {0.4, 4, 7, 3, 1, 0}}}, 2.0, "Lens"});
+  expectWritten(plot, "lens");
+  CurvesPlotInput curves;
+  curves.metric = "val/loss";
+  for (int r = 0; r < 3; ++r) {
+    CurveSeries s;
+    s.label = QString("run %1").arg(r);
+    for (int i = 1; i < 5000; ++i) {
+      s.x.push_back(i);
+      s.y.push_back(2 + r * 0.1 + 3 * std::exp(-i / 500.0));
+    }
+    curves.series.push_back(s);
+  }
+  curves.ema = 0.6;
+  drawCurves(plot, curves);
+  EXPECT_LE(redecimateCurves(plot), 6u * (2 * 1000 + 2));
+  expectWritten(plot, "curves");
+}
+
+TEST(Plots, UnknownExtensionIsAUserError) {
+  ensureGuiApplication();
+  QCustomPlot plot;
+  EXPECT_THROW(savePlot(plot, "/tmp/plot.gif"), UserError);
+  EXPECT_THROW(savePlot(plot, "/nonexistent-dir/plot.png"), UserError);
+}
+
+}  // namespace
+}  // namespace deepladder::plots

@@ -1,0 +1,159 @@
+// Workbench models and views against the fixture database (fixture_database.h), offscreen:
+// the run table's rows and derived columns, the poller's snapshots, clear failures for a
+// missing / corrupt / newer-schema database, Compare overlays, the frontier fit and table
+// export, lens and serial-task views, and the designer's live validation and plan preview.
+#include <gtest/gtest.h>
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "storage/database.h"
+#include "tests/ui/fixture_database.h"
+#include "ui/plots/offscreen_app.h"
+#include "ui/workbench/compare_view.h"
+#include "ui/workbench/database_access.h"
+#include "ui/workbench/frontier_view.h"
+#include "ui/workbench/ladder_designer_view.h"
+#include "ui/workbench/lens_view.h"
+#include "ui/workbench/main_window.h"
+#include "ui/workbench/run_monitor_view.h"
+#include "ui/workbench/run_poller.h"
+#include "ui/workbench/run_table_model.h"
+#include "ui/workbench/serial_task_view.h"
+
+namespace deepladder::ui {
+namespace {
+
+class Workbench : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    plots::ensureGuiApplication();
+    QCoreApplication::setOrganizationName("deepladder-test");
+    dir_ = new QTemporaryDir;
+    db_path_ = dir_->filePath("fixture.db");
+    testing::buildFixtureDatabase(db_path_.toStdString());
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static QTemporaryDir* dir_;
+  static QString db_path_;
+};
+QTemporaryDir* Workbench::dir_ = nullptr;
+QString Workbench::db_path_;
+
+TEST_F(Workbench, RunTableShowsEveryRunWithDerivedColumns) {
+  auto db = storage::Database::open(db_path_.toStdString(), true);
+  RunTableModel model;
+  model.setRuns(db->listRuns(), 1.7e9 + 100);
+  ASSERT_EQ(model.rowCount(), 9);
+  const int running = model.rowOfRun(9);
+  ASSERT_GE(running, 0);
+  EXPECT_EQ(model.index(running, RunTableModel::kStatus).data().toString(), "running");
+  EXPECT_EQ(model.index(running, RunTableModel::kProgress).data().toString(), "25%");
+  // 500 steps in 100 s, 1500 to go: 300 s.
+  EXPECT_EQ(model.index(running, RunTableModel::kEta).data().toString(), "5 min 0 s");
+  EXPECT_EQ(model.index(running, RunTableModel::kTokensPerSecond).data().toString(), "5120");
+  EXPECT_FALSE(model.index(0, RunTableModel::kValLoss).data().toString().isEmpty());
+  // Same runs again: rows updated in place, no reset.
+  QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+  model.setRuns(db->listRuns(), 1.7e9 + 100);
+  EXPECT_EQ(resets.count(), 0);
+}
+
+TEST_F(Workbench, PollerDeliversSnapshotsFromItsThread) {
+  RunPoller poller(db_path_, 50);
+  QSignalSpy spy(&poller, &RunPoller::runsLoaded);
+  poller.start();
+  ASSERT_TRUE(spy.wait(5000));
+  const auto snapshot = spy.at(0).at(0).value<RunSnapshot>();
+  EXPECT_EQ(snapshot->size(), 9u);
+}
+
+TEST_F(Workbench, OpenFailuresBecomeClearProblems) {
+  DatabaseProblem p;
+  EXPECT_EQ(tryOpenDatabase(dir_->filePath("missing.db"), true, &p), nullptr);
+  EXPECT_EQ(p.title, "Database not found");
+  EXPECT_FALSE(QFileInfo::exists(dir_->filePath("missing.db")));  // never created
+
+  const QString junk = dir_->filePath("junk.db");
+  QFile f(junk);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(QByteArray(8192, 'x'));
+  f.close();
+  EXPECT_EQ(tryOpenDatabase(junk, true, &p), nullptr);
+  EXPECT_FALSE(p.message.isEmpty());
+  EXPECT_TRUE(p.title.contains("damaged") || p.title.contains("Cannot")) << p.title.toStdString();
+
+  const QString newer = dir_->filePath("newer.db");
+  {
+    auto db = storage::Database::open(newer.toStdString());
+    db->execute("PRAGMA user_version = 99");
+  }
+  EXPECT_EQ(tryOpenDatabase(newer, true, &p), nullptr);
+  EXPECT_EQ(p.title, "Database is from a newer deepladder") << p.message.toStdString();
+}
+
+TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {
+  CompareView view;
+  view.resize(1100, 700);
+  view.setDatabase(db_path_);
+  view.setCheckedRuns({1, 2, 5});
+  view.loadNow();
+  // Smoothing is on by default: a faint raw graph and a smoothed graph per run.
+  EXPECT_EQ(view.plot()->graphCount(), 6);
+  EXPECT_EQ(view.plot()->legend->itemCount(), 3);
+  view.plot()->xAxis->setRange(100, 300);  // zoom: redecimated to the new window
+  EXPECT_LE(view.plot()->graph(1)->dataCount(), 3 * 2 + 4);
+}
+
+TEST_F(Workbench, FrontierFitsAndExportsTables) {
+  MainWindow window;
+  ASSERT_TRUE(window.openDatabase(db_path_, true));
+  window.frontier()->fitNow(/*blocking=*/true);
+  ASSERT_TRUE(window.frontier()->result().has_value());
+  const auto& r = *window.frontier()->result();
+  ASSERT_EQ(r.arms.size(), 2u);
+  EXPECT_NEAR(r.arms[0].gamma, 0.111, 1e-3);
+  EXPECT_GT(window.frontier()->multiplierPlot()->graphCount(), 3);
+  for (const char* ext : {"md", "csv", "tex", "json"}) {
+    const QString path = dir_->filePath(QString("table.") + ext);
+    window.exportTable(path);
+    EXPECT_GT(QFileInfo(path).size(), 50) << ext;
+  }
+  window.showView(MainWindow::kFrontier);
+  window.exportPlot(dir_->filePath("frontier.svg"));
+  EXPECT_GT(QFileInfo(dir_->filePath("frontier.svg")).size(), 1000);
+}
+
+TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
+  LensView lens;
+  lens.setDatabase(db_path_);
+  EXPECT_GE(lens.profilePlot()->graphCount(), 3);  // 3 evals + eps line
+  EXPECT_GE(lens.depthPlot()->graphCount(), 1);
+  SerialTaskView serial;
+  serial.setDatabase(db_path_);
+  EXPECT_EQ(serial.heatmap()->plottableCount(), 1);  // the colour map
+  EXPECT_GT(serial.heatmap()->itemCount(), 7);       // cell labels + OOD outlines
+  // N = 323: x^(2^T) mod 323 takes few values; chance is well above 1/288.
+  EXPECT_GT(squaringChance(323, 8), 1.0 / 288);
+  EXPECT_NEAR(squaringChance(323, 0), 1.0 / 288, 1e-12);
+}
+
+TEST_F(Workbench, DesignerValidatesLiveWithTheCliMessages) {
+  LadderDesignerView designer;
+  QFile quick(QString(DEEPLADDER_SOURCE_DIR) + "/resources/ladders/quick.toml");
+  ASSERT_TRUE(quick.open(QIODevice::ReadOnly));
+  designer.setText(QString::fromUtf8(quick.readAll()));
+  EXPECT_EQ(designer.validationMessage(), "");
+  EXPECT_EQ(designer.plannedRuns(), 3);
+  designer.setText("[ladder]\nname = \"x\"\nseeds = [1]\n[budget]\nrule = \"bogus\"\n");
+  EXPECT_FALSE(designer.validationMessage().isEmpty());
+  EXPECT_TRUE(designer.validationMessage().contains("designer"))
+      << designer.validationMessage().toStdString();
+}
+
+}  // namespace
+}  // namespace deepladder::ui

@@ -1,0 +1,45 @@
+// Metric curves of several runs overlaid: any metric against step, tokens or FLOPs, linear or
+// log axes, optional EMA smoothing with the raw curve faint behind. Every series is reduced
+// to min/max per pixel column of the current view (decimation.h), so a redraw stays cheap at
+// any number of points; redecimateCurves() redoes that after a pan or zoom.
+#pragma once
+
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QCustomPlot;
+
+namespace deepladder::plots {
+
+enum class CurveAxis { kStep, kTokens, kFlops };
+CurveAxis curveAxisFromName(const std::string& name);  // "step" | "tokens" | "flops"; UserError
+QString curveAxisLabel(CurveAxis axis);
+
+struct CurveSeries {
+  QString label;
+  std::vector<double> x;  // ascending
+  std::vector<double> y;
+  bool visible = true;
+};
+
+struct CurvesPlotInput {
+  QString metric;  // y label, e.g. "val/loss"
+  CurveAxis axis = CurveAxis::kStep;
+  std::vector<CurveSeries> series;
+  bool log_x = false;
+  bool log_y = false;
+  double ema = 0.0;  // smoothing weight in [0, 1); 0 = raw only
+  QString title;
+};
+
+// Draws the curves into `plot` (which keeps a copy of the full-resolution data for later
+// redecimation). Legend to the right.
+void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input);
+// After the x range changed: rebuild every graph from the full data at the new resolution.
+// Returns the number of points handed to QCustomPlot.
+size_t redecimateCurves(QCustomPlot& plot);
+
+}  // namespace deepladder::plots

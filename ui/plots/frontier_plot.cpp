@@ -1,0 +1,99 @@
+// The compute frontier plot (see frontier_plot.h).
+#include "ui/plots/frontier_plot.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "fitting/frontier_model.h"
+#include "ui/plots/plot_style.h"
+
+namespace deepladder::plots {
+
+void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
+  preparePlot(plot, input.title, QStringLiteral("training compute C (FLOPs)"),
+              QStringLiteral("final validation loss (nats/token)"));
+  setLogAxis(*plot.xAxis);
+  setLogAxis(*plot.yAxis);
+  plot.yAxis->setNumberFormat("gb");  // losses span well under a decade: plain numbers read better
+  plot.yAxis->setNumberPrecision(3);
+  QSharedPointer<QCPAxisTickerLog> y_ticker =
+      qSharedPointerCast<QCPAxisTickerLog>(plot.yAxis->ticker());
+  y_ticker->setSubTickCount(8);
+
+  const auto& result = input.result;
+  double c_min = std::numeric_limits<double>::infinity(), c_max = 0;
+  double l_min = std::numeric_limits<double>::infinity(), l_max = 0;
+  for (const auto& p : input.table.points) {
+    c_min = std::min(c_min, p.compute_flops);
+    c_max = std::max(c_max, p.compute_flops);
+    l_min = std::min(l_min, p.val_loss);
+    l_max = std::max(l_max, p.val_loss);
+  }
+  if (!(c_max > 0)) {
+    plot.replot();
+    return;
+  }
+
+  int index = 0;
+  for (const auto& fit : result.arms) {
+    const bool is_baseline = fit.arm == result.baseline;
+    const QColor color = seriesColor(index++);
+    // Points.
+    QCPGraph* points = plot.addGraph();
+    points->setLineStyle(QCPGraph::lsNone);
+    points->setScatterStyle(QCPScatterStyle(
+        is_baseline ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, color, color, 7));
+    double arm_lo = std::numeric_limits<double>::infinity(), arm_hi = 0;
+    for (const auto& p : input.table.points) {
+      if (p.arm != fit.arm) continue;
+      points->addData(p.compute_flops, p.val_loss);
+      arm_lo = std::min(arm_lo, p.compute_flops);
+      arm_hi = std::max(arm_hi, p.compute_flops);
+    }
+    // Fitted curve over the arm's rungs, extended a factor 3 each side.
+    QCPGraph* curve = plot.addGraph();
+    QPen pen(color, is_baseline ? 2.6 : 1.8);
+    curve->setPen(pen);
+    if (std::isfinite(fit.E) && std::isfinite(fit.A) && std::isfinite(fit.gamma) && arm_hi > 0) {
+      const double lo = std::log10(arm_lo / 3), hi = std::log10(arm_hi * 3);
+      for (int i = 0; i <= 120; ++i) {
+        const double c = std::pow(10.0, lo + (hi - lo) * i / 120.0);
+        curve->addData(c, fitting::frontierLoss(c, result.c_ref, fit.E, fit.A, fit.gamma));
+      }
+    }
+    QString name = QString::fromStdString(fit.arm);
+    if (is_baseline) name += QStringLiteral(" (baseline)");
+    name += QStringLiteral(": \u03B3 = %1").arg(compactNumber(fit.gamma, 3));
+    if (std::isfinite(fit.gamma_se))
+      name += QStringLiteral(" \u00B1 %1").arg(compactNumber(fit.gamma_se, 2));
+    if (!fit.at_bound.empty()) name += QStringLiteral("  [at bound]");
+    points->setName(name);
+    curve->removeFromLegend();
+  }
+
+  // Shared irreducible loss.
+  double E = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& fit : result.arms)
+    if (fit.arm == result.baseline) E = fit.E;
+  const double x_lo = c_min / 4, x_hi = c_max * 4;
+  if (std::isfinite(E) && E > 0) {
+    QCPGraph* e_line = plot.addGraph();
+    e_line->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+    e_line->addData(x_lo, E);
+    e_line->addData(x_hi, E);
+    e_line->setName(QStringLiteral("E = %1 (%2)")
+                        .arg(compactNumber(E, 4))
+                        .arg(result.joint ? QStringLiteral("joint") : QStringLiteral("shared")));
+  }
+  plot.xAxis->setRange(x_lo, x_hi);
+  double y_lo = l_min, y_hi = l_max;
+  if (std::isfinite(E) && E > 0) y_lo = std::min(y_lo, E);
+  plot.yAxis->setRange(y_lo / 1.05, y_hi * 1.05);
+  placeLegendRight(plot);
+  plot.replot();
+}
+
+}  // namespace deepladder::plots

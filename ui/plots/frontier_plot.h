@@ -1,0 +1,22 @@
+// The compute frontier on log-log axes: each arm's finished runs (final loss vs training FLOPs),
+// its fitted curve L(C) = E + A (C/C0)^-gamma across and a little beyond its rungs, the
+// baseline drawn heavier and named as such, and the shared irreducible loss E as a dashed line.
+#pragma once
+
+#include <QString>
+
+#include "fitting/fit_types.h"
+
+class QCustomPlot;
+
+namespace deepladder::plots {
+
+struct FrontierPlotInput {
+  fitting::ResultsTable table;     // the points that were fitted
+  fitting::FrontierResult result;  // fitFrontier(table, ...)
+  QString title;                   // "" = none
+};
+
+void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input);
+
+}  // namespace deepladder::plots

@@ -1,0 +1,43 @@
+// Logit-lens profiles: mean KL(p || q_l) of each block's decoded state against the final
+// distribution, one curve per eval step of a run (light = early, dark = late), with d_lens
+// (issue 4: l* = argmax KL, d_lens = min{l > l* : KL <= eps}) marked on the latest profile.
+// Also d_lens against training compute, one series per arm.
+#pragma once
+
+#include <QString>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+class QCustomPlot;
+
+namespace deepladder::plots {
+
+struct LensProfile {
+  int64_t step = 0;
+  std::vector<double> kl;  // kl[block], block 0 = embedding
+};
+
+// d_lens of one profile; nullopt when no block after the peak comes down to eps.
+std::optional<int> lensDepth(const std::vector<double>& kl, double eps = 2.0);
+
+struct LensPlotInput {
+  QString run_label;
+  std::vector<LensProfile> profiles;  // by step
+  double eps = 2.0;
+  QString title;
+};
+
+void drawLens(QCustomPlot& plot, const LensPlotInput& input);
+
+struct LensDepthPoint {
+  std::string arm;
+  double compute = 0;  // training FLOPs of the run
+  int d_lens = 0;
+};
+
+void drawLensDepth(QCustomPlot& plot, const std::vector<LensDepthPoint>& points,
+                   const QString& title);
+
+}  // namespace deepladder::plots

@@ -1,0 +1,126 @@
+// The compute multiplier plot (see multiplier_plot.h).
+#include "ui/plots/multiplier_plot.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "fitting/frontier_model.h"
+#include "ui/plots/plot_style.h"
+
+namespace deepladder::plots {
+
+std::vector<double> multiplierBandComputes(double lo, double hi, int per_decade) {
+  std::vector<double> out;
+  if (!(lo > 0) || !(hi > lo) || per_decade < 1) return out;
+  const double a = std::floor(std::log10(lo) * per_decade);
+  const double b = std::ceil(std::log10(hi) * per_decade);
+  for (double k = a; k <= b; k += 1.0) out.push_back(std::pow(10.0, k / per_decade));
+  return out;
+}
+
+void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
+  const auto& result = input.result;
+  preparePlot(plot, input.title, QStringLiteral("baseline compute C (FLOPs)"),
+              QStringLiteral("compute multiplier vs %1 (\u00D7)")
+                  .arg(QString::fromStdString(result.baseline)));
+  setLogAxis(*plot.xAxis);
+  setLinearAxis(*plot.yAxis);
+
+  const fitting::ArmFit* base = nullptr;
+  for (const auto& f : result.arms)
+    if (f.arm == result.baseline) base = &f;
+
+  double x_lo = std::numeric_limits<double>::infinity();
+  double y_lo = 1.0, y_hi = 1.0;
+  for (const auto& m : result.multipliers) {
+    for (const auto& p : m.measured) x_lo = std::min(x_lo, p.compute);
+    for (const auto& p : m.projected) x_lo = std::min(x_lo, p.compute);
+  }
+  if (!std::isfinite(x_lo)) x_lo = result.c_ref;
+  const double x_hi = std::max(input.compute_hi, x_lo * 10);
+
+  int index = 1;  // colour 0 is the baseline's in the frontier plot
+  for (const auto& m : result.multipliers) {
+    const QColor color = seriesColor(index++);
+    const fitting::ArmFit* arm = nullptr;
+    for (const auto& f : result.arms)
+      if (f.arm == m.arm) arm = &f;
+    // Band from the bootstrap intervals at the projected computes.
+    QCPGraph* upper = plot.addGraph();
+    QCPGraph* lower = plot.addGraph();
+    for (const auto& p : m.projected) {
+      if (!std::isfinite(p.ci_lo) || !std::isfinite(p.ci_hi) || p.compute > x_hi * 1.0001) continue;
+      upper->addData(p.compute, p.ci_hi);
+      lower->addData(p.compute, p.ci_lo);
+      y_hi = std::max(y_hi, p.ci_hi);
+      y_lo = std::min(y_lo, p.ci_lo);
+    }
+    upper->setPen(Qt::NoPen);
+    lower->setPen(Qt::NoPen);
+    upper->setBrush(faded(color, 45));
+    upper->setChannelFillGraph(lower);
+    upper->removeFromLegend();
+    lower->setName(QStringLiteral("%1 %2% interval")
+                       .arg(QString::fromStdString(m.arm))
+                       .arg(qRound(result.ci_level * 100)));
+    lower->setBrush(faded(color, 45));  // legend icon only; the fill is drawn by `upper`
+    lower->setChannelFillGraph(nullptr);
+    lower->setBrush(Qt::NoBrush);
+    lower->removeFromLegend();
+    const bool has_band = !upper->data()->isEmpty();
+
+    // Projected curve from the fits.
+    QCPGraph* curve = plot.addGraph();
+    curve->setPen(QPen(color, 2.0));
+    if (base && arm) {
+      const double lo = std::log10(x_lo), hi = std::log10(x_hi);
+      for (int i = 0; i <= 160; ++i) {
+        const double c = std::pow(10.0, lo + (hi - lo) * i / 160.0);
+        const double v =
+            fitting::projectedMultiplier(c, result.c_ref, base->A, base->gamma, arm->A, arm->gamma);
+        if (!std::isfinite(v)) continue;
+        curve->addData(c, v);
+        y_hi = std::max(y_hi, v);
+        y_lo = std::min(y_lo, v);
+      }
+    }
+    QString name = QString::fromStdString(m.arm) + QStringLiteral(" projected");
+    if (std::isfinite(m.per_decade))
+      name += QStringLiteral(" (\u00D7%1 per decade)").arg(QString::number(m.per_decade, 'f', 3));
+    if (has_band) name += QStringLiteral(", band %1%").arg(qRound(result.ci_level * 100));
+    curve->setName(name);
+    if (has_band) curve->setBrush(Qt::NoBrush);
+
+    // Measured points.
+    QCPGraph* measured = plot.addGraph();
+    measured->setLineStyle(QCPGraph::lsNone);
+    measured->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5), QBrush(Qt::white), 8));
+    for (const auto& p : m.measured) {
+      if (!std::isfinite(p.multiplier)) continue;
+      measured->addData(p.compute, p.multiplier);
+      y_hi = std::max(y_hi, p.multiplier);
+      y_lo = std::min(y_lo, p.multiplier);
+    }
+    measured->setName(QString::fromStdString(m.arm) + QStringLiteral(" measured"));
+    if (measured->data()->isEmpty()) measured->removeFromLegend();
+  }
+
+  // The 1x line: no advantage either way.
+  QCPGraph* one = plot.addGraph();
+  one->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+  one->addData(x_lo, 1.0);
+  one->addData(x_hi, 1.0);
+  one->setName(QStringLiteral("1\u00D7 (no gain)"));
+
+  plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
+  const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+  plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
+  placeLegendRight(plot);
+  plot.replot();
+}
+
+}  // namespace deepladder::plots

@@ -1,0 +1,26 @@
+// The compute multiplier of each arm against the baseline, indexed by the baseline's compute:
+// measured points (one per baseline rung the arm brackets), the projected curve from the fits
+// out to 1e26 FLOPs with its bootstrap band, the per-decade factor in the legend, and the 1x line.
+#pragma once
+
+#include <QString>
+
+#include "fitting/fit_types.h"
+
+class QCustomPlot;
+
+namespace deepladder::plots {
+
+// Computes for the projected band: `per_decade` points a decade from `lo` to `hi` (inclusive).
+// Fit with options.at = multiplierBandComputes(...) so the band is smooth.
+std::vector<double> multiplierBandComputes(double lo, double hi = 1e26, int per_decade = 4);
+
+struct MultiplierPlotInput {
+  fitting::FrontierResult result;
+  double compute_hi = 1e26;  // right end of the projected curve
+  QString title;
+};
+
+void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input);
+
+}  // namespace deepladder::plots

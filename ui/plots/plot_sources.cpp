@@ -1,0 +1,93 @@
+// Database reads for the plots (see plot_sources.h).
+#include "ui/plots/plot_sources.h"
+
+#include "core/errors.h"
+#include "storage/database.h"
+
+namespace deepladder::plots {
+
+fitting::ResultsTable resultsFromDatabase(storage::Database& db, const std::string& db_label,
+                                          const std::string& ladder) {
+  fitting::ResultsTable table;
+  table.source = db_label + " (ladder " + ladder + ")";
+  if (const auto id = db.findLadder(ladder)) {
+    for (const auto& s : db.listRuns(*id)) {
+      const auto& r = s.run;
+      if (r.status != "finished" || !r.final_loss) continue;
+      fitting::RunPoint p;
+      p.arm = r.arm;
+      p.compute_flops = r.flops;
+      p.val_loss = *r.final_loss;
+      if (r.params > 0) p.params = static_cast<double>(r.params);
+      if (r.tokens > 0) p.tokens = static_cast<double>(r.tokens);
+      table.points.push_back(p);
+    }
+    if (table.points.empty())
+      throw UserError("ladder \"" + ladder + "\" in " + db_label +
+                      " has no finished runs with a final loss yet. Run it first");
+    return table;
+  }
+  for (const auto& e : db.externalPoints(ladder)) {
+    fitting::RunPoint p;
+    p.arm = e.arm;
+    p.compute_flops = e.compute;
+    p.val_loss = e.loss;
+    if (e.params) p.params = *e.params;
+    if (e.tokens) p.tokens = *e.tokens;
+    if (e.depth) p.depth = *e.depth;
+    table.points.push_back(p);
+  }
+  if (table.points.empty())
+    throw UserError("no ladder or imported source named \"" + ladder + "\" in " + db_label +
+                    ". See `deepladder status --db " + db_label + "`");
+  return table;
+}
+
+QString runLabel(storage::Database& db, int64_t run_id) {
+  const auto run = db.run(run_id);
+  if (!run) return QStringLiteral("run #%1").arg(run_id);
+  QString label = QString::fromStdString(run->name);
+  if (!run->arm.empty() && run->arm != "single" && run->name.rfind(run->arm, 0) != 0)
+    label = QString::fromStdString(run->arm) + QLatin1Char('/') + label;
+  return label + QStringLiteral(" #%1").arg(run_id);
+}
+
+CurveSeries curveFromDatabase(storage::Database& db, int64_t run_id, const std::string& key,
+                              CurveAxis axis) {
+  CurveSeries series;
+  series.label = runLabel(db, run_id);
+  const auto points = db.readMetric(run_id, key);
+  series.x.reserve(points.size());
+  series.y.reserve(points.size());
+  for (const auto& p : points) {
+    switch (axis) {
+      case CurveAxis::kStep:
+        series.x.push_back(static_cast<double>(p.step));
+        break;
+      case CurveAxis::kTokens:
+        series.x.push_back(static_cast<double>(p.tokens));
+        break;
+      case CurveAxis::kFlops:
+        series.x.push_back(p.flops);
+        break;
+    }
+    series.y.push_back(p.value);
+  }
+  return series;
+}
+
+std::vector<LensProfile> lensFromDatabase(storage::Database& db, int64_t run_id) {
+  std::vector<LensProfile> profiles;
+  for (const auto& row : db.lens(run_id)) {
+    if (profiles.empty() || profiles.back().step != row.step) profiles.push_back({row.step, {}});
+    auto& kl = profiles.back().kl;
+    if (row.block >= 0) {
+      if (static_cast<size_t>(row.block) >= kl.size())
+        kl.resize(static_cast<size_t>(row.block) + 1, std::numeric_limits<double>::quiet_NaN());
+      kl[static_cast<size_t>(row.block)] = row.kl;
+    }
+  }
+  return profiles;
+}
+
+}  // namespace deepladder::plots

@@ -1,0 +1,117 @@
+// Shared look of every deepladder plot (see plot_style.h).
+#include "ui/plots/plot_style.h"
+
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace deepladder::plots {
+
+QColor seriesColor(int index) {
+  // Okabe-Ito plus four of Tableau's: distinguishable for most colour vision.
+  static const QColor kColors[] = {
+      QColor(0, 114, 178),   QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
+      QColor(230, 159, 0),   QColor(86, 180, 233), QColor(120, 94, 240), QColor(140, 86, 75),
+      QColor(127, 127, 127), QColor(188, 189, 34)};
+  const int n = static_cast<int>(sizeof kColors / sizeof kColors[0]);
+  return kColors[((index % n) + n) % n];
+}
+
+QColor faded(const QColor& color, int alpha) {
+  QColor c = color;
+  c.setAlpha(alpha);
+  return c;
+}
+
+void preparePlot(QCustomPlot& plot, const QString& title, const QString& x_label,
+                 const QString& y_label) {
+  plot.clearGraphs();
+  plot.clearPlottables();
+  plot.clearItems();
+  // Back to a single axis rect (an earlier draw may have added a title row and a legend column);
+  // the legend goes back into the rect's inset layout, hidden, until placeLegendRight.
+  QCPLayoutGrid* layout = plot.plotLayout();
+  QCPAxisRect* rect = plot.axisRect();
+  if (plot.legend->layout()) plot.legend->layout()->take(plot.legend);
+  if (rect->layout() == layout && layout->elementCount() > 1) {
+    layout->take(rect);
+    layout->clear();
+    layout->simplify();
+    layout->addElement(0, 0, rect);
+  }
+  if (!plot.legend->layout())
+    rect->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignRight);
+  plot.legend->clearItems();
+  QFont font = plot.font();
+  font.setPointSizeF(10);
+  QFont label_font = font;
+  label_font.setPointSizeF(10.5);
+  for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+    axis->setTickLabelFont(font);
+    axis->setLabelFont(label_font);
+    axis->grid()->setPen(QPen(QColor(0, 0, 0, 35), 1, Qt::DotLine));
+    axis->grid()->setSubGridVisible(false);
+    axis->setLabelPadding(6);
+  }
+  plot.xAxis->setLabel(x_label);
+  plot.yAxis->setLabel(y_label);
+  plot.xAxis2->setVisible(false);
+  plot.yAxis2->setVisible(false);
+  plot.legend->setFont(font);
+  plot.legend->setVisible(false);
+  if (!title.isEmpty()) {
+    QFont title_font = font;
+    title_font.setPointSizeF(12);
+    title_font.setBold(true);
+    plot.plotLayout()->insertRow(0);
+    plot.plotLayout()->addElement(0, 0, new QCPTextElement(&plot, title, title_font));
+  }
+}
+
+void setLogAxis(QCPAxis& axis) {
+  axis.setScaleType(QCPAxis::stLogarithmic);
+  QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+  ticker->setLogBase(10);
+  ticker->setSubTickCount(8);
+  axis.setTicker(ticker);
+  axis.setNumberFormat("eb");  // 10^n with a superscript exponent
+  axis.setNumberPrecision(0);
+  axis.setSubTicks(true);
+}
+
+void setLinearAxis(QCPAxis& axis) {
+  axis.setScaleType(QCPAxis::stLinear);
+  axis.setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  axis.setNumberFormat("gb");
+  axis.setNumberPrecision(6);
+}
+
+void placeLegendRight(QCustomPlot& plot) {
+  if (plot.legend->itemCount() == 0) return;
+  plot.legend->setVisible(true);
+  QCPLayoutGrid* layout = plot.plotLayout();
+  // The axis rect is in the last row; give the legend its own cell to the right of it.
+  const int row = layout->rowCount() - 1;
+  QCPLayoutGrid* holder = new QCPLayoutGrid;
+  layout->addElement(row, 1, holder);
+  if (plot.legend->layout()) plot.legend->layout()->take(plot.legend);
+  holder->addElement(0, 0, plot.legend);
+  holder->addElement(1, 0, new QCPLayoutElement(&plot));  // filler: legend stays at the top
+  holder->setRowStretchFactor(0, 0.001);
+  holder->setMargins(QMargins(0, 12, 8, 0));
+  layout->setColumnStretchFactor(0, 1.0);
+  layout->setColumnStretchFactor(1, 0.001);
+  plot.legend->setBorderPen(Qt::NoPen);
+  plot.legend->setBrush(Qt::NoBrush);
+}
+
+QString compactNumber(double value, int precision) {
+  if (!std::isfinite(value)) return QStringLiteral("n/a");
+  QString text = QString::number(value, 'g', precision);
+  text.replace(QStringLiteral("e+"), QStringLiteral("e"));
+  text.replace(QStringLiteral("e0"), QStringLiteral("e"));
+  text.replace(QStringLiteral("e-0"), QStringLiteral("e-"));
+  return text;
+}
+
+}  // namespace deepladder::plots

@@ -1,0 +1,268 @@
+// The Compare view (see compare_view.h).
+#include "ui/workbench/compare_view.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSlider>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "storage/database.h"
+#include "ui/plots/plot_sources.h"
+#include "ui/workbench/background.h"
+#include "ui/workbench/database_access.h"
+
+namespace deepladder::ui {
+namespace {
+
+constexpr int kRunIdRole = Qt::UserRole + 1;
+
+plots::CurvesPlotInput loadCurves(const QString& path, std::vector<int64_t> ids, std::string key,
+                                  plots::CurveAxis axis) {
+  auto db = openExistingDatabase(path, /*read_only=*/true);
+  plots::CurvesPlotInput input;
+  input.axis = axis;
+  input.metric = QString::fromStdString(key);
+  for (int64_t id : ids) {
+    auto s = plots::curveFromDatabase(*db, id, key, axis);
+    if (!s.x.empty()) input.series.push_back(std::move(s));
+  }
+  return input;
+}
+
+}  // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent) {
+  runs_ = new QListWidget;
+  runs_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  auto* filter = new QLineEdit;
+  filter->setPlaceholderText(tr("Filter runs…"));
+  filter->setClearButtonEnabled(true);
+  connect(filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+    for (int i = 0; i < runs_->count(); ++i)
+      runs_->item(i)->setHidden(!runs_->item(i)->text().contains(text, Qt::CaseInsensitive));
+  });
+  metric_ = new QComboBox;
+  metric_->setEditable(true);
+  metric_->addItems({"val/loss", "train/loss"});
+  axis_ = new QComboBox;
+  axis_->addItems({tr("step"), tr("tokens"), tr("FLOPs")});
+  log_x_ = new QCheckBox(tr("log x"));
+  log_y_ = new QCheckBox(tr("log y"));
+  smoothing_ = new QSlider(Qt::Horizontal);
+  smoothing_->setRange(0, 99);
+  smoothing_->setValue(60);
+  smoothing_->setToolTip(tr("EMA smoothing weight (0 = raw); the raw curve stays faint behind"));
+
+  auto* controls = new QFormLayout;
+  controls->addRow(tr("Metric"), metric_);
+  controls->addRow(tr("x axis"), axis_);
+  auto* logs = new QHBoxLayout;
+  logs->addWidget(log_x_);
+  logs->addWidget(log_y_);
+  controls->addRow(tr("Scale"), logs);
+  controls->addRow(tr("Smoothing"), smoothing_);
+  auto* left = new QWidget;
+  auto* left_layout = new QVBoxLayout(left);
+  left_layout->setContentsMargins(0, 0, 0, 0);
+  left_layout->addLayout(controls);
+  left_layout->addWidget(filter);
+  left_layout->addWidget(runs_, 1);
+  auto* hint =
+      new QLabel(tr("Check runs to overlay them. Drag to pan, wheel to zoom, "
+                    "double-click to fit; click a legend entry to hide a run."));
+  hint->setWordWrap(true);
+  hint->setEnabled(false);
+  left_layout->addWidget(hint);
+
+  plot_ = new QCustomPlot;
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom | QCP::iSelectLegend);
+  plot_->setNoAntialiasingOnDrag(true);
+  plot_->setMinimumSize(400, 300);
+  readout_ = new QLabel(tr("Hover over the plot to read values."));
+  readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* right = new QWidget;
+  auto* right_layout = new QVBoxLayout(right);
+  right_layout->setContentsMargins(0, 0, 0, 0);
+  right_layout->addWidget(plot_, 1);
+  right_layout->addWidget(readout_);
+
+  auto* split = new QSplitter;
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(1, 1);
+  split->setSizes({260, 900});
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(runs_, &QListWidget::itemChanged, this, [this] { requestCurves(); });
+  connect(metric_, &QComboBox::currentTextChanged, this, [this] { requestCurves(); });
+  connect(axis_, &QComboBox::currentIndexChanged, this, [this] { requestCurves(); });
+  connect(log_x_, &QCheckBox::toggled, this, [this] { draw(); });
+  connect(log_y_, &QCheckBox::toggled, this, [this] { draw(); });
+  connect(smoothing_, &QSlider::valueChanged, this, [this] { draw(); });
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+          [this] { plots::redecimateCurves(*plot_); });
+  connect(plot_, &QCustomPlot::mouseMove, this, &CompareView::onHover);
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
+    plot_->rescaleAxes();
+    plot_->replot();
+  });
+  connect(
+      plot_, &QCustomPlot::legendClick, this,
+      [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
+        auto* pli = qobject_cast<QCPPlottableLegendItem*>(item);
+        if (!pli) return;
+        const QString label = pli->plottable()->name();
+        for (auto& s : input_.series)
+          if (s.label == label) s.visible = !s.visible;
+        // Keep the legend entry (greyed) so it can be clicked back on.
+        for (int i = 0; i < plot_->graphCount(); ++i) {
+          QCPGraph* g = plot_->graph(i);
+          if (g->name() == label || (i + 1 < plot_->graphCount() &&
+                                     plot_->graph(i + 1)->name() == label && g->name().isEmpty()))
+            g->setVisible(!g->visible());
+        }
+        pli->setTextColor(pli->plottable()->visible() ? Qt::black : QColor(170, 170, 170));
+        plots::redecimateCurves(*plot_);
+        plot_->replot();
+      });
+}
+
+void CompareView::setDatabase(const QString& path) {
+  db_path_ = path;
+  runs_->clear();
+  input_ = {};
+  plot_->clearGraphs();
+  plot_->replot();
+  reloadRuns();
+}
+
+void CompareView::reloadRuns() {
+  const auto checked = checkedRuns();
+  const std::set<int64_t> keep(checked.begin(), checked.end());
+  QString error;
+  auto db = tryOpenDatabase(db_path_, true, nullptr);
+  if (!db) return;
+  const auto runs = db->listRuns();
+  if (runs.size() == static_cast<size_t>(runs_->count())) return;  // nothing new
+  QSignalBlocker block(runs_);
+  runs_->clear();
+  for (const auto& s : runs) {
+    QString text = QStringLiteral("#%1  %2").arg(s.run.id).arg(QString::fromStdString(s.run.name));
+    if (!s.ladder_name.empty())
+      text += QStringLiteral("  (%1)").arg(QString::fromStdString(s.ladder_name));
+    auto* item = new QListWidgetItem(text, runs_);
+    item->setData(kRunIdRole, static_cast<qlonglong>(s.run.id));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(keep.count(s.run.id) ? Qt::Checked : Qt::Unchecked);
+  }
+}
+
+void CompareView::setCheckedRuns(const std::vector<int64_t>& ids) {
+  const std::set<int64_t> want(ids.begin(), ids.end());
+  {
+    QSignalBlocker block(runs_);
+    for (int i = 0; i < runs_->count(); ++i) {
+      auto* item = runs_->item(i);
+      item->setCheckState(want.count(item->data(kRunIdRole).toLongLong()) ? Qt::Checked
+                                                                          : Qt::Unchecked);
+    }
+  }
+  requestCurves();
+}
+
+std::vector<int64_t> CompareView::checkedRuns() const {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < runs_->count(); ++i)
+    if (runs_->item(i)->checkState() == Qt::Checked)
+      ids.push_back(runs_->item(i)->data(kRunIdRole).toLongLong());
+  return ids;
+}
+
+void CompareView::requestCurves() {
+  const int generation = ++generation_;
+  const auto axis = static_cast<plots::CurveAxis>(axis_->currentIndex());
+  std::function<plots::CurvesPlotInput()> work =
+      [path = db_path_, ids = checkedRuns(), key = metric_->currentText().toStdString(), axis] {
+        return loadCurves(path, ids, key, axis);
+      };
+  runInBackground<plots::CurvesPlotInput>(
+      this, work,
+      [this, generation](plots::CurvesPlotInput input) {
+        if (generation != generation_) return;  // a newer request is on its way
+        input_ = std::move(input);
+        draw();
+      },
+      [this](const QString& message) {
+        readout_->setText(tr("Cannot load curves: %1").arg(message));
+      });
+}
+
+void CompareView::loadNow() {
+  ++generation_;
+  input_ = loadCurves(db_path_, checkedRuns(), metric_->currentText().toStdString(),
+                      static_cast<plots::CurveAxis>(axis_->currentIndex()));
+  draw();
+}
+
+void CompareView::draw() {
+  QElapsedTimer timer;
+  timer.start();
+  input_.log_x = log_x_->isChecked();
+  input_.log_y = log_y_->isChecked();
+  input_.ema = smoothing_->value() / 100.0;
+  if (input_.series.empty()) {
+    plots::CurvesPlotInput empty = input_;
+    plots::drawCurves(*plot_, empty);
+    readout_->setText(
+        checkedRuns().empty()
+            ? tr("No runs checked: check runs on the left.")
+            : tr("The checked runs have no \"%1\" points.").arg(metric_->currentText()));
+  } else {
+    plots::drawCurves(*plot_, input_);
+  }
+  plot_->setNotAntialiasedElements(input_.series.size() > 20 ? QCP::aePlottables : QCP::aeNone);
+  plot_->replot(QCustomPlot::rpImmediateRefresh);
+  emit curvesDrawn(static_cast<int>(input_.series.size()), timer.elapsed());
+}
+
+QString CompareView::hoverText() const {
+  return readout_->text();
+}
+
+void CompareView::onHover(QMouseEvent* event) {
+  if (input_.series.empty()) return;
+  const double x = plot_->xAxis->pixelToCoord(event->position().x());
+  QStringList parts;
+  const auto smoothed_weight = input_.ema;
+  int shown = 0;
+  for (const auto& s : input_.series) {
+    if (!s.visible || s.x.empty()) continue;
+    auto it = std::lower_bound(s.x.begin(), s.x.end(), x);
+    size_t i = it == s.x.end() ? s.x.size() - 1 : static_cast<size_t>(it - s.x.begin());
+    if (i > 0 && std::abs(s.x[i - 1] - x) < std::abs(s.x[i] - x)) --i;
+    if (++shown > 6) {
+      parts << QStringLiteral("…");
+      break;
+    }
+    parts << QStringLiteral("%1: %2").arg(s.label, QString::number(s.y[i], 'g', 5));
+  }
+  (void)smoothed_weight;
+  readout_->setText(QStringLiteral("%1 = %2   ")
+                        .arg(plots::curveAxisLabel(input_.axis), QString::number(x, 'g', 6)) +
+                    parts.join(QStringLiteral("   ")));
+}
+
+}  // namespace deepladder::ui

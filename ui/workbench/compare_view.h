@@ -1,0 +1,57 @@
+// Compare: overlay any metric of any runs (across ladders) against step, tokens or FLOPs, on
+// linear or log axes, with EMA smoothing over the faint raw curve, a hover read-out, legend
+// toggles, and drag/wheel pan and zoom. Curves load on a worker thread; every redraw hands
+// QCustomPlot only min/max per pixel column (plots/decimation.h).
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+#include "ui/plots/curves_plot.h"
+
+class QCustomPlot;
+class QListWidget;
+class QComboBox;
+class QCheckBox;
+class QSlider;
+class QLabel;
+class QMouseEvent;
+
+namespace deepladder::ui {
+
+class CompareView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CompareView(QWidget* parent = nullptr);
+  void setDatabase(const QString& path);
+  // Refreshes the run list (keeps the checked runs).
+  void reloadRuns();
+  void setCheckedRuns(const std::vector<int64_t>& ids);
+  std::vector<int64_t> checkedRuns() const;
+  QCustomPlot* plot() const { return plot_; }
+  QString hoverText() const;
+  // Loads the checked runs' curves now (blocking); for tests and the benchmark.
+  void loadNow();
+
+ signals:
+  void curvesDrawn(int series, qint64 milliseconds);
+
+ private:
+  void requestCurves();
+  void draw();
+  void onHover(QMouseEvent* event);
+  QString db_path_;
+  QListWidget* runs_;
+  QComboBox* metric_;
+  QComboBox* axis_;
+  QCheckBox* log_x_;
+  QCheckBox* log_y_;
+  QSlider* smoothing_;
+  QLabel* readout_;
+  QCustomPlot* plot_;
+  plots::CurvesPlotInput input_;
+  int generation_ = 0;
+};
+
+}  // namespace deepladder::ui

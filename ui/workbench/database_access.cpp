@@ -1,0 +1,61 @@
+// Opening the database for the workbench, with user-facing failure descriptions.
+#include "ui/workbench/database_access.h"
+
+#include <QFileInfo>
+
+#include "core/errors.h"
+#include "storage/database.h"
+
+namespace deepladder::ui {
+
+std::unique_ptr<storage::Database> openExistingDatabase(const QString& path, bool read_only) {
+  if (!QFileInfo::exists(path))
+    throw UserError(path.toStdString() + ": no such file. Pick an existing runs.db (File > Open)");
+  auto db = storage::Database::open(path.toStdString(), read_only);
+  db->queryInt("SELECT count(*) FROM runs");  // touches the pages: a corrupt file fails here
+  return db;
+}
+
+DatabaseProblem describeOpenFailure(const QString& path, const QString& error) {
+  const QString lower = error.toLower();
+  DatabaseProblem p;
+  p.message = error;
+  if (!QFileInfo::exists(path)) {
+    p.title = QStringLiteral("Database not found");
+    p.message = QStringLiteral(
+                    "%1 does not exist.\n\nOpen an existing database with File > Open, "
+                    "or create one with `deepladder run LADDER.toml --db %1`.")
+                    .arg(path);
+  } else if (lower.contains(QLatin1String("locked")) || lower.contains(QLatin1String("busy"))) {
+    p.title = QStringLiteral("Database is locked");
+    p.message += QStringLiteral(
+        "\n\nAnother program holds a write lock on it. Wait for it to "
+        "finish, or open the database read-only.");
+  } else if (lower.contains(QLatin1String("newer"))) {
+    p.title = QStringLiteral("Database is from a newer deepladder");
+    p.message +=
+        QStringLiteral("\n\nUpdate deepladder to open it; this version will not change it.");
+  } else if (lower.contains(QLatin1String("not a database")) ||
+             lower.contains(QLatin1String("malformed")) ||
+             lower.contains(QLatin1String("corrupt"))) {
+    p.title = QStringLiteral("Database is damaged or not a deepladder database");
+    p.message += QStringLiteral(
+        "\n\nCheck the path. A damaged file can sometimes be saved with "
+        "`sqlite3 FILE .recover`.");
+  } else {
+    p.title = QStringLiteral("Cannot open the database");
+  }
+  return p;
+}
+
+std::unique_ptr<storage::Database> tryOpenDatabase(const QString& path, bool read_only,
+                                                   DatabaseProblem* problem) {
+  try {
+    return openExistingDatabase(path, read_only);
+  } catch (const std::exception& e) {
+    if (problem) *problem = describeOpenFailure(path, QString::fromUtf8(e.what()));
+    return nullptr;
+  }
+}
+
+}  // namespace deepladder::ui

@@ -1,0 +1,63 @@
+// The deepladder-gui main window: one tab per view (Runs, Compare, Frontier, Lens, Serial
+// task, Designer) over one database; File menu to open a database and export the current
+// plot (png/svg/pdf) or the scaling table (md/csv/tex/json); window layout, last database and
+// tab remembered with QSettings; a clear dialog for a database that cannot be opened.
+#pragma once
+
+#include <QMainWindow>
+
+class QTabWidget;
+class QCustomPlot;
+class QLabel;
+
+namespace deepladder::ui {
+
+class RunMonitorView;
+class CompareView;
+class FrontierView;
+class LensView;
+class SerialTaskView;
+class LadderDesignerView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  enum View { kRuns, kCompare, kFrontier, kLens, kSerialTask, kDesigner, kViewCount };
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  // Opens `path`; on failure shows the problem in a dialog (or, with quiet, only returns false).
+  bool openDatabase(const QString& path, bool quiet = false);
+  const QString& databasePath() const { return db_path_; }
+  void showView(View view);
+  QWidget* viewWidget(View view) const;
+  // The plot export would write from the current view (the first when a view has two).
+  QCustomPlot* currentPlot() const;
+  // Throws UserError on a bad path/format.
+  void exportPlot(const QString& path);
+  void exportTable(const QString& path);
+
+  RunMonitorView* runs() const { return runs_; }
+  CompareView* compare() const { return compare_; }
+  FrontierView* frontier() const { return frontier_; }
+  LensView* lens() const { return lens_; }
+  SerialTaskView* serialTask() const { return serial_; }
+  LadderDesignerView* designer() const { return designer_; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void refreshAll();
+  QString db_path_;
+  QTabWidget* tabs_;
+  RunMonitorView* runs_;
+  CompareView* compare_;
+  FrontierView* frontier_;
+  LensView* lens_;
+  SerialTaskView* serial_;
+  LadderDesignerView* designer_;
+  QLabel* db_label_;
+};
+
+}  // namespace deepladder::ui

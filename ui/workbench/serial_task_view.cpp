@@ -1,0 +1,252 @@
+// The Serial-task view (see serial_task_view.h).
+#include "ui/workbench/serial_task_view.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "core/squaring/tiers.h"
+#include "storage/database.h"
+#include "ui/plots/plot_sources.h"
+#include "ui/plots/plot_style.h"
+#include "ui/workbench/database_access.h"
+
+namespace deepladder::ui {
+namespace {
+
+uint64_t mulMod(uint64_t a, uint64_t b, uint64_t n) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) % n);
+}
+
+uint64_t gcd(uint64_t a, uint64_t b) {
+  while (b) {
+    const uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+// The run's squaring tier ("" when it has none or is not a squaring run).
+std::string tierOf(const storage::RunRecord& run) {
+  try {
+    const auto j = nlohmann::json::parse(run.config_json);
+    if (j.contains("squaring") && j["squaring"].contains("tier"))
+      return j["squaring"]["tier"].get<std::string>();
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
+}  // namespace
+
+double squaringChance(uint64_t n, int64_t t) {
+  if (n < 2 || n > (1u << 22)) return std::numeric_limits<double>::quiet_NaN();
+  std::unordered_map<uint64_t, int64_t> counts;
+  int64_t units = 0, best = 0;
+  for (uint64_t x = 1; x < n; ++x) {
+    if (gcd(x, n) != 1) continue;
+    uint64_t y = x;
+    for (int64_t k = 0; k < t; ++k) y = mulMod(y, y, n);
+    best = std::max(best, ++counts[y]);
+    ++units;
+  }
+  return units ? static_cast<double>(best) / units : 0.0;
+}
+
+SerialTaskView::SerialTaskView(QWidget* parent) : QWidget(parent) {
+  run_ = new QComboBox;
+  run_->setMinimumContentsLength(24);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Run")));
+  bar->addWidget(run_, 1);
+  heatmap_ = new QCustomPlot;
+  by_t_ = new QCustomPlot;
+  heatmap_->setMinimumSize(360, 260);
+  by_t_->setMinimumSize(360, 260);
+  auto* split = new QSplitter;
+  split->addWidget(heatmap_);
+  split->addWidget(by_t_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(status_);
+  layout->addWidget(split, 1);
+  connect(run_, &QComboBox::currentIndexChanged, this, [this] {
+    if (run_->currentIndex() >= 0) showRun(run_->currentData().toLongLong());
+  });
+}
+
+void SerialTaskView::setDatabase(const QString& path) {
+  db_path_ = path;
+  reloadRuns();
+}
+
+void SerialTaskView::reloadRuns() {
+  auto db = tryOpenDatabase(db_path_, true, nullptr);
+  if (!db) return;
+  QSignalBlocker block(run_);
+  const qlonglong current = run_->currentData().toLongLong();
+  run_->clear();
+  if (db->queryInt("SELECT count(*) FROM evals") > 0)
+    for (const auto& s : db->listRuns())
+      if (db->queryInt("SELECT count(*) FROM evals WHERE run_id = " + std::to_string(s.run.id)) > 0)
+        run_->addItem(plots::runLabel(*db, s.run.id), static_cast<qlonglong>(s.run.id));
+  if (run_->count() == 0) {
+    status_->setText(tr("No run has serial-task evals yet (squaring ladders record them)."));
+    return;
+  }
+  const int keep = run_->findData(current);
+  run_->setCurrentIndex(keep >= 0 ? keep : 0);
+  block.unblock();
+  showRun(run_->currentData().toLongLong());
+}
+
+void SerialTaskView::showRun(int64_t run_id) {
+  auto db = tryOpenDatabase(db_path_, true, nullptr);
+  if (!db) return;
+  const auto evals = db->evals(run_id);
+  const auto run = db->run(run_id);
+  if (evals.empty() || !run) return;
+  // Latest step only.
+  int64_t last_step = 0;
+  for (const auto& e : evals) last_step = std::max(last_step, e.step);
+  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> cells;  // (bits,T) -> c,t
+  std::set<int64_t> bits_set, t_set;
+  for (const auto& e : evals) {
+    if (e.step != last_step) continue;
+    auto& c = cells[{e.n_bits, e.T}];
+    c.first += e.correct;
+    c.second += e.total;
+    bits_set.insert(e.n_bits);
+    t_set.insert(e.T);
+  }
+  const std::vector<int64_t> bits(bits_set.begin(), bits_set.end()), ts(t_set.begin(), t_set.end());
+  const squaring::TierPreset* tier = nullptr;
+  const std::string tier_name = tierOf(*run);
+  try {
+    if (!tier_name.empty()) tier = &squaring::tierPreset(tier_name);
+  } catch (const std::exception&) {
+  }
+  auto is_ood = [&](int64_t b, int64_t t) {
+    if (!tier) return false;
+    const bool seen_b = std::count(tier->modulus_bits.begin(), tier->modulus_bits.end(), b) > 0;
+    const bool seen_t = std::count(tier->train_t.begin(), tier->train_t.end(), t) > 0;
+    return !seen_b || !seen_t;
+  };
+
+  // Heatmap: x = T index, y = bits index.
+  plots::preparePlot(*heatmap_, tr("Exact-match accuracy at step %1").arg(last_step),
+                     tr("T (squarings)"), tr("modulus bits"));
+  heatmap_->xAxis->setScaleType(QCPAxis::stLinear);
+  heatmap_->yAxis->setScaleType(QCPAxis::stLinear);
+  QSharedPointer<QCPAxisTickerText> x_ticks(new QCPAxisTickerText), y_ticks(new QCPAxisTickerText);
+  for (size_t i = 0; i < ts.size(); ++i) x_ticks->addTick(i, QString::number(ts[i]));
+  for (size_t i = 0; i < bits.size(); ++i) y_ticks->addTick(i, QString::number(bits[i]));
+  heatmap_->xAxis->setTicker(x_ticks);
+  heatmap_->yAxis->setTicker(y_ticks);
+  heatmap_->xAxis->grid()->setVisible(false);
+  heatmap_->yAxis->grid()->setVisible(false);
+  auto* map = new QCPColorMap(heatmap_->xAxis, heatmap_->yAxis);
+  map->data()->setSize(static_cast<int>(ts.size()), static_cast<int>(bits.size()));
+  map->data()->setRange(QCPRange(0, std::max<size_t>(1, ts.size() - 1)),
+                        QCPRange(0, std::max<size_t>(1, bits.size() - 1)));
+  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  gradient.setLevelCount(200);
+  map->setGradient(gradient);
+  map->setDataRange(QCPRange(0, 1));
+  map->setInterpolate(false);
+  const bool fixed_n = tier && tier->fixedModulus();
+  for (size_t xi = 0; xi < ts.size(); ++xi) {
+    for (size_t yi = 0; yi < bits.size(); ++yi) {
+      auto it = cells.find({bits[yi], ts[xi]});
+      if (it == cells.end() || it->second.second == 0) {
+        map->data()->setAlpha(static_cast<int>(xi), static_cast<int>(yi), 0);
+        continue;
+      }
+      const double acc = static_cast<double>(it->second.first) / it->second.second;
+      map->data()->setCell(static_cast<int>(xi), static_cast<int>(yi), acc);
+      auto* text = new QCPItemText(heatmap_);
+      text->position->setCoords(xi, yi);
+      QString label = QString::number(acc * 100, 'f', 0) + QLatin1Char('%');
+      if (fixed_n) {
+        const double chance = squaringChance(tier->fixedN(), ts[xi]);
+        label += QStringLiteral("\n(%1%)").arg(chance * 100, 0, 'f', 0);
+      }
+      text->setText(label);
+      text->setColor(acc > 0.6 ? Qt::black : Qt::white);
+      if (is_ood(bits[yi], ts[xi])) {
+        auto* box = new QCPItemRect(heatmap_);
+        box->topLeft->setCoords(xi - 0.46, yi + 0.46);
+        box->bottomRight->setCoords(xi + 0.46, yi - 0.46);
+        box->setPen(QPen(QColor(0, 200, 255), 2.2, Qt::DashLine));
+      }
+    }
+  }
+  auto* scale = new QCPColorScale(heatmap_);
+  heatmap_->plotLayout()->addElement(heatmap_->plotLayout()->rowCount() - 1, 1, scale);
+  scale->setGradient(gradient);
+  scale->setDataRange(QCPRange(0, 1));
+  scale->axis()->setLabel(tr("accuracy"));
+  map->setColorScale(scale);
+  auto* group = new QCPMarginGroup(heatmap_);
+  heatmap_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  heatmap_->xAxis->setRange(-0.5, ts.size() - 0.5);
+  heatmap_->yAxis->setRange(-0.5, bits.size() - 0.5);
+  heatmap_->replot();
+
+  // Accuracy vs T per modulus size.
+  plots::preparePlot(*by_t_, tr("Accuracy vs test-time iterations"), tr("T (squarings)"),
+                     tr("exact-match accuracy"));
+  plots::setLogAxis(*by_t_->xAxis);
+  by_t_->xAxis->setNumberFormat("gb");
+  QSharedPointer<QCPAxisTickerText> t_ticks(new QCPAxisTickerText);
+  for (int64_t t : ts) t_ticks->addTick(static_cast<double>(t), QString::number(t));
+  by_t_->xAxis->setTicker(t_ticks);
+  int index = 0;
+  for (int64_t b : bits) {
+    QCPGraph* g = by_t_->addGraph();
+    const QColor color = plots::seriesColor(index++);
+    g->setPen(QPen(color, 1.8));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 6));
+    for (int64_t t : ts) {
+      auto it = cells.find({b, t});
+      if (it != cells.end() && it->second.second > 0)
+        g->addData(static_cast<double>(t),
+                   static_cast<double>(it->second.first) / it->second.second);
+    }
+    g->setName(
+        tr("%1-bit moduli%2")
+            .arg(b)
+            .arg(tier && is_ood(b, -1) &&
+                         std::count(tier->modulus_bits.begin(), tier->modulus_bits.end(), b) == 0
+                     ? tr(" (unseen)")
+                     : QString()));
+  }
+  if (fixed_n) {
+    QCPGraph* chance = by_t_->addGraph();
+    chance->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
+    for (int64_t t : ts) chance->addData(static_cast<double>(t), squaringChance(tier->fixedN(), t));
+    chance->setName(tr("chance (commonest answer)"));
+  }
+  by_t_->xAxis->setRange(ts.front() / 1.4, ts.back() * 1.4);
+  by_t_->yAxis->setRange(-0.03, 1.05);
+  plots::placeLegendRight(*by_t_);
+  by_t_->replot();
+  status_->setText(tier ? tr("Tier %1: dashed outline = out of distribution%2.")
+                              .arg(QString::fromStdString(tier->name))
+                              .arg(fixed_n ? tr("; (x%) in a cell = chance level") : QString())
+                        : tr("No squaring tier in this run's config: OOD cells cannot be marked."));
+}
+
+}  // namespace deepladder::ui
