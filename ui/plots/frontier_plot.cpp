@@ -92,7 +92,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   double y_lo = l_min, y_hi = l_max;
   if (std::isfinite(E) && E > 0) y_lo = std::min(y_lo, E);
   plot.yAxis->setRange(y_lo / 1.05, y_hi * 1.05);
-  placeLegendRight(plot);
+  placeLegendInside(plot, Qt::AlignTop | Qt::AlignRight);
   plot.replot();
 }
 

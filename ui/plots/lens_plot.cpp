@@ -82,7 +82,7 @@ void drawLens(QCustomPlot& plot, const LensPlotInput& input) {
   }
   plot.xAxis->setRange(-0.5, static_cast<double>(max_blocks) - 0.5);
   plot.yAxis->setRange(0, y_hi * 1.08);
-  placeLegendRight(plot);
+  placeLegendInside(plot, Qt::AlignTop | Qt::AlignLeft);
   plot.replot();
 }
 

@@ -119,7 +119,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
   const double pad = 0.08 * (y_hi - y_lo + 1e-9);
   plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
-  placeLegendRight(plot);
+  placeLegendInside(plot, Qt::AlignTop | Qt::AlignLeft);
   plot.replot();
 }
 

@@ -105,6 +105,20 @@ void placeLegendRight(QCustomPlot& plot) {
   plot.legend->setBrush(Qt::NoBrush);
 }
 
+void placeLegendInside(QCustomPlot& plot, Qt::Alignment corner) {
+  if (plot.legend->itemCount() == 0) return;
+  plot.legend->setVisible(true);
+  QCPLayoutInset* inset = plot.axisRect()->insetLayout();
+  if (plot.legend->layout() != inset) {
+    if (plot.legend->layout()) plot.legend->layout()->take(plot.legend);
+    inset->addElement(plot.legend, corner);
+  } else {
+    inset->setInsetAlignment(inset->elements(false).indexOf(plot.legend), corner);
+  }
+  plot.legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
+  plot.legend->setBrush(QColor(255, 255, 255, 225));
+}
+
 QString compactNumber(double value, int precision) {
   if (!std::isfinite(value)) return QStringLiteral("n/a");
   QString text = QString::number(value, 'g', precision);

@@ -23,6 +23,9 @@ void setLogAxis(QCPAxis& axis);
 void setLinearAxis(QCPAxis& axis);
 // Moves the legend into a column right of the axis rect (shown only when it has items).
 void placeLegendRight(QCustomPlot& plot);
+// Legend inside the axis rect at `corner` (for plots whose data leaves that corner empty),
+// on a translucent background.
+void placeLegendInside(QCustomPlot& plot, Qt::Alignment corner);
 
 // Compact number for read-outs and legends: 1.23e+20 -> "1.23e20", 0.5 -> "0.5".
 QString compactNumber(double value, int precision = 3);
