@@ -19,9 +19,12 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head
   proj = register_module("proj",
                          torch::nn::Linear(torch::nn::LinearOptions(d_model, d_model).bias(false)));
   rotary = register_module("rotary", Rotary(head_dim, max_seq_len, rope_base));
+#if TORCH_VERSION_MAJOR < 2
+  // LibTorch 1.x has no fused causal attention: an additive mask, built once per layer.
   causal_bias = register_buffer("causal_bias", torch::full({max_seq_len, max_seq_len},
                                                            -std::numeric_limits<float>::infinity())
                                                    .triu(/*diagonal=*/1));
+#endif
 }
 
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {

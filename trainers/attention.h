@@ -17,7 +17,7 @@ struct CausalSelfAttentionImpl : torch::nn::Module {
   torch::nn::Linear qkv{nullptr};   // (C) -> (3C)
   torch::nn::Linear proj{nullptr};  // (C) -> (C)
   Rotary rotary{nullptr};
-  torch::Tensor causal_bias;  // (T,T): 0 on and below the diagonal, -inf above
+  torch::Tensor causal_bias;  // (T,T): 0 on and below the diagonal, -inf above (LibTorch 1.x only)
 };
 TORCH_MODULE(CausalSelfAttention);
 

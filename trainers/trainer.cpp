@@ -53,6 +53,26 @@ std::string formatNumber(double v) {
   return out.str();
 }
 
+// The options this trainer implements; the rest of RunConfig belongs to later issues (depth
+// architectures, the serial task) and is refused rather than silently ignored.
+void requireSupported(const RunConfig& c) {
+  auto refuse = [](const std::string& field, const std::string& value, const std::string& hint) {
+    throw UserError(field + " = " + value + " is not implemented by this trainer yet. " + hint);
+  };
+  const ModelConfig& m = c.model;
+  if (c.task != "lm") refuse("task", "\"" + c.task + "\"", "use task = \"lm\"");
+  if (m.arch != "vanilla") refuse("model.arch", "\"" + m.arch + "\"", "use arch = \"vanilla\"");
+  if (m.grow_layers > 0 || m.grow_passes > 0)
+    refuse("model.grow_layers/grow_passes", "> 0", "set them to 0 (no growth)");
+  if (m.boundary_every > 0)
+    refuse("model.boundary_every", std::to_string(m.boundary_every), "set it to 0");
+  if (m.layernorm_scaling) refuse("model.layernorm_scaling", "true", "set it to false");
+  if (m.positions != "rope")
+    refuse("model.positions", "\"" + m.positions + "\"", "use positions = \"rope\"");
+  if (m.attention != "causal")
+    refuse("model.attention", "\"" + m.attention + "\"", "use attention = \"causal\"");
+}
+
 }  // namespace
 
 int resolveThreadCount(int64_t requested) {
@@ -63,6 +83,7 @@ int resolveThreadCount(int64_t requested) {
 
 TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                          const MessageSink& emit) {
+  requireSupported(config);
   const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;

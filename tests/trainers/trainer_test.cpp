@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/errors.h"
 #include "core/flop_model.h"
 #include "tiny_run.h"
 #include "trainers/adamw.h"
@@ -112,6 +113,27 @@ TEST(AdamW, ClipGradNormScalesToTheLimitAndReportsTheNormBefore) {
   EXPECT_NEAR(a.grad()[0].item<double>(), 0.6, 1e-5);
   EXPECT_NEAR(b.grad()[1].item<double>(), 0.8, 1e-5);
   EXPECT_NEAR(clipGradNorm({a, b}, 0.0), 1.0, 1e-5);  // disabled: unchanged
+}
+
+}  // namespace
+}  // namespace deepladder::trainers
+
+namespace deepladder::trainers {
+namespace {
+
+TEST(Trainer, RefusesOptionsItDoesNotImplementWithAUserError) {
+  const auto dir = testing::makeWorkspace("refuse");
+  RunConfig config = testing::tinyConfig(dir);
+  config.model.arch = "pcc";
+  TrainerOptions options;
+  options.workdir = (dir / "work").string();
+  try {
+    testing::runTiny(config, options);
+    ADD_FAILURE() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.arch"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
