@@ -1,0 +1,115 @@
+// The growth ladder's recipe arithmetic (see growth_recipe.h).
+#include "core/ladder/growth_recipe.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/architecture.h"
+
+namespace deepladder::ladder {
+
+RecipeArmShape recipeArmShape(const std::string& preset) {
+  RecipeArmShape s;
+  if (preset == "vanilla") return s;
+  if (preset == "deep_vanilla") {
+    s.deep_stack = true;
+    return s;
+  }
+  s.pcc = true;
+  if (preset == "operator_1") return s;
+  if (preset == "loop_2" || preset == "loop_grow") s.tied = true;
+  if (preset == "loop_2" || preset == "untied_2" || preset == "loop_grow" || preset == "untied_grow")
+    s.passes = 2;
+  else
+    throw std::invalid_argument("the growth recipe has no arm \"" + preset + "\"");
+  if (preset == "loop_grow" || preset == "untied_grow") s.grow_passes = 4;
+  return s;
+}
+
+int64_t swigluHidden(int64_t w) { return 256 * ((8 * w / 3 + 255) / 256); }
+
+double recipeM(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded) {
+  return static_cast<double>(blocks) * static_cast<double>(4 * w * w + 3 * w * hidden) +
+         static_cast<double>(w) * static_cast<double>(vocab_padded);
+}
+
+double recipeFlopsPerToken(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded,
+                           int64_t seq_len) {
+  return 6.0 * recipeM(blocks, w, hidden, vocab_padded) +
+         6.0 * static_cast<double>(blocks) * static_cast<double>(w) * static_cast<double>(seq_len + 1);
+}
+
+int64_t roundHalfEven(double v) {
+  const double floor_v = std::floor(v);
+  const double diff = v - floor_v;
+  if (diff > 0.5) return static_cast<int64_t>(floor_v) + 1;
+  if (diff < 0.5) return static_cast<int64_t>(floor_v);
+  const int64_t f = static_cast<int64_t>(floor_v);
+  return (f % 2 == 0) ? f : f + 1;
+}
+
+namespace {
+
+struct Counts {
+  int64_t distinct = 0, low = 0, high = 0;
+};
+
+Counts blockCounts(const RecipeArmShape& arm, int64_t depth) {
+  const BlockSplit s = splitPreludeCoreCoda(depth);
+  Counts c;
+  if (!arm.pcc) {
+    c.distinct = c.low = c.high = arm.deep_stack ? s.prelude + 2 * s.core + s.coda : depth;
+    return c;
+  }
+  c.low = s.prelude + arm.passes * s.core + s.coda;
+  c.high = arm.grow_passes > 0 ? s.prelude + arm.grow_passes * s.core + s.coda : c.low;
+  c.distinct = arm.tied ? depth : c.low;  // N uses the K = 2 model for grow arms
+  return c;
+}
+
+int64_t recipeParams(const RecipeGlobals& g, const RecipeArmShape& arm, int64_t depth) {
+  const int64_t w = g.width_per_depth * depth;
+  const int64_t block = 4 * w * w + 3 * w * swigluHidden(w);
+  return blockCounts(arm, depth).distinct * block + 2 * g.vocab_padded * w;
+}
+
+}  // namespace
+
+RecipeRung planRecipeRung(const RecipeGlobals& g, const RecipeArmShape& arm, int64_t depth,
+                          double tpp, double lr_exponent, double f) {
+  RecipeRung r;
+  r.depth = depth;
+  r.width = g.width_per_depth * depth;
+  r.heads = r.width / g.head_dim;
+  r.hidden = swigluHidden(r.width);
+  r.block_matrix_params = 4 * r.width * r.width + 3 * r.width * r.hidden;
+  const Counts counts = blockCounts(arm, depth);
+  r.blocks_low = counts.low;
+  r.blocks_high = counts.high;
+  r.distinct_blocks = counts.distinct;
+  r.params = recipeParams(g, arm, depth);
+  r.flops_per_token_low =
+      recipeFlopsPerToken(r.blocks_low, r.width, r.hidden, g.vocab_padded, g.seq_len);
+  r.flops_per_token_high =
+      recipeFlopsPerToken(r.blocks_high, r.width, r.hidden, g.vocab_padded, g.seq_len);
+  const double batch = static_cast<double>(g.batch_tokens);
+  if (arm.grow_passes > 0) {
+    const double m_low = recipeM(r.blocks_low, r.width, r.hidden, g.vocab_padded);
+    const double m_high = recipeM(r.blocks_high, r.width, r.hidden, g.vocab_padded);
+    r.steps = roundHalfEven(tpp * static_cast<double>(r.params) / batch * m_low /
+                            (f * m_low + (1.0 - f) * m_high));
+    r.crossover = static_cast<int64_t>(f * static_cast<double>(r.steps));
+    r.flops = batch * (static_cast<double>(r.crossover) * r.flops_per_token_low +
+                       static_cast<double>(r.steps - r.crossover) * r.flops_per_token_high);
+  } else {
+    r.steps = roundHalfEven(tpp * static_cast<double>(r.params) / batch);
+    r.flops = batch * static_cast<double>(r.steps) * r.flops_per_token_low;
+  }
+  r.tokens = g.batch_tokens * r.steps;
+  r.matrix_lr = g.matrix_lr_d8 * std::pow(static_cast<double>(recipeParams(g, arm, 8)) /
+                                              static_cast<double>(r.params),
+                                          lr_exponent);
+  return r;
+}
+
+}  // namespace deepladder::ladder
