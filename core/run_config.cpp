@@ -19,14 +19,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelConfig, vocab_size, d_model
                                                 arch, core_mode, passes, alpha, grow_passes,
                                                 grow_layers, grow_fraction, rewarm_steps,
                                                 boundary_every, boundary_source,
-                                                layernorm_scaling, positions, attention)
+                                                layernorm_scaling, positions, attention,
+                                                norm_gain, qk_norm, embed_norm, residual_scale,
+                                                output_scale, init, init_embed_std, init_uniform,
+                                                vocab_padded)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataConfig, kind, train, val)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, steps, lr,
                                                 min_lr_ratio, schedule, warmup_steps,
                                                 decay_fraction, weight_decay, beta1, beta2, eps,
                                                 grad_clip, eval_every, eval_batches,
                                                 checkpoint_every, keep_checkpoints, log_every,
-                                                threads, device)
+                                                threads, device, optimizer, embed_lr, head_lr,
+                                                cautious_weight_decay)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SquaringConfig, tier, layout, data_seed, iterations,
                                                 mean_iterations, iteration_sigma, backprop_last,
                                                 progressive_weight, eval_passes)
@@ -66,6 +70,17 @@ void readModel(TomlReader r, ModelConfig& m) {
   m.layernorm_scaling = r.boolean("layernorm_scaling", m.layernorm_scaling);
   m.positions = r.choice("positions", m.positions, {"rope", "learned"});
   m.attention = r.choice("attention", m.attention, {"causal", "bidirectional"});
+  m.norm_gain = r.boolean("norm_gain", m.norm_gain);
+  m.qk_norm = r.boolean("qk_norm", m.qk_norm);
+  m.embed_norm = r.boolean("embed_norm", m.embed_norm);
+  m.residual_scale = r.number("residual_scale", m.residual_scale, 0.0, 1e6);
+  m.output_scale = r.number("output_scale", m.output_scale, 0.0, 1e6);
+  m.init = r.choice("init", m.init, {"gpt2", "recipe"});
+  m.init_embed_std = r.number("init_embed_std", m.init_embed_std, 0.0, 1e3);
+  m.init_uniform = r.number("init_uniform", m.init_uniform, 0.0, 1e3);
+  m.vocab_padded = r.integer("vocab_padded", m.vocab_padded, 0, 1 << 22);
+  if (m.vocab_padded != 0 && m.vocab_padded < m.vocab_size)
+    r.fail("vocab_padded", "the padded vocabulary is smaller than vocab_size");
   if (m.arch == "pcc" && m.n_layer < 3)
     r.fail("n_layer", "a prelude/core/coda model needs n_layer >= 3", "raise n_layer");
   if (m.grow_passes != 0 && m.arch != "pcc")
@@ -121,6 +136,10 @@ void readTrain(TomlReader r, TrainConfig& t) {
   t.log_every = r.integer("log_every", t.log_every, 1, kBig);
   t.threads = r.integer("threads", t.threads, 0, 4096);
   t.device = r.string("device", t.device);
+  t.optimizer = r.choice("optimizer", t.optimizer, {"adamw", "muon"});
+  t.embed_lr = r.number("embed_lr", t.embed_lr, 0.0, 100.0);
+  t.head_lr = r.number("head_lr", t.head_lr, 0.0, 100.0);
+  t.cautious_weight_decay = r.boolean("cautious_weight_decay", t.cautious_weight_decay);
   if (t.device != "cpu" && t.device != "cuda" && t.device.rfind("cuda:", 0) != 0)
     r.fail("device", "unknown device \"" + t.device + "\"", "use \"cpu\", \"cuda\" or \"cuda:N\"");
   if (t.warmup_steps > t.steps)

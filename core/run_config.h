@@ -47,6 +47,17 @@ struct ModelConfig {
   std::string positions = "rope";       // "rope" (rotary on q, k) or "learned" (absolute table)
   std::string attention = "causal";     // "causal" or "bidirectional" (with a padding mask)
 
+  // --- the growth paper's recipe options (core/ladder/growth_recipe.h) ---
+  bool norm_gain = true;           // RMSNorm with a learned gain (false: no gain anywhere)
+  bool qk_norm = false;            // RMSNorm over the head dimension on q and k after rotary
+  bool embed_norm = false;         // normalize the embedding output before block 1
+  double residual_scale = 1.0;     // r: x <- x + r Attn(Norm x); x <- x + r MLP(Norm x)
+  double output_scale = 1.0;       // m_out: logits = m_out W_head Norm(h)
+  std::string init = "gpt2";       // "gpt2" (normal 0.02) or "recipe" (see init_embed_std, init_uniform)
+  double init_embed_std = 0.02;    // recipe: embedding ~ N(0, s_emb^2)
+  double init_uniform = 0.0625;    // recipe: q,k,v,gate,up ~ U(-u/sqrt(w), u/sqrt(w)); out, down, head 0
+  int64_t vocab_padded = 0;        // embedding/head rows (0 = vocab_size); logits cut to vocab_size
+
   // Hidden width: gelu 4 d; swiglu 256 ceil(floor(8 d / 3) / 256); or mlp_hidden when set.
   int64_t mlpHidden() const;
 };
@@ -78,6 +89,12 @@ struct TrainConfig {
   int64_t log_every = 1;
   int64_t threads = 0;              // intra-op threads; 0 = all cores
   std::string device = "cpu";       // "cpu", "cuda", "cuda:N"
+  // Optimizer: "adamw" for everything, or "muon" for block matrices with AdamW for the
+  // embedding and the head (each with its own learning rate; 0 = lr).
+  std::string optimizer = "adamw";
+  double embed_lr = 0.0;
+  double head_lr = 0.0;
+  bool cautious_weight_decay = false;  // decay only where the update and the weight agree in sign
 };
 
 // The serial task (repeated squaring mod a semiprime, core/squaring/): data tier and the
