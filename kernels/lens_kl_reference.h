@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace deepladder::kernels {
 
@@ -24,10 +25,10 @@ void lensKlReference(const float* states, const float* unembedding, const float*
 
 // Running state of the online log-sum-exp over vocabulary chunks, for one token.
 struct LensKlAccumulator {
-  double max_logit = -1.0 / 0.0;  // m: max of s_v seen so far
-  double sum_exp = 0;             // l: sum of exp(s_v - m)
-  double p_dot_logit = 0;         // b: sum p_v s_v
-  double p_dot_logp = 0;          // a: sum p_v log p_v
+  double max_logit = -std::numeric_limits<double>::infinity();  // m: max of s_v seen so far
+  double sum_exp = 0;                                           // l: sum of exp(s_v - m)
+  double p_dot_logit = 0;                                       // b: sum p_v s_v
+  double p_dot_logp = 0;                                        // a: sum p_v log p_v
 
   void add(double logit, double logp);         // one vocabulary entry
   void merge(const LensKlAccumulator& other);  // combine two disjoint vocabulary ranges

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <random>
 
 #include "trainers/cuda/boundary_operator_function.h"

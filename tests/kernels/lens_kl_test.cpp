@@ -2,6 +2,7 @@
 // double: full logits, log-softmax, sum p (log p - log q), for several vocabulary chunk sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>

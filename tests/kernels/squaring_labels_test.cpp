@@ -2,6 +2,7 @@
 // squarings with a 128-bit product and remainder, and against values from Python's pow.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <vector>
