@@ -11,8 +11,9 @@ namespace deepladder::ladder {
 RecipeArmShape recipeArmShape(const std::string& preset) {
   RecipeArmShape s;
   if (preset == "vanilla") return s;
-  if (preset == "deep_vanilla") {
+  if (preset == "deep_vanilla" || preset == "deep_vanilla_grow") {
     s.deep_stack = true;
+    if (preset == "deep_vanilla_grow") s.grow_passes = 4;  // stacks p + 2c + o -> p + 4c + o
     return s;
   }
   s.pcc = true;
@@ -59,6 +60,7 @@ Counts blockCounts(const RecipeArmShape& arm, int64_t depth) {
   Counts c;
   if (!arm.pcc) {
     c.distinct = c.low = c.high = arm.deep_stack ? s.prelude + 2 * s.core + s.coda : depth;
+    if (arm.grow_passes > 0) c.high = s.prelude + arm.grow_passes * s.core + s.coda;
     return c;
   }
   c.low = s.prelude + arm.passes * s.core + s.coda;

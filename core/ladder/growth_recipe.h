@@ -35,7 +35,8 @@ struct RecipeArmShape {
   bool tied = false;
   int64_t passes = 1;       // K before growth (pcc)
   int64_t grow_passes = 0;  // K after growth (0 = none)
-  bool deep_stack = false;  // deep_vanilla: p + 2c + o plain blocks
+  bool deep_stack = false;  // deep_vanilla: p + 2c + o plain blocks (deep_vanilla_grow: grows
+                            // by stacking to p + 4c + o, deepladder's analogue of the grow arms)
 };
 
 RecipeArmShape recipeArmShape(const std::string& preset);

@@ -1,6 +1,10 @@
 // Ladder spec reading and grid expansion (see ladder_spec.h).
 #include "core/ladder/ladder_spec.h"
 
+#include <optional>
+
+#include "core/ladder/growth_recipe.h"
+
 #include <cmath>
 
 #include "core/architecture.h"
@@ -143,6 +147,100 @@ int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model)
   return static_cast<int64_t>(std::llround(tokens));
 }
 
+// Per-arm constants of the growth recipe ([arms.NAME.recipe]); see growth_recipe.h.
+struct RecipeArmConstants {
+  double weight_decay = 0, beta1 = 0.8, beta2 = 0.95, eps = 1e-10;
+  int64_t warmup = 0;
+  double warmdown = 0.6, m_out = 1, r = 1, s_emb = 0.02, u = 0.0625;
+  double embed_lr_mult = 1, head_lr_mult = 1, g = 0.8, tpp = 20;
+};
+
+RecipeArmConstants readRecipeArm(TomlReader r) {
+  RecipeArmConstants k;
+  auto need = [&](const char* key) {
+    if (!r.has(key))
+      r.fail(key, "the growth recipe needs this constant for every arm",
+             "see resources/ladders/growth-fineweb.toml");
+  };
+  for (const char* key : {"weight_decay", "beta1", "beta2", "eps", "warmup", "warmdown", "m_out",
+                          "r", "s_emb", "u", "embed_lr_mult", "head_lr_mult", "g", "tpp"})
+    need(key);
+  k.weight_decay = r.number("weight_decay", k.weight_decay, 0, 10);
+  k.beta1 = r.number("beta1", k.beta1, 0, 0.999999);
+  k.beta2 = r.number("beta2", k.beta2, 0, 0.999999999);
+  k.eps = r.number("eps", k.eps, 0, 1);
+  k.warmup = r.integer("warmup", k.warmup, 0, 1 << 30);
+  k.warmdown = r.number("warmdown", k.warmdown, 0, 1);
+  k.m_out = r.number("m_out", k.m_out, 0, 1e6);
+  k.r = r.number("r", k.r, 0, 1e6);
+  k.s_emb = r.number("s_emb", k.s_emb, 0, 1e3);
+  k.u = r.number("u", k.u, 0, 1e3);
+  k.embed_lr_mult = r.number("embed_lr_mult", k.embed_lr_mult, 0, 1e6);
+  k.head_lr_mult = r.number("head_lr_mult", k.head_lr_mult, 0, 1e6);
+  k.g = r.number("g", k.g, 0, 10);
+  k.tpp = r.number("tpp", k.tpp, 1e-6, 1e9);
+  r.finish();
+  return k;
+}
+
+RecipeGlobals readRecipeGlobals(TomlReader r) {
+  RecipeGlobals g;
+  g.width_per_depth = r.integer("width_per_depth", g.width_per_depth, 1, 1 << 14);
+  g.head_dim = r.integer("head_dim", g.head_dim, 2, 1 << 14);
+  g.seq_len = r.integer("seq_len", g.seq_len, 1, 1 << 20);
+  g.vocab = r.integer("vocab", g.vocab, 2, 1 << 22);
+  g.vocab_padded = r.integer("vocab_padded", g.vocab_padded, 2, 1 << 22);
+  g.batch_tokens = r.integer("batch_tokens", g.batch_tokens, 1, int64_t(1) << 40);
+  g.matrix_lr_d8 = r.number("matrix_lr_d8", g.matrix_lr_d8, 0, 10);
+  if (g.batch_tokens % g.seq_len != 0)
+    r.fail("batch_tokens", "batch_tokens must be a multiple of seq_len");
+  r.finish();
+  return g;
+}
+
+// The run config of one recipe rung: shape, recipe model options, Muon + AdamW groups, WSD.
+void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants& k,
+                 const RecipeRung& rung, double crossover_fraction) {
+  ModelConfig& m = c.model;
+  m.vocab_size = g.vocab;
+  m.vocab_padded = g.vocab_padded;
+  m.d_model = rung.width;
+  m.n_head = rung.heads;
+  m.seq_len = g.seq_len;
+  m.mlp = "swiglu";
+  m.mlp_hidden = rung.hidden;
+  m.tie_embeddings = false;
+  m.norm_gain = false;
+  m.qk_norm = true;
+  m.embed_norm = true;
+  m.residual_scale = k.r;
+  m.output_scale = k.m_out;
+  m.init = "recipe";
+  m.init_embed_std = k.s_emb;
+  m.init_uniform = k.u;
+  if (rung.crossover >= 0) {
+    m.grow_fraction = crossover_fraction;
+    m.rewarm_steps = 40;
+  }
+  TrainConfig& t = c.train;
+  t.batch_size = g.batch_tokens / g.seq_len;
+  t.steps = rung.steps;
+  t.optimizer = "muon";
+  t.lr = rung.matrix_lr;
+  t.embed_lr = k.embed_lr_mult * rung.matrix_lr;
+  t.head_lr = k.head_lr_mult * rung.matrix_lr;
+  t.weight_decay = k.weight_decay;
+  t.cautious_weight_decay = true;
+  t.beta1 = k.beta1;
+  t.beta2 = k.beta2;
+  t.eps = k.eps;
+  t.grad_clip = 0;
+  t.schedule = "wsd";
+  t.warmup_steps = k.warmup;
+  t.decay_fraction = k.warmdown;
+  t.min_lr_ratio = 0;
+}
+
 }  // namespace
 
 LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
@@ -158,6 +256,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   if (spec.name.empty()) head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
   spec.task = head.choice("task", spec.task, {"lm", "squaring"});
   spec.description = head.string("description", "");
+  const std::string recipe = head.choice("recipe", "", {"", "growth-paper"});
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
   if (spec.seeds.empty()) spec.seeds = {1};
   head.finish();
@@ -172,6 +271,9 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
   const BudgetRule budget = readBudget(r.table("budget"), sizes.size());
   spec.resources = readResources(r.table("resources"));
+  const RecipeGlobals globals = readRecipeGlobals(r.table("recipe"));
+  if (!recipe.empty() && !r.raw().get("sizes"))
+    r.fail("sizes", "a recipe ladder needs [sizes] depths = [..]");
 
   TomlReader arms = r.table("arms");
   std::vector<std::string> arm_names = arms.keys();
@@ -196,16 +298,39 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         }
         applyArmPreset(preset, config.model);
       }
+      const std::vector<std::string> only = arm_copy.strings("sizes");
+      bool included = only.empty();
+      for (const auto& name : only) included = included || name == sizes[rung].name;
+      std::optional<RecipeRung> recipe_rung;
+      if (!recipe.empty()) {
+        const RecipeArmConstants k = readRecipeArm(arm_copy.table("recipe"));
+        TomlReader cross = arm_copy.table("crossover");
+        for (const auto& key : cross.keys()) (void)cross.number(key, 0, 0, 1);
+        const RecipeArmShape shape = recipeArmShape(preset.empty() ? "vanilla" : preset);
+        double f = 0;
+        if (shape.grow_passes > 0 && included) {
+          if (!cross.has(sizes[rung].name))
+            arm_copy.fail("crossover", "no crossover fraction for size \"" + sizes[rung].name + "\"",
+                          "add " + sizes[rung].name + " = 0.75 to this arm's crossover table");
+          f = cross.number(sizes[rung].name, 0, 0, 1);
+        }
+        recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
+        applyRecipe(config, globals, k, *recipe_rung, f);
+      }
       readModel(arm_copy.table("model"), config.model);
       readTrain(arm_copy.table("train"), config.train);
       readSquaring(arm_copy.table("squaring"), config.squaring);
       arm_copy.finish();
+      if (!included) continue;
 
-      const int64_t tokens_target = targetTokens(budget, rung, config.model);
       const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
-      config.train.steps = std::max<int64_t>(1, (tokens_target + tokens_per_step / 2) / tokens_per_step);
-      if (config.train.warmup_steps > config.train.steps / 5)
-        config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
+      if (!recipe_rung) {
+        const int64_t tokens_target = targetTokens(budget, rung, config.model);
+        config.train.steps =
+            std::max<int64_t>(1, (tokens_target + tokens_per_step / 2) / tokens_per_step);
+        if (config.train.warmup_steps > config.train.steps / 5)
+          config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
+      }
       for (int64_t seed : spec.seeds) {
         PlannedRun run;
         run.arm = arm;
@@ -224,6 +349,15 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.flops_per_token = flopsPerToken(config.model);
         run.tokens = config.train.steps * tokens_per_step;
         run.flops = trainingFlops(config.model, config.train.steps, tokens_per_step);
+        if (recipe_rung) {  // the paper's own accounting (growth_recipe.h)
+          run.params = recipe_rung->params;
+          run.executed_depth = recipe_rung->blocks_low;
+          run.executed_depth_after_growth = recipe_rung->blocks_high;
+          run.crossover_step = recipe_rung->crossover;
+          run.flops_per_token = recipe_rung->flops_per_token_low;
+          run.tokens = recipe_rung->tokens;
+          run.flops = recipe_rung->flops;
+        }
         run.est_seconds = run.flops / spec.resources.throughput_flops;
         spec.runs.push_back(std::move(run));
       }

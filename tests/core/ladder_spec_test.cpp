@@ -155,3 +155,31 @@ model = { alpha = 0.5 }
   EXPECT_NE(e.find("arms.x.preset"), std::string::npos) << e;
   EXPECT_NE(e.find("untied_grow"), std::string::npos) << e;
 }
+
+TEST(LadderSpec, GrowthFinewebPresetIsPaperExact) {
+  // resources/ladders/growth-fineweb.toml against the hand checks.
+  const LadderSpec spec = loadLadder(std::string(DEEPLADDER_SOURCE_DIR) +
+                                     "/resources/ladders/growth-fineweb.toml");
+  EXPECT_EQ(spec.runs.size(), 8u + 7u + 8u + 7u * 5u);  // vanilla, operator_1 to d20; rest to d18
+  auto find = [&](const std::string& name) -> const PlannedRun& {
+    for (const auto& r : spec.runs)
+      if (r.name == name) return r;
+    throw std::runtime_error("no run " + name);
+  };
+  EXPECT_EQ(find("vanilla-d6-s1").params, 119734272);
+  EXPECT_EQ(find("vanilla-d6-s1").config.train.steps, 1142);
+  EXPECT_EQ(find("vanilla-d12-s1").config.train.steps, 4714);
+  const PlannedRun& grow = find("untied_grow-d6-s1");
+  EXPECT_EQ(grow.config.train.steps, 1826);
+  EXPECT_EQ(grow.crossover_step, 1095);
+  EXPECT_EQ(find("untied_grow-d12-s1").config.train.steps, 8311);
+  EXPECT_EQ(grow.config.model.d_model, 768);
+  EXPECT_EQ(grow.config.model.n_head, 6);
+  EXPECT_EQ(grow.config.model.vocab_padded, 50304);
+  EXPECT_EQ(grow.config.train.optimizer, "muon");
+  EXPECT_EQ(grow.config.train.batch_size, 256);
+  EXPECT_DOUBLE_EQ(grow.config.train.head_lr, 0.16 * grow.config.train.lr);
+  EXPECT_DOUBLE_EQ(find("vanilla-d8-s1").config.train.lr, 0.04);
+  EXPECT_DOUBLE_EQ(find("loop_2-d6-s1").config.model.alpha, 0.707107);
+  EXPECT_EQ(find("deep_vanilla-d8-s1").executed_depth, 11);
+}
