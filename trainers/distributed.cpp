@@ -1,0 +1,549 @@
+// Data parallelism over c10d (see distributed.h): rendezvous parsing, the TCPStore and process
+// group, bucketed collectives and sharded per-tensor work.
+//
+// The c10d headers guard their process groups with USE_C10D_GLOO / USE_C10D_NCCL, which PyTorch's
+// own build defines; we define them here, before the includes, when the backend is available:
+// Gloo whenever its headers are (Debian: libgloo-dev), NCCL only when the build asks for it with
+// DEEPLADDER_WITH_NCCL (a CUDA LibTorch; the CPU build must not see ProcessGroupNCCL.hpp).
+#if __has_include(<gloo/config.h>) && !defined(USE_C10D_GLOO)
+#define USE_C10D_GLOO
+#endif
+#if defined(DEEPLADDER_WITH_NCCL) && !defined(USE_C10D_NCCL)
+#define USE_C10D_NCCL
+#endif
+
+#include "trainers/distributed.h"
+
+#include <torch/version.h>
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#ifdef USE_C10D_NCCL
+#include <c10/cuda/CUDAFunctions.h>
+
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <numeric>
+
+#include "core/errors.h"
+
+namespace deepladder::trainers::distributed {
+
+namespace {
+
+// LibTorch 2.x splits ProcessGroup (the front) from Backend (Gloo, NCCL); 1.13 has only the former.
+#if TORCH_VERSION_MAJOR >= 2
+using Collectives = ::c10d::Backend;
+#else
+using Collectives = ::c10d::ProcessGroup;
+#endif
+using WorkPtr = c10::intrusive_ptr<::c10d::Work>;
+using Clock = std::chrono::steady_clock;
+
+// --- rendezvous ------------------------------------------------------------------------------
+
+int parseIntVariable(const std::string& name, const std::string& text, int min_value) {
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || value < min_value || value > 1 << 30)
+    throw UserError("environment variable " + name + "=\"" + text + "\" is not an integer >= " +
+                    std::to_string(min_value) + ". Fix the launcher's settings");
+  return static_cast<int>(value);
+}
+
+std::optional<std::string> nonEmpty(const EnvironmentLookup& lookup, const std::string& name) {
+  auto value = lookup(name);
+  if (value && value->empty()) return std::nullopt;
+  return value;
+}
+
+void validate(const RendezvousInfo& info, const std::string& rank_var,
+              const std::string& world_var) {
+  if (info.world_size < 1)
+    throw UserError(world_var + " must be at least 1 (it is " + std::to_string(info.world_size) +
+                    ")");
+  if (info.rank >= info.world_size)
+    throw UserError(rank_var + "=" + std::to_string(info.rank) + " is not below " + world_var +
+                    "=" + std::to_string(info.world_size) + ". Fix the launcher's settings");
+  if (info.master_port < 1 || info.master_port > 65535)
+    throw UserError("MASTER_PORT=" + std::to_string(info.master_port) +
+                    " is not a TCP port (1..65535)");
+}
+
+// --- collectives -----------------------------------------------------------------------------
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Waits for every work item and turns any failure into PeerLostError.
+void waitAll(std::vector<WorkPtr>& works, const std::string& what, int rank) {
+  std::string failure;
+  for (auto& work : works) {
+    try {
+      work->wait();
+    } catch (const std::exception& e) {
+      if (failure.empty()) failure = e.what();
+    }
+  }
+  if (!failure.empty())
+    throw PeerLostError(what + " failed on rank " + std::to_string(rank) +
+                        ": a peer rank died or did not answer within the timeout (" + failure +
+                        ")");
+}
+
+// Runs `launch` (which starts collectives) and converts a synchronous failure too.
+template <typename Launch>
+WorkPtr start(Launch&& launch, const std::string& what, int rank) {
+  try {
+    return launch();
+  } catch (const std::exception& e) {
+    throw PeerLostError(what + " could not start on rank " + std::to_string(rank) + ": " +
+                        e.what());
+  }
+}
+
+// Consecutive runs of tensors with the same dtype and device, about `bucket_bytes` each.
+std::vector<std::vector<torch::Tensor>> packBuckets(const std::vector<torch::Tensor>& tensors,
+                                                    int64_t bucket_bytes) {
+  std::vector<std::vector<torch::Tensor>> buckets;
+  int64_t bytes = 0;
+  for (const auto& t : tensors) {
+    if (!t.defined() || t.numel() == 0) continue;
+    const int64_t size = t.numel() * static_cast<int64_t>(t.element_size());
+    const bool fits = !buckets.empty() && bytes + size <= bucket_bytes &&
+                      buckets.back().front().scalar_type() == t.scalar_type() &&
+                      buckets.back().front().device() == t.device();
+    if (!fits) {
+      buckets.emplace_back();
+      bytes = 0;
+    }
+    buckets.back().push_back(t);
+    bytes += size;
+  }
+  return buckets;
+}
+
+torch::Tensor flatten(const std::vector<torch::Tensor>& members) {
+  if (members.size() == 1 && members[0].is_contiguous()) return members[0].detach().view({-1});
+  std::vector<torch::Tensor> views;
+  views.reserve(members.size());
+  for (const auto& t : members) views.push_back(t.detach().reshape({-1}));
+  return torch::cat(views);
+}
+
+void unflatten(const torch::Tensor& flat, const std::vector<torch::Tensor>& members) {
+  if (members.size() == 1 && members[0].is_contiguous() && flat.data_ptr() == members[0].data_ptr())
+    return;  // reduced in place
+  int64_t offset = 0;
+  for (const auto& t : members) {
+    t.detach().copy_(flat.narrow(0, offset, t.numel()).view(t.sizes()));
+    offset += t.numel();
+  }
+}
+
+// A bitwise fingerprint of one tensor: its raw words times position weights, summed in int64.
+int64_t fingerprint(const torch::Tensor& tensor) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor flat = tensor.detach().to(torch::kCPU).contiguous().view({-1});
+  const auto element = flat.element_size();
+  const torch::ScalarType word = element == 8   ? torch::kInt64
+                                 : element == 4 ? torch::kInt32
+                                 : element == 2 ? torch::kInt16
+                                                : torch::kUInt8;
+  flat = flat.view(word);
+  constexpr int64_t kChunk = 1 << 20;
+  int64_t total = 0;
+  for (int64_t begin = 0; begin < flat.numel(); begin += kChunk) {
+    const int64_t n = std::min(kChunk, flat.numel() - begin);
+    const auto weights = torch::arange(begin, begin + n, torch::kInt64).remainder(1000003).add(1);
+    total += flat.narrow(0, begin, n).to(torch::kInt64).mul(weights).sum().item<int64_t>();
+  }
+  return total;
+}
+
+}  // namespace
+
+// --- rendezvous ------------------------------------------------------------------------------
+
+std::string firstSlurmHost(const std::string& nodelist) {
+  // The first entry: up to a comma outside brackets.
+  std::string entry;
+  int depth = 0;
+  for (char c : nodelist) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) break;
+    entry += c;
+  }
+  // Each bracket group "[03-04,07]" becomes its first number "03".
+  std::string host;
+  for (size_t i = 0; i < entry.size(); ++i) {
+    if (entry[i] != '[') {
+      host += entry[i];
+      continue;
+    }
+    const size_t close = entry.find(']', i);
+    if (close == std::string::npos)
+      throw UserError("SLURM_NODELIST \"" + nodelist + "\": unbalanced '['. Set MASTER_ADDR");
+    const std::string inside = entry.substr(i + 1, close - i - 1);
+    host += inside.substr(0, inside.find_first_of(",-"));
+    i = close;
+  }
+  if (host.empty())
+    throw UserError("SLURM_NODELIST \"" + nodelist + "\" names no host. Set MASTER_ADDR");
+  return host;
+}
+
+RendezvousInfo rendezvousFromEnvironment(const EnvironmentLookup& lookup) {
+  RendezvousInfo info;
+  const auto rank = nonEmpty(lookup, "RANK");
+  const auto world = nonEmpty(lookup, "WORLD_SIZE");
+  const auto master_addr = nonEmpty(lookup, "MASTER_ADDR");
+  const auto master_port = nonEmpty(lookup, "MASTER_PORT");
+  if (rank || world) {
+    if (!rank || !world)
+      throw UserError(std::string("environment: ") + (rank ? "RANK" : "WORLD_SIZE") +
+                      " is set but " + (rank ? "WORLD_SIZE" : "RANK") +
+                      " is not. Set both (and MASTER_ADDR, MASTER_PORT) or neither");
+    info.source = "env";
+    info.rank = parseIntVariable("RANK", *rank, 0);
+    info.world_size = parseIntVariable("WORLD_SIZE", *world, 1);
+    const auto local = nonEmpty(lookup, "LOCAL_RANK");
+    info.local_rank = local ? parseIntVariable("LOCAL_RANK", *local, 0) : info.rank;
+    if (master_addr)
+      info.master_addr = *master_addr;
+    else if (info.world_size > 1)
+      throw UserError("environment: WORLD_SIZE=" + std::to_string(info.world_size) +
+                      " but MASTER_ADDR is not set. Set it to rank 0's host");
+    if (master_port) info.master_port = parseIntVariable("MASTER_PORT", *master_port, 1);
+    validate(info, "RANK", "WORLD_SIZE");
+    return info;
+  }
+  const auto procid = nonEmpty(lookup, "SLURM_PROCID");
+  const auto ntasks = nonEmpty(lookup, "SLURM_NTASKS");
+  if (procid && ntasks) {
+    info.source = "slurm";
+    info.rank = parseIntVariable("SLURM_PROCID", *procid, 0);
+    info.world_size = parseIntVariable("SLURM_NTASKS", *ntasks, 1);
+    const auto local = nonEmpty(lookup, "SLURM_LOCALID");
+    info.local_rank = local ? parseIntVariable("SLURM_LOCALID", *local, 0) : 0;
+    if (master_addr) {
+      info.master_addr = *master_addr;
+    } else if (const auto launch = nonEmpty(lookup, "SLURM_LAUNCH_NODE_IPADDR")) {
+      info.master_addr = *launch;
+    } else if (const auto nodes = nonEmpty(lookup, "SLURM_JOB_NODELIST")) {
+      info.master_addr = firstSlurmHost(*nodes);
+    } else if (const auto nodes2 = nonEmpty(lookup, "SLURM_NODELIST")) {
+      info.master_addr = firstSlurmHost(*nodes2);
+    } else if (info.world_size > 1) {
+      throw UserError("Slurm: SLURM_NTASKS=" + std::to_string(info.world_size) +
+                      " but neither MASTER_ADDR, SLURM_LAUNCH_NODE_IPADDR nor SLURM_NODELIST is "
+                      "set. Set MASTER_ADDR in the job script");
+    }
+    if (master_port) {
+      info.master_port = parseIntVariable("MASTER_PORT", *master_port, 1);
+    } else if (const auto job = nonEmpty(lookup, "SLURM_JOB_ID")) {
+      info.master_port = 29500 + parseIntVariable("SLURM_JOB_ID", *job, 0) % 10000;
+    }
+    validate(info, "SLURM_PROCID", "SLURM_NTASKS");
+    return info;
+  }
+  return info;  // a world of one
+}
+
+RendezvousInfo rendezvousFromEnvironment() {
+  return rendezvousFromEnvironment([](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (!value) return std::nullopt;
+    return std::string(value);
+  });
+}
+
+RowSlice rowsForRank(int64_t global_rows, int rank, int world_size) {
+  if (world_size < 1 || rank < 0 || rank >= world_size)
+    throw std::invalid_argument("rowsForRank: rank " + std::to_string(rank) + " of " +
+                                std::to_string(world_size));
+  if (global_rows % world_size != 0)
+    throw UserError("train.batch_size = " + std::to_string(global_rows) +
+                    " does not split evenly over " + std::to_string(world_size) +
+                    " ranks. Use a multiple of the rank count");
+  const int64_t count = global_rows / world_size;
+  return {rank * count, count};
+}
+
+// --- the context -----------------------------------------------------------------------------
+
+struct DistributedContext::Group {
+  c10::intrusive_ptr<::c10d::Store> store;
+  c10::intrusive_ptr<Collectives> collectives;
+  std::string backend;
+  torch::Device scalar_device = torch::kCPU;  // where scalars travel (CUDA for NCCL)
+};
+
+DistributedContext::DistributedContext(RendezvousInfo where, DistributedOptions options)
+    : where_(std::move(where)), options_(std::move(options)) {}
+
+DistributedContext::~DistributedContext() = default;
+
+std::string DistributedContext::backendName() const {
+  return group_ ? group_->backend : std::string("single");
+}
+
+std::unique_ptr<DistributedContext> DistributedContext::connect(const RendezvousInfo& where,
+                                                                const DistributedOptions& options) {
+  std::unique_ptr<DistributedContext> context(new DistributedContext(where, options));
+  if (where.world_size <= 1) return context;
+  if (where.rank < 0 || where.rank >= where.world_size)
+    throw std::invalid_argument("DistributedContext: rank " + std::to_string(where.rank) + " of " +
+                                std::to_string(where.world_size));
+  std::string backend = options.backend;
+  if (backend == "auto") backend = options.device.rfind("cuda", 0) == 0 ? "nccl" : "gloo";
+
+  auto group = std::make_unique<Group>();
+  group->backend = backend;
+  const std::string where_text = where.master_addr + ":" + std::to_string(where.master_port);
+  try {
+    ::c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<std::uint16_t>(where.master_port);
+    store_options.isServer = where.rank == 0;
+    store_options.numWorkers = static_cast<std::size_t>(where.world_size);
+    store_options.waitWorkers = true;
+    store_options.timeout = options.connect_timeout;
+    group->store = c10::make_intrusive<::c10d::TCPStore>(where.master_addr, store_options);
+    // Everyone present before the process group starts its (shorter) collective timeout.
+    std::vector<std::string> keys;
+    for (int r = 0; r < where.world_size; ++r)
+      keys.push_back("deepladder/joined/" + std::to_string(r));
+    group->store->set(keys[static_cast<size_t>(where.rank)], std::vector<uint8_t>{1});
+    group->store->wait(keys, options.connect_timeout);
+    group->store->setTimeout(options.timeout);
+  } catch (const std::exception& e) {
+    throw PeerLostError("rank " + std::to_string(where.rank) + ": rendezvous at " + where_text +
+                        " failed (" + e.what() + "). Check MASTER_ADDR/MASTER_PORT and that all " +
+                        std::to_string(where.world_size) + " ranks start");
+  }
+
+  try {
+    if (backend == "gloo") {
+#ifdef USE_C10D_GLOO
+      auto gloo = ::c10d::ProcessGroupGloo::Options::create(options.timeout);
+      const char* interface = std::getenv("GLOO_SOCKET_IFNAME");
+      const bool loopback =
+          where.master_addr == "localhost" || where.master_addr.rfind("127.", 0) == 0;
+      if (interface && *interface)
+        gloo->devices.push_back(::c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+      else if (loopback)
+        gloo->devices.push_back(::c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      else
+        gloo->devices.push_back(::c10d::ProcessGroupGloo::createDefaultDevice());
+      group->collectives = c10::make_intrusive<::c10d::ProcessGroupGloo>(group->store, where.rank,
+                                                                         where.world_size, gloo);
+#else
+      throw UserError("this worker was built without Gloo (no gloo headers), so it cannot run " +
+                      std::to_string(where.world_size) + " ranks on the CPU. Rebuild with them");
+#endif
+    } else if (backend == "nccl") {
+#ifdef USE_C10D_NCCL
+      c10::cuda::set_device(static_cast<c10::DeviceIndex>(where.local_rank));
+      auto nccl = ::c10d::ProcessGroupNCCL::Options::create();
+      nccl->timeout = options.timeout;
+      group->collectives = c10::make_intrusive<::c10d::ProcessGroupNCCL>(group->store, where.rank,
+                                                                         where.world_size, nccl);
+      group->scalar_device = torch::Device(torch::kCUDA, where.local_rank);
+#else
+      throw UserError(
+          "this worker was built without NCCL; rebuild with DEEPLADDER_WITH_NCCL "
+          "against a CUDA LibTorch, or train on the CPU (Gloo)");
+#endif
+    } else {
+      throw UserError("distributed backend \"" + backend + "\" is unknown; use gloo or nccl");
+    }
+  } catch (const UserError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PeerLostError("rank " + std::to_string(where.rank) + ": building the " + backend +
+                        " process group via " + where_text + " failed (" + e.what() + ")");
+  }
+  context->group_ = std::move(group);
+  return context;
+}
+
+void DistributedContext::allReduceMean(const std::vector<torch::Tensor>& tensors) {
+  if (!group_) return;
+  torch::NoGradGuard no_grad;
+  const auto begin = Clock::now();
+  const auto buckets = packBuckets(tensors, options_.bucket_bytes);
+  std::vector<torch::Tensor> flats;
+  std::vector<WorkPtr> works;
+  for (const auto& bucket : buckets) {
+    flats.push_back(flatten(bucket));
+    std::vector<at::Tensor> io{flats.back()};
+    works.push_back(
+        start([&] { return group_->collectives->allreduce(io); }, "all-reduce", rank()));
+  }
+  waitAll(works, "gradient all-reduce", rank());
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    flats[i].div_(worldSize());
+    unflatten(flats[i], buckets[i]);
+  }
+  communication_seconds_ += secondsSince(begin);
+}
+
+void DistributedContext::averageGradients(const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : parameters)
+    if (p.grad().defined()) grads.push_back(p.grad());
+  allReduceMean(grads);
+}
+
+double DistributedContext::globalMean(double value) {
+  if (!group_) return value;
+  const auto begin = Clock::now();
+  std::vector<at::Tensor> io{
+      torch::full({1}, value, torch::TensorOptions(torch::kFloat64).device(group_->scalar_device))};
+  std::vector<WorkPtr> works{
+      start([&] { return group_->collectives->allreduce(io); }, "all-reduce", rank())};
+  waitAll(works, "loss all-reduce", rank());
+  communication_seconds_ += secondsSince(begin);
+  return io[0].item<double>() / worldSize();
+}
+
+void DistributedContext::broadcastFromRoot(const std::vector<torch::Tensor>& tensors) {
+  if (!group_) return;
+  torch::NoGradGuard no_grad;
+  const auto begin = Clock::now();
+  const auto buckets = packBuckets(tensors, options_.bucket_bytes);
+  std::vector<torch::Tensor> flats;
+  std::vector<WorkPtr> works;
+  for (const auto& bucket : buckets) {
+    flats.push_back(flatten(bucket));
+    std::vector<at::Tensor> io{flats.back()};
+    works.push_back(start([&] { return group_->collectives->broadcast(io); }, "broadcast", rank()));
+  }
+  waitAll(works, "parameter broadcast", rank());
+  if (!isRoot())
+    for (size_t i = 0; i < buckets.size(); ++i) unflatten(flats[i], buckets[i]);
+  communication_seconds_ += secondsSince(begin);
+}
+
+void DistributedContext::requireEqualAcrossRanks(const std::vector<torch::Tensor>& tensors,
+                                                 const std::string& what) {
+  if (!group_) return;
+  std::vector<int64_t> prints;
+  prints.reserve(tensors.size());
+  for (const auto& t : tensors) prints.push_back(t.defined() ? fingerprint(t) : 0);
+  if (prints.empty()) return;
+  auto local = torch::tensor(prints, torch::kInt64).to(group_->scalar_device);
+  std::vector<at::Tensor> high{local.clone()};
+  std::vector<at::Tensor> low{local.clone()};
+  ::c10d::AllreduceOptions max_options;
+  max_options.reduceOp = ::c10d::ReduceOp::MAX;
+  ::c10d::AllreduceOptions min_options;
+  min_options.reduceOp = ::c10d::ReduceOp::MIN;
+  std::vector<WorkPtr> works{
+      start([&] { return group_->collectives->allreduce(high, max_options); }, "check", rank())};
+  waitAll(works, "equality check", rank());
+  works = {
+      start([&] { return group_->collectives->allreduce(low, min_options); }, "check", rank())};
+  waitAll(works, "equality check", rank());
+  const auto differs = high[0].ne(low[0]).to(torch::kCPU);
+  for (int64_t i = 0; i < differs.numel(); ++i)
+    if (differs[i].item<bool>())
+      throw std::runtime_error(what + " differ across ranks (tensor #" + std::to_string(i) +
+                               " of " + std::to_string(tensors.size()) + ", shape " +
+                               c10::str(tensors[i].sizes()) + ")");
+}
+
+void DistributedContext::barrier() {
+  if (!group_) return;
+  std::vector<WorkPtr> works{
+      start([&] { return group_->collectives->barrier(); }, "barrier", rank())};
+  waitAll(works, "barrier", rank());
+}
+
+void DistributedContext::allGatherFlat(const torch::Tensor& local,
+                                       std::vector<torch::Tensor>& gathered) {
+  gathered.clear();
+  for (int r = 0; r < worldSize(); ++r) gathered.push_back(torch::empty_like(local));
+  std::vector<std::vector<at::Tensor>> outputs{gathered};
+  std::vector<at::Tensor> inputs{local};
+  std::vector<WorkPtr> works{
+      start([&] { return group_->collectives->allgather(outputs, inputs); }, "all-gather", rank())};
+  waitAll(works, "all-gather", rank());
+  gathered = outputs[0];
+}
+
+// --- sharded work ------------------------------------------------------------------------------
+
+std::vector<int> shardOwners(const std::vector<int64_t>& numels, int world_size) {
+  std::vector<size_t> order(numels.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return numels[a] > numels[b]; });
+  std::vector<int64_t> load(static_cast<size_t>(std::max(world_size, 1)), 0);
+  std::vector<int> owners(numels.size(), 0);
+  for (size_t index : order) {
+    const auto least = std::min_element(load.begin(), load.end()) - load.begin();
+    owners[index] = static_cast<int>(least);
+    load[static_cast<size_t>(least)] += numels[index];
+  }
+  return owners;
+}
+
+void shardedApply(DistributedContext& context, const std::vector<torch::Tensor>& tensors,
+                  const std::function<torch::Tensor(const torch::Tensor&)>& fn) {
+  torch::NoGradGuard no_grad;
+  auto apply = [&](const torch::Tensor& t) {
+    torch::Tensor result = fn(t);
+    if (!result.sizes().equals(t.sizes()))
+      throw std::invalid_argument("shardedApply: fn changed the shape " + c10::str(t.sizes()) +
+                                  " to " + c10::str(result.sizes()));
+    return result;
+  };
+  if (context.worldSize() <= 1) {
+    for (const auto& t : tensors) t.copy_(apply(t));
+    return;
+  }
+  for (const auto& t : tensors)
+    if (t.scalar_type() != tensors[0].scalar_type() || t.device() != tensors[0].device())
+      throw std::invalid_argument("shardedApply: all tensors need one dtype and device");
+  const auto begin = Clock::now();
+  std::vector<int64_t> numels;
+  for (const auto& t : tensors) numels.push_back(t.numel());
+  const auto owners = shardOwners(numels, context.worldSize());
+  std::vector<int64_t> length(static_cast<size_t>(context.worldSize()), 0);
+  for (size_t i = 0; i < tensors.size(); ++i) length[static_cast<size_t>(owners[i])] += numels[i];
+  const int64_t padded = std::max<int64_t>(1, *std::max_element(length.begin(), length.end()));
+
+  // This rank's results, packed in list order; the computing time is not communication.
+  const auto compute_begin = Clock::now();
+  torch::Tensor mine = torch::zeros({padded}, tensors[0].options());
+  int64_t offset = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (owners[i] != context.rank()) continue;
+    mine.narrow(0, offset, numels[i]).copy_(apply(tensors[i]).reshape({-1}));
+    offset += numels[i];
+  }
+  const double compute_seconds = secondsSince(compute_begin);
+
+  std::vector<torch::Tensor> gathered;
+  context.allGatherFlat(mine, gathered);
+  std::vector<int64_t> offsets(static_cast<size_t>(context.worldSize()), 0);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    auto& at = offsets[static_cast<size_t>(owners[i])];
+    tensors[i].copy_(
+        gathered[static_cast<size_t>(owners[i])].narrow(0, at, numels[i]).view(tensors[i].sizes()));
+    at += numels[i];
+  }
+  context.communication_seconds_ += secondsSince(begin) - compute_seconds;
+}
+
+}  // namespace deepladder::trainers::distributed
