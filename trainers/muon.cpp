@@ -1,0 +1,226 @@
+// Muon with Polar Express, variance normalization and cautious weight decay: see muon.h for the
+// update as a whole. The comments here record how each step of the recipe's wording was read.
+// Reference for the fine points (order of casts, which side the variance runs along, which
+// learning rate the decay uses): the MuonAdamW of nanochat-style training scripts, whose
+// constants (coefficients, 1.02, 1e-6, 0.85 -> 0.95 over 300 steps, 0.95) are the recipe's.
+#include "trainers/muon.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+namespace deepladder::trainers {
+
+// ---------------------------------------------------------------------------------------------
+// Pieces
+
+const std::array<std::array<double, 3>, 5>& polarExpressCoefficients() {
+  static const std::array<std::array<double, 3>, 5> kCoefficients = {{
+      {8.156554524902461, -22.48329292557795, 15.878769915207462},
+      {4.042929935166739, -2.808917465908714, 0.5000178451051316},
+      {3.8916678022926607, -2.772484153217685, 0.5060648178503393},
+      {3.285753657755655, -2.3681294933425376, 0.46449024233003106},
+      {2.3465413258596377, -1.7097828382687081, 0.42323551169305323},
+  }};
+  return kCoefficients;
+}
+
+double muonMomentum(int64_t step) {
+  // `step` is the 0-based index of the update being made (the training loop's step), so the
+  // first update uses 0.85 and updates 300 and later use 0.95. The momentum follows the global
+  // step, not a per-parameter count: a parameter whose state was reset at a growth step gets the
+  // same mu as the others.
+  if (step < 0) throw std::invalid_argument("muonMomentum: negative step");
+  const double fraction = std::min(static_cast<double>(step) / 300.0, 1.0);
+  return 0.85 + 0.10 * fraction;
+}
+
+torch::Tensor normalizeRows(const torch::Tensor& g) {
+  // "Rows normalized to unit L2 norm": rows of the PyTorch layout (out x in), i.e. one row per
+  // output unit. The floor 1e-12 (F.normalize's) only matters for an all-zero row, which stays
+  // zero instead of becoming NaN (a row of q for a head that got no gradient, say).
+  return g / g.norm(2, {-1}, /*keepdim=*/true).clamp_min(1e-12);  // (..., R, C)
+}
+
+torch::Tensor polarExpress(const torch::Tensor& g, torch::Dtype dtype) {
+  TORCH_CHECK(g.dim() >= 2, "polarExpress: needs (..., rows, cols), got ", g.sizes());
+  // "X = G' / (1.02 ||G'||_F + 1e-6) in bf16": cast first, then take the norm and divide in bf16,
+  // as the reference does (X = G.bfloat16(); X = X / (X.norm() * 1.02 + 1e-6)). The 2% margin
+  // keeps the largest singular value below 1, the range the coefficients were fitted for.
+  torch::Tensor x = g.to(dtype);                                  // (..., R, C)
+  x = x / (x.norm(2, {-2, -1}, /*keepdim=*/true) * 1.02 + 1e-6);  // (..., R, C)
+  const bool tall = g.size(-2) > g.size(-1);
+  for (const auto& [a, b, c] : polarExpressCoefficients()) {
+    if (tall) {
+      // A = X^T X is (C, C), the smaller Gram matrix for a tall X.
+      const torch::Tensor gram = x.transpose(-2, -1).matmul(x);  // (..., C, C)
+      x = a * x + x.matmul(b * gram + c * gram.matmul(gram));    // (..., R, C)
+    } else {
+      // The transposed form (rows <= cols, square included): A = X X^T is (R, R).
+      const torch::Tensor gram = x.matmul(x.transpose(-2, -1));  // (..., R, R)
+      x = a * x + (b * gram + c * gram.matmul(gram)).matmul(x);  // (..., R, C)
+    }
+  }
+  return x;
+}
+
+std::vector<int64_t> muonVarianceShape(int64_t rows, int64_t cols) {
+  if (rows >= cols) return {rows, 1};
+  return {1, cols};
+}
+
+torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta) {
+  // "Mean of X^2 along the longer side": the statistic is a vector that runs along the longer
+  // side, one value per row of a tall (or square) X and one per column of a wide X, each the mean
+  // over the shorter side. The other reading would be a no-op: after orthogonalization a tall X
+  // has orthonormal columns, so all its column means are equal and normalizing them changes
+  // nothing. (This is NorMuon's neuron-wise normalization as the reference implements it.)
+  const bool per_row = x.size(-2) >= x.size(-1);
+  const int64_t reduce_dim = per_row ? -1 : -2;
+  const double reduce_size = static_cast<double>(x.size(reduce_dim));
+  // Statistics in the state's dtype (float32 for float32 parameters), from the bf16 X.
+  const torch::Tensor xf = x.to(variance.scalar_type());                           // (..., R, C)
+  const torch::Tensor mean_sq = xf.square().mean({reduce_dim}, /*keepdim=*/true);  // (..., R, 1)
+  const torch::Tensor norm_before =
+      (mean_sq.sum({-2, -1}, /*keepdim=*/true) * reduce_size).sqrt();  // (..., 1, 1) = ||X||_F
+  // "EMA with 0.95": V <- 0.95 V + 0.05 m, from V = 0 and without bias correction. No correction
+  // is needed: at any step a bias factor would scale all of V alike, and the Frobenius rescale
+  // below removes any uniform factor.
+  variance.lerp_(mean_sq, 1.0 - beta);
+  // "X scaled by its inverse root": X / sqrt(V), V floored at 1e-10 (a zero row or column).
+  const torch::Tensor inverse_root = variance.clamp_min(1e-10).rsqrt();  // (..., R, 1)
+  // ||X / sqrt(V)||_F from the statistics, without forming the scaled X.
+  const torch::Tensor norm_after =
+      ((mean_sq * reduce_size) * inverse_root.square()).sum({-2, -1}, /*keepdim=*/true).sqrt();
+  // "Then rescaled to its previous Frobenius norm".
+  const torch::Tensor scale = inverse_root * (norm_before / norm_after.clamp_min(1e-10));
+  // The reference multiplies in bf16; we keep the state's precision (float32), which only
+  // removes a rounding.
+  return xf * scale;  // (..., R, C)
+}
+
+double muonStepScale(int64_t rows, int64_t cols) {
+  return std::sqrt(std::max(1.0, static_cast<double>(rows) / static_cast<double>(cols)));
+}
+
+void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
+                         double weight_decay) {
+  torch::NoGradGuard no_grad;
+  // "W <- W - lr X - lr wd W [X W >= 0]": one lr in both terms, and that lr is the step size
+  // eta = lr sqrt(max(1, rows/cols)) (the reference folds the aspect factor into lr before both
+  // terms). [X W >= 0] is elementwise: decay only where the update and the weight agree in sign
+  // (cautious weight decay, Chen et al. 2025), with W taken before this update; a zero product
+  // counts as agreement (>=). Both terms come from the same old W (one simultaneous update).
+  const torch::Tensor x = update.to(weight.scalar_type());
+  const torch::Tensor agree = (x * weight).ge(0).to(weight.scalar_type());
+  weight.sub_(x + weight_decay * weight * agree, step_size);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Optimizer
+
+Muon::Muon(std::vector<MuonParameter> parameters, MuonOptions options)
+    : parameters_(std::move(parameters)), options_(options) {
+  std::map<std::pair<int64_t, int64_t>, size_t> batch_of_shape;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const auto& p = parameters_[i];
+    TORCH_CHECK(p.tensor.defined() && p.tensor.dim() == 2 && p.tensor.is_floating_point(),
+                "Muon: parameter ", i, " must be a 2-D floating-point matrix, got ",
+                p.tensor.defined() ? p.tensor.sizes() : c10::IntArrayRef{});
+    TORCH_CHECK(p.row_blocks >= 1 && p.tensor.size(0) % p.row_blocks == 0, "Muon: parameter ", i,
+                " has ", p.tensor.size(0), " rows, not divisible into ", p.row_blocks, " blocks");
+    const int64_t rows = p.tensor.size(0) / p.row_blocks;
+    const int64_t cols = p.tensor.size(1);
+    auto state_options = p.tensor.options().requires_grad(false);
+    momentum_.push_back(torch::zeros_like(p.tensor, state_options));
+    std::vector<int64_t> variance_shape = muonVarianceShape(rows, cols);
+    variance_shape.insert(variance_shape.begin(), p.row_blocks);
+    variance_.push_back(torch::zeros(variance_shape, state_options));
+    const auto key = std::make_pair(rows, cols);
+    auto found = batch_of_shape.find(key);
+    if (found == batch_of_shape.end()) {
+      found = batch_of_shape.emplace(key, batches_.size()).first;
+      batches_.push_back(ShapeBatch{rows, cols, {}});
+    }
+    batches_[found->second].members.push_back(i);
+  }
+}
+
+void Muon::step(double lr, double momentum) {
+  torch::NoGradGuard no_grad;
+  for (const auto& batch : batches_) {
+    std::vector<size_t> active;
+    std::vector<torch::Tensor> nesterov;   // each (row_blocks, rows, cols)
+    std::vector<torch::Tensor> variances;  // each (row_blocks, rows, 1) or (row_blocks, 1, cols)
+    for (size_t i : batch.members) {
+      const torch::Tensor& grad = parameters_[i].tensor.grad();
+      if (!grad.defined()) continue;  // unused this step: no decay, no state change
+      const torch::Tensor g = grad.detach().to(momentum_[i].scalar_type());
+      // M <- mu M + (1 - mu) G, then G' = (1 - mu) G + mu M with the new M (Nesterov). The
+      // gradient itself is left as it is.
+      momentum_[i].lerp_(g, 1.0 - momentum);
+      nesterov.push_back(g.lerp(momentum_[i], momentum).view({-1, batch.rows, batch.cols}));
+      variances.push_back(variance_[i]);
+      active.push_back(i);
+    }
+    if (active.empty()) continue;
+    // One batch of matrices of the same shape: (n, rows, cols).
+    torch::Tensor x = normalizeRows(torch::cat(nesterov, 0));
+    x = polarExpress(x, options_.orthogonalization_dtype);
+    torch::Tensor variance = torch::cat(variances, 0);
+    x = normalizeVariance(x, variance, options_.variance_beta);
+    const double step_size = lr * muonStepScale(batch.rows, batch.cols);
+    int64_t offset = 0;
+    for (size_t i : active) {
+      const int64_t blocks = parameters_[i].row_blocks;
+      variance_[i].copy_(variance.narrow(0, offset, blocks));
+      torch::Tensor weight = parameters_[i].tensor.detach();  // shares storage
+      applyCautiousUpdate(weight, x.narrow(0, offset, blocks).reshape(weight.sizes()), step_size,
+                          options_.weight_decay);
+      offset += blocks;
+    }
+  }
+}
+
+bool Muon::resetState(const torch::Tensor& parameter) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (!parameters_[i].tensor.is_same(parameter)) continue;
+    momentum_[i].zero_();
+    variance_[i].zero_();
+    return true;
+  }
+  return false;
+}
+
+void Muon::save(torch::serialize::OutputArchive& archive, const std::string& prefix) const {
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    archive.write(prefix + "momentum." + std::to_string(i), momentum_[i].to(torch::kCPU),
+                  /*is_buffer=*/true);
+    archive.write(prefix + "variance." + std::to_string(i), variance_[i].to(torch::kCPU),
+                  /*is_buffer=*/true);
+  }
+}
+
+void Muon::load(torch::serialize::InputArchive& archive, const std::string& prefix) {
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> loaded;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    torch::Tensor m, v;
+    archive.read(prefix + "momentum." + std::to_string(i), m, /*is_buffer=*/true);
+    archive.read(prefix + "variance." + std::to_string(i), v, /*is_buffer=*/true);
+    TORCH_CHECK(m.sizes() == momentum_[i].sizes() && v.sizes() == variance_[i].sizes(),
+                "Muon state of parameter ", i, " has shape ", m.sizes(), "/", v.sizes(),
+                " but the model needs ", momentum_[i].sizes(), "/", variance_[i].sizes(),
+                ": the checkpoint belongs to another model");
+    loaded.emplace_back(std::move(m), std::move(v));
+  }
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    momentum_[i].copy_(loaded[i].first);
+    variance_[i].copy_(loaded[i].second);
+  }
+}
+
+}  // namespace deepladder::trainers

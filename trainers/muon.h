@@ -1,0 +1,125 @@
+// Muon for the block matrices of the growth-ladder recipe (issue 9): Nesterov momentum with a
+// warmup of mu, row normalization, five Polar-Express iterations in bf16, a NorMuon-style variance
+// normalization and cautious weight decay. The embedding and the head are not Muon's: see
+// param_groups.h, which runs this beside AdamW.
+//
+// One update of a matrix W (rows x cols, the PyTorch Linear layout out x in) with gradient G:
+//   mu  = 0.85 + 0.10 min(step/300, 1)                 (step: 0-based update index)
+//   M  <- mu M + (1 - mu) G                            (momentum buffer, fp32)
+//   G' <- (1 - mu) G + mu M                            (Nesterov)
+//   G' <- each row of G' divided by its L2 norm         (zero rows stay zero)
+//   X   = G' / (1.02 ||G'||_F + 1e-6)                   in bf16
+//   5x: X <- a X + X (b A + c A^2), A = X^T X           (rows > cols)
+//       X <- a X + (b A + c A^2) X, A = X X^T           (rows <= cols)
+//   m   = mean of X^2 over the shorter side: one value per row (rows >= cols) or per column
+//   V  <- 0.95 V + 0.05 m;  X <- X / sqrt(V) * (||X||_F / ||X / sqrt(V)||_F)
+//   eta = lr sqrt(max(1, rows/cols))
+//   W  <- W - eta X - eta wd W [X W >= 0]               (elementwise mask, W before the update)
+// Each choice that the recipe's wording leaves open is explained where it is made (muon.cpp).
+//
+// What it does not do: it never touches a parameter whose .grad is undefined (an unused core of a
+// grow arm before its crossover keeps its weights and state), and it does not own the learning
+// rate schedule (the caller passes lr and mu each step).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace deepladder::trainers {
+
+// ---------------------------------------------------------------------------------------------
+// The pieces, exposed so tests can check each against an independent implementation.
+
+// The five (a, b, c) triples of Polar Express (Amsel et al. 2025, safety factor 2e-2), as in the
+// recipe.
+const std::array<std::array<double, 3>, 5>& polarExpressCoefficients();
+
+// mu = 0.85 + 0.10 min(step / 300, 1) for the 0-based update index `step`.
+double muonMomentum(int64_t step);
+
+// (..., R, C) -> (..., R, C): every row divided by max(its L2 norm, 1e-12) (torch's
+// F.normalize), so rows have unit norm and an all-zero row stays zero.
+torch::Tensor normalizeRows(const torch::Tensor& g);
+
+// (..., R, C) -> (..., R, C) in `dtype`: scales by 1 / (1.02 ||.||_F + 1e-6) per matrix and runs
+// the five Polar-Express iterations, all in `dtype` (bf16 in the recipe; float64 lets a test
+// check the algebra exactly). The result approximates the polar factor U V^T.
+torch::Tensor polarExpress(const torch::Tensor& g, torch::Dtype dtype = torch::kBFloat16);
+
+// Shape of the variance state of one (rows x cols) matrix: (rows, 1) when rows >= cols, else
+// (1, cols): one value per entry of the longer side.
+std::vector<int64_t> muonVarianceShape(int64_t rows, int64_t cols);
+
+// (..., R, C) any float dtype -> (..., R, C) float32. Updates `variance` ((..., R, 1) or
+// (..., 1, C), float32) in place with the EMA and returns X scaled by its inverse root, rescaled
+// to X's Frobenius norm (per matrix).
+torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta);
+
+// sqrt(max(1, rows / cols)).
+double muonStepScale(int64_t rows, int64_t cols);
+
+// W <- W - eta X - eta wd W [X W >= 0], in place on `weight` (no autograd). `update` is X.
+void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
+                         double weight_decay);
+
+// ---------------------------------------------------------------------------------------------
+// The optimizer.
+
+struct MuonOptions {
+  double weight_decay = 0.0;    // wd of the cautious decay (multiplied by eta)
+  double variance_beta = 0.95;  // EMA factor of the variance normalization
+  // Dtype of the Polar-Express iterations. bf16 is the recipe; float32 is an option for CPUs
+  // without fast bf16 matmuls (not the recipe: say so when you use it).
+  torch::Dtype orthogonalization_dtype = torch::kBFloat16;
+};
+
+// A parameter for Muon. A fused weight (q, k, v stacked as (3 d, d), or SwiGLU gate and up as
+// (2 H, d)) is `row_blocks` matrices stacked along rows: each block is orthogonalized, normalized
+// and scaled (sqrt(max(1, rows/cols)) with the block's rows) as its own matrix, exactly as if the
+// model held them separately.
+struct MuonParameter {
+  torch::Tensor tensor;    // (rows, cols), float32
+  int64_t row_blocks = 1;  // rows % row_blocks == 0
+};
+
+class Muon {
+ public:
+  Muon(std::vector<MuonParameter> parameters, MuonOptions options);
+
+  // One update with learning rate `lr` and momentum `momentum` (muonMomentum(step) in the
+  // recipe). Parameters whose .grad is undefined are skipped.
+  void step(double lr, double momentum);
+
+  // Fresh state (zero momentum and variance) for `parameter`; false if it is not one of ours.
+  bool resetState(const torch::Tensor& parameter);
+
+  const std::vector<MuonParameter>& parameters() const { return parameters_; }
+  const MuonOptions& options() const { return options_; }
+  // State of parameter i: momentum (rows, cols) and variance (row_blocks, ...) float32.
+  const torch::Tensor& momentum(size_t i) const { return momentum_[i]; }
+  const torch::Tensor& variance(size_t i) const { return variance_[i]; }
+
+  // State under "<prefix>momentum.<i>" and "<prefix>variance.<i>".
+  void save(torch::serialize::OutputArchive& archive, const std::string& prefix) const;
+  // Reads and checks everything before changing anything: a bad archive leaves it untouched.
+  void load(torch::serialize::InputArchive& archive, const std::string& prefix);
+
+ private:
+  // Parameters whose blocks have the same shape run as one batch.
+  struct ShapeBatch {
+    int64_t rows = 0;  // rows of one block
+    int64_t cols = 0;
+    std::vector<size_t> members;  // indices into parameters_
+  };
+  std::vector<MuonParameter> parameters_;
+  std::vector<torch::Tensor> momentum_;  // (rows, cols) each
+  std::vector<torch::Tensor> variance_;  // (row_blocks, block_rows, 1) or (row_blocks, 1, cols)
+  std::vector<ShapeBatch> batches_;
+  MuonOptions options_;
+};
+
+}  // namespace deepladder::trainers
