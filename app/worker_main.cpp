@@ -6,8 +6,15 @@
 //                     [--threads N]
 //
 // --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
+// OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless the environment says otherwise:
+// the scheduler runs several workers side by side, and spinning waiters then steal the cores the
+// others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
+// 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
+//
 // Exit status: 0 finished, diverged (an outcome, reported in Done) or stopped by --max-steps
 // (no Done); 2 bad input (Error message names the file and field); 1 anything else (Error).
+#include <unistd.h>
+
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -19,6 +26,7 @@
 #include "core/errors.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
+#include "trainers/squaring/squaring_trainer.h"
 #include "trainers/trainer.h"
 
 namespace {
@@ -98,13 +106,45 @@ deepladder::RunConfig loadConfig(const std::string& path) {
   return deepladder::runConfigFromJson(json);
 }
 
+// Sets OMP_WAIT_POLICY=PASSIVE and re-executes this program once when the variable is unset.
+void preferPassiveOpenMpWaiting(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  ::setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  ::execv("/proc/self/exe", argv);  // returns only on failure: then carry on as we are
+}
+
+// Recipe options the config format knows but this trainer does not implement yet: refuse them
+// plainly rather than train something else under their name.
+void refuseUnimplemented(const deepladder::RunConfig& c) {
+  std::string missing;
+  auto check = [&](bool used, const char* what) {
+    if (used) missing += (missing.empty() ? "" : ", ") + std::string(what);
+  };
+  const auto& m = c.model;
+  check(!m.norm_gain, "model.norm_gain = false");
+  check(m.qk_norm, "model.qk_norm");
+  check(m.embed_norm, "model.embed_norm");
+  check(m.residual_scale != 1.0, "model.residual_scale");
+  check(m.output_scale != 1.0, "model.output_scale");
+  check(m.init != "gpt2", "model.init = \"recipe\"");
+  check(m.vocab_padded != 0 && m.vocab_padded != m.vocab_size, "model.vocab_padded");
+  check(c.train.optimizer != "adamw", "train.optimizer = \"muon\"");
+  check(c.train.cautious_weight_decay, "train.cautious_weight_decay");
+  if (!missing.empty())
+    throw UserError(c.name + ": this worker does not implement " + missing +
+                    " yet (growth-recipe options). Remove them to train with AdamW and the "
+                    "standard GPT, or use a newer deepladder-worker");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  preferPassiveOpenMpWaiting(argv);
   try {
     const WorkerArgs args = parseArgs(argc, argv);
     deepladder::RunConfig config = loadConfig(args.config_path);
     if (args.threads >= 0) config.train.threads = args.threads;
+    refuseUnimplemented(config);
     deepladder::trainers::TrainerOptions options;
     options.run_id = args.run_id;
     options.workdir = args.workdir;
@@ -112,7 +152,9 @@ int main(int argc, char** argv) {
     options.max_steps = args.max_steps;
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
-    const auto outcome = deepladder::trainers::runTraining(config, options, send);
+    const auto outcome = config.task == "squaring"  // the serial task has its own loop
+                             ? deepladder::trainers::runSquaringTraining(config, options, send)
+                             : deepladder::trainers::runTraining(config, options, send);
     std::cerr << "deepladder-worker: "
               << (outcome.status == deepladder::trainers::TrainStatus::kFinished   ? "finished"
                   : outcome.status == deepladder::trainers::TrainStatus::kDiverged ? "diverged"
