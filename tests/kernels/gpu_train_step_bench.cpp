@@ -5,25 +5,79 @@
 //
 //   gpu_train_step_bench [--d-model 1024] [--layers 12] [--seq-len 1024] [--batch 8]
 //                        [--vocab 50304] [--steps 20] [--peak-tflops 989]
+//   gpu_train_step_bench --run-config ARM CORPUS STEPS
+//       prints the JSON run config of the same d_model 1024 shape (byte vocabulary, text corpus,
+//       device cuda) with core's arm preset ARM applied, for deepladder-worker (scripts/gpu-check
+//       trains vanilla and untied_grow through the real trainer this way).
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#if __has_include("core/architecture.h")
+#include "core/architecture.h"
+#define DEEPLADDER_HAVE_ARM_PRESETS 1
+#endif
 #include "core/flop_model.h"
 #include "core/run_config.h"
 #include "trainers/gpt.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// The d_model 1024 shape every gpu-check measurement uses.
+deepladder::ModelConfig checkShape() {
   deepladder::ModelConfig model;
   model.d_model = 1024;
   model.n_layer = 12;
   model.n_head = 16;
   model.seq_len = 1024;
   model.vocab_size = 50304;
+  return model;
+}
+
+int printRunConfig(const std::string& arm, const std::string& corpus, int64_t steps) {
+  deepladder::RunConfig config;
+  config.name = "gpu-check-" + arm;
+  config.model = checkShape();
+  config.model.vocab_size = 256;  // byte-level text
+#ifdef DEEPLADDER_HAVE_ARM_PRESETS
+  try {
+    deepladder::applyArmPreset(arm, config.model);
+  } catch (const std::exception& e) {
+    std::cerr << "gpu_train_step_bench: arm " << arm << ": " << e.what() << "\n";
+    return 2;
+  }
+#else
+  if (arm != "vanilla") {
+    std::cerr << "gpu_train_step_bench: this tree has no arm presets (core/architecture.h)\n";
+    return 2;
+  }
+#endif
+  config.data.kind = "text";
+  config.data.train = corpus;
+  config.data.val = corpus;
+  config.train.batch_size = 8;
+  config.train.steps = steps;
+  config.train.warmup_steps = 5;
+  config.train.eval_every = steps;
+  config.train.eval_batches = 2;
+  config.train.checkpoint_every = 0;
+  config.train.device = "cuda";
+  std::cout << deepladder::toJson(config).dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--run-config")
+    return printRunConfig(argv[2], argv[3], std::atoll(argv[4]));
+  deepladder::ModelConfig model = checkShape();
   int64_t batch = 8, steps = 20;
   double peak_tflops = 989.0;  // H200 SXM dense bf16
   for (int i = 1; i + 1 < argc; i += 2) {
