@@ -1,0 +1,190 @@
+// Optimizer step time of the growth-ladder recipe (issue 9), measured in one run against AdamW
+// on the same parameters: the parameter shapes of a d_model 256, 6-layer GPT of the recipe
+// (q, k, v, o 256x256; SwiGLU gate and up 768x256, down 256x768; embedding and untied head
+// 50304x256), built directly as tensors with random gradients (no model, no backward pass).
+//
+//   muon_bench [--threads N] [--repeats R] [--device cpu|cuda]
+// Rows printed (best of R timed steps after 2 warm-up steps; ratios against the baselines):
+//   adamw_flat          trainers::AdamW (the flat-buffer AdamW the trainer uses) on everything
+//   recipe_bf16         ParamGroups: Muon (bf16 Polar Express) on the 42 block matrices +
+//                       AdamW on embedding and head: the recipe's step
+//   recipe_fp32         the same with float32 Polar Express (not the recipe; CPU option)
+//   blocks_adamw        per-tensor AdamW on the block matrices only
+//   blocks_muon_bf16    Muon on the block matrices only (bf16), ratio against blocks_adamw
+//   blocks_muon_fp32    Muon on the block matrices only (fp32), ratio against blocks_adamw
+#include <time.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "trainers/adamw.h"
+#include "trainers/param_groups.h"
+
+namespace {
+
+using namespace deepladder::trainers;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kWidth = 256, kLayers = 6, kHidden = 768, kVocab = 50304;
+
+struct Model {
+  std::vector<torch::Tensor> blocks;
+  torch::Tensor embedding, head;
+  std::vector<torch::Tensor> all() const {
+    std::vector<torch::Tensor> out = blocks;
+    out.push_back(embedding);
+    out.push_back(head);
+    return out;
+  }
+};
+
+Model makeModel(const torch::Device& device) {
+  torch::manual_seed(0);
+  const auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
+  const auto parameter = [&](int64_t r, int64_t c) {
+    return torch::randn({r, c}, options).mul_(0.02).requires_grad_(true);
+  };
+  Model m;
+  for (int64_t layer = 0; layer < kLayers; ++layer) {
+    for (int i = 0; i < 4; ++i) m.blocks.push_back(parameter(kWidth, kWidth));  // q k v o
+    m.blocks.push_back(parameter(kHidden, kWidth));                             // gate
+    m.blocks.push_back(parameter(kHidden, kWidth));                             // up
+    m.blocks.push_back(parameter(kWidth, kHidden));                             // down
+  }
+  m.embedding = parameter(kVocab, kWidth);
+  m.head = parameter(kVocab, kWidth);
+  return m;
+}
+
+// Gives every tensor a random gradient (copied into an existing one, so the flat AdamW's views
+// stay in place).
+void fillGradients(const std::vector<torch::Tensor>& tensors) {
+  torch::NoGradGuard no_grad;
+  for (const auto& t : tensors) {
+    if (t.grad().defined())
+      t.mutable_grad().normal_();
+    else
+      t.mutable_grad() = torch::randn_like(t);
+  }
+}
+
+double processCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Timing {
+  double wall = 0;  // seconds
+  double cpu = 0;   // process CPU seconds (all threads)
+};
+
+// Best of `repeats` timed steps after 2 warm-up steps, wall and process CPU time separately: the
+// machine is shared, and the fastest step is the one least disturbed by other work. With one
+// thread on a CPU, CPU time is the work itself and hardly moves with the machine's load.
+Timing bestTiming(const std::function<void(int64_t)>& step, const torch::Tensor& sync,
+                  int repeats) {
+  Timing best{1e30, 1e30};
+  for (int64_t i = 0; i < repeats + 2; ++i) {
+    const auto start = Clock::now();
+    const double cpu_start = processCpuSeconds();
+    step(i);
+    (void)sync.sum().item<float>();  // waits for the device
+    if (i < 2) continue;
+    best.wall = std::min(best.wall, std::chrono::duration<double>(Clock::now() - start).count());
+    best.cpu = std::min(best.cpu, processCpuSeconds() - cpu_start);
+  }
+  return best;
+}
+
+void printRow(const char* name, const Timing& t, const Timing& baseline, const char* against) {
+  std::printf("%-18s wall %9.2f ms (%6.2fx)   cpu %9.2f ms (%6.2fx)   vs %s\n", name, 1e3 * t.wall,
+              t.wall / baseline.wall, 1e3 * t.cpu, t.cpu / baseline.cpu, against);
+}
+
+ParamGroups recipeGroups(const Model& m, torch::Dtype dtype, bool with_adamw) {
+  MuonGroup muon;
+  muon.lr = 0.04;
+  muon.options.weight_decay = 0.0707107;
+  muon.options.orthogonalization_dtype = dtype;
+  for (const auto& t : m.blocks) muon.parameters.push_back({t});
+  std::vector<AdamWGroup> adamw;
+  if (with_adamw) {
+    adamw.push_back({{"embedding", 0.45255 * 0.04}, {m.embedding}});
+    adamw.push_back({{"head", 0.11314 * 0.04}, {m.head}});
+  }
+  return ParamGroups(std::move(muon), std::move(adamw));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 0, repeats = 5;
+  std::string device_name = "cpu";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--threads")
+      threads = std::atoi(argv[i + 1]);
+    else if (flag == "--repeats")
+      repeats = std::max(1, std::atoi(argv[i + 1]));
+    else if (flag == "--device")
+      device_name = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: muon_bench [--threads N] [--repeats R] [--device cpu|cuda]\n");
+      return 2;
+    }
+  }
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(threads);
+  const torch::Device device(device_name);
+  std::printf(
+      "muon_bench: d_model %lld, %lld layers, H %lld, V %lld; device %s, %d threads, "
+      "best of %d steps\n",
+      static_cast<long long>(kWidth), static_cast<long long>(kLayers),
+      static_cast<long long>(kHidden), static_cast<long long>(kVocab), device_name.c_str(), threads,
+      repeats);
+
+  // Baseline: the flat-buffer AdamW on every parameter.
+  Timing adamw_flat;
+  {
+    Model m = makeModel(device);
+    AdamW adamw(m.all(), AdamWOptions{0.8, 0.95, 1e-10, 0.0});
+    fillGradients(m.all());
+    adamw_flat = bestTiming([&](int64_t) { adamw.step(1e-3); }, m.head, repeats);
+  }
+  printRow("adamw_flat", adamw_flat, adamw_flat, "adamw_flat");
+  for (const auto dtype : {torch::kBFloat16, torch::kFloat32}) {
+    Model m = makeModel(device);
+    ParamGroups groups = recipeGroups(m, dtype, /*with_adamw=*/true);
+    fillGradients(m.all());
+    const Timing t = bestTiming([&](int64_t s) { groups.step(s, 1.0); }, m.head, repeats);
+    printRow(dtype == torch::kBFloat16 ? "recipe_bf16" : "recipe_fp32", t, adamw_flat,
+             "adamw_flat");
+  }
+
+  // Block matrices only: per-tensor AdamW (ParamGroups' own) against Muon.
+  Timing blocks_adamw;
+  {
+    Model m = makeModel(device);
+    ParamGroups groups(MuonGroup{}, {AdamWGroup{{"blocks", 1e-3}, m.blocks}});
+    fillGradients(m.blocks);
+    blocks_adamw = bestTiming([&](int64_t s) { groups.step(s, 1.0); }, m.head, repeats);
+  }
+  printRow("blocks_adamw", blocks_adamw, blocks_adamw, "blocks_adamw");
+  for (const auto dtype : {torch::kBFloat16, torch::kFloat32}) {
+    Model m = makeModel(device);
+    ParamGroups groups = recipeGroups(m, dtype, /*with_adamw=*/false);
+    fillGradients(m.blocks);
+    const Timing t = bestTiming([&](int64_t s) { groups.step(s, 1.0); }, m.head, repeats);
+    printRow(dtype == torch::kBFloat16 ? "blocks_muon_bf16" : "blocks_muon_fp32", t, blocks_adamw,
+             "blocks_adamw");
+  }
+  return 0;
+}
