@@ -100,7 +100,10 @@ std::vector<std::string> sbatchArguments(const std::string& sbatch_program, cons
   std::vector<std::string> argv = {sbatch_program, "--parsable",
                                    "--job-name=" + slurmJobName(run.name),
                                    "--output=" + escapeSlurmFilenamePattern(files.sbatch_log),
-                                   "--chdir=" + fs::absolute(run.workdir).string()};
+                                   "--chdir=" + fs::absolute(run.workdir).string(),
+                                   // Retries are the scheduler's (with --resume, into new files):
+                                   // Slurm must not rerun the same script after preemption.
+                                   "--no-requeue"};
   if (!options.time_limit.empty()) argv.push_back("--time=" + options.time_limit);
   if (!options.partition.empty()) argv.push_back("--partition=" + options.partition);
   argv.push_back("--cpus-per-task=" + std::to_string(options.cpus_per_task));

@@ -44,7 +44,8 @@ std::string jobScript(const std::vector<std::string>& worker_argv,
 // The job name Slurm shows: the run name with control characters replaced by '_'.
 std::string slurmJobName(const std::string& run_name);
 
-// argv for sbatch (argv[0] = `sbatch_program`), ending with the script path.
+// argv for sbatch (argv[0] = `sbatch_program`), ending with the script path. --no-requeue: a
+// preempted or lost job is retried by the scheduler (with --resume), never rerun by Slurm.
 std::vector<std::string> sbatchArguments(const std::string& sbatch_program, const PendingRun& run,
                                          const ladder::SlurmOptions& options,
                                          const JobFiles& files);

@@ -251,7 +251,12 @@ class SlurmExecution : public Execution {
     if (r.status == 0 || unknown_job) {
       unreachable_since_ = 0;
       if (r.status == 0 && !out.empty()) state_ = out.substr(0, out.find('\n'));
-      if (out.empty() || unknown_job || slurmStateIsFinal(state_) || state_ == "COMPLETING") {
+      // COMPLETING hides how it ended (CANCELLED, TIMEOUT, ...): wait for the final state, but
+      // only for the grace period once the worker has recorded its exit status.
+      if (state_ == "COMPLETING" && completing_since_ <= 0) completing_since_ = now;
+      const bool completing_long = state_ == "COMPLETING" && fs::exists(files_.exit_code) &&
+                                   now - completing_since_ >= timing_.exit_file_grace_s;
+      if (out.empty() || unknown_job || slurmStateIsFinal(state_) || completing_long) {
         job_ended_ = true;
         ended_at_ = now;
       }
@@ -271,6 +276,7 @@ class SlurmExecution : public Execution {
   std::string squeue_error_;
   double last_state_check_ = 0;
   double ended_at_ = 0;
+  double completing_since_ = 0;
   double unreachable_since_ = 0;
   double term_sent_at_ = 0;
   bool job_ended_ = false;
@@ -302,6 +308,10 @@ SlurmJobEnd slurmJobEnd(const std::string& job_id, const std::string& exit_file_
         end.exit.exited = true;
         end.exit.code = static_cast<int>(code);
       }
+      // The worker ended on a signal from Slurm (scancel from outside, preemption, time limit):
+      // say so, or the message would only read "killed by signal 15".
+      if (slurm_state != "COMPLETED" && slurm_state != "FAILED" && slurmStateIsFinal(slurm_state))
+        end.description = "slurm job " + job_id + " was " + slurm_state;
       return end;
     }
     end.exit.signal = SIGKILL;

@@ -33,6 +33,8 @@ struct SlurmTiming {
 
 // What became of a job, for the outcome (pure; tested on its own).
 //   exit file "N"      -> exited with N (N > 128: killed by signal N - 128, as sh reports it)
+//                         described as "slurm job ID was STATE" when Slurm ended it (CANCELLED,
+//                         PREEMPTED, TIMEOUT, ...)
 //   no exit file       -> killed by signal 9, `description` names the Slurm state
 struct SlurmJobEnd {
   ProcessExit exit;

@@ -205,6 +205,9 @@ TEST(SlurmOutcome, MissingExitFileIsAKillNamingTheState) {
   EXPECT_NE(end.description.find("slurm job 42"), std::string::npos);
   EXPECT_NE(end.description.find("TIMEOUT"), std::string::npos);
   EXPECT_TRUE(slurmJobEnd("42", "garbage", true, "").exit.signal == 9);
+  const SlurmJobEnd preempted = slurmJobEnd("43", "143\n", true, "PREEMPTED");
+  EXPECT_EQ(preempted.exit.signal, 15);
+  EXPECT_EQ(preempted.description, "slurm job 43 was PREEMPTED");
   EXPECT_TRUE(slurmStateIsFinal("PREEMPTED"));
   EXPECT_TRUE(slurmStateIsFinal("NODE_FAIL"));
   EXPECT_FALSE(slurmStateIsFinal("RUNNING"));
@@ -231,6 +234,7 @@ TEST_F(SlurmScriptTest, SbatchArgumentsCarryTheOptionsVerbatim) {
                                              "--job-name=" + sanitized_name,
                                              "--output=" + doubled,
                                              "--chdir=" + run_.workdir,
+                                             "--no-requeue",
                                              "--time=01:30:00",
                                              "--partition=gpu",
                                              "--cpus-per-task=8",

@@ -44,7 +44,8 @@ Result runProgram(const std::vector<std::string>& argv, const fs::path& scratch,
                   const std::function<void()>& on_idle = {}) {
   ProcessSpec spec;
   spec.argv = argv;
-  spec.stderr_path = (scratch / "stderr.txt").string();
+  static int calls = 0;  // one file per call: calls nest (on_idle runs scancel)
+  spec.stderr_path = (scratch / ("stderr-" + std::to_string(++calls) + ".txt")).string();
   fs::remove(spec.stderr_path);
   WorkerProcess process(spec);
   Result result;
@@ -266,5 +267,5 @@ TEST_F(SlurmEndToEnd, AJobKilledFromOutsideIsRetriedFromItsCheckpoint) {
     }
   }
   EXPECT_EQ(retried, 1);
-  EXPECT_NE(r.err.find("slurm job " + cancelled), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("slurm job " + cancelled + " was CANCELLED"), std::string::npos) << r.err;
 }
