@@ -1,0 +1,70 @@
+// Iteration counts per batch and the eval_passes list (see iteration_sampler.h).
+#include "trainers/squaring/iteration_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/errors.h"
+
+namespace deepladder::trainers::squaring {
+
+IterationSampler::IterationSampler(const SquaringConfig& config, int64_t fixed_passes,
+                                   uint64_t seed)
+    : random_(config.iterations == "poisson_lognormal"),
+      fixed_(std::max<int64_t>(1, fixed_passes)),
+      sigma_(config.iteration_sigma),
+      rng_(seed) {
+  if (random_) {
+    if (config.mean_iterations <= 1.0)
+      throw UserError("squaring.mean_iterations = " + std::to_string(config.mean_iterations) +
+                      " leaves no room for random iterations (r = 1 + Poisson). Use a mean > 1");
+    log_mean_ = std::log(config.mean_iterations - 1.0);
+    max_iterations_ = static_cast<int64_t>(std::ceil(4.0 * config.mean_iterations));
+  } else {
+    max_iterations_ = fixed_;
+  }
+}
+
+int64_t IterationSampler::next() {
+  if (!random_) return fixed_;
+  std::lognormal_distribution<double> rate(log_mean_, sigma_);
+  std::poisson_distribution<int64_t> count(rate(rng_));
+  return std::min<int64_t>(max_iterations_, 1 + count(rng_));
+}
+
+std::vector<int64_t> parseEvalPasses(const std::string& text) {
+  auto fail = [&](const std::string& why) -> std::vector<int64_t> {
+    throw UserError("squaring.eval_passes = \"" + text + "\": " + why +
+                    ". Use a range \"1..16\", a list \"1,2,4,8\" or one number");
+  };
+  auto number = [&](const std::string& s) -> int64_t {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(s, &used);
+    } catch (const std::exception&) {
+      fail("\"" + s + "\" is not a number");
+    }
+    if (used != s.size()) fail("\"" + s + "\" is not a number");
+    if (v < 1 || v > 1024) fail("iterations must lie in 1..1024");
+    return v;
+  };
+  std::vector<int64_t> out;
+  const auto dots = text.find("..");
+  if (dots != std::string::npos) {
+    const int64_t a = number(text.substr(0, dots)), b = number(text.substr(dots + 2));
+    if (b < a) fail("the range is empty");
+    for (int64_t r = a; r <= b; ++r) out.push_back(r);
+    return out;
+  }
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(number(item));
+  if (out.empty()) fail("no iterations given");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace deepladder::trainers::squaring

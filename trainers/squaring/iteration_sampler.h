@@ -1,0 +1,39 @@
+// Training-time iteration counts of a looped core, one per batch (SquaringConfig::iterations):
+//   "fixed":             r = model.passes every batch;
+//   "poisson_lognormal": lambda ~ LogNormal(log(mean_iterations - 1), iteration_sigma),
+//                        r = 1 + Poisson(lambda), capped at maxIterations() = ceil(4 mean)
+//                        (so E[r] ~ 1 + (mean - 1) exp(sigma^2 / 2) and the median ~ mean).
+// And the test-time iteration list of SquaringConfig::eval_passes ("1..16", "1,2,4,8", "3").
+// Deterministic from a seed; no LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+
+namespace deepladder::trainers::squaring {
+
+class IterationSampler {
+ public:
+  IterationSampler(const SquaringConfig& config, int64_t fixed_passes, uint64_t seed);
+  int64_t next();
+  int64_t maxIterations() const { return max_iterations_; }
+  bool random() const { return random_; }
+
+ private:
+  bool random_ = false;
+  int64_t fixed_ = 1;
+  double log_mean_ = 0;
+  double sigma_ = 0;
+  int64_t max_iterations_ = 1;
+  std::mt19937_64 rng_;
+};
+
+// Parses eval_passes: "a..b" (inclusive), a comma list, or one number; every entry >= 1.
+// Throws UserError naming squaring.eval_passes.
+std::vector<int64_t> parseEvalPasses(const std::string& text);
+
+}  // namespace deepladder::trainers::squaring

@@ -1,0 +1,61 @@
+// Scoring a squaring model: tensors of an example set in the run's layout, exact match per
+// example (argmax at the answer positions; for the causal layout teacher-forced argmax, which is
+// exact exactly when greedy decoding is), and the protocol::Eval rows of an accuracy map.
+//
+// Eval task names (evals table column `task`):
+//   squaring/test      held-out prompts of the training cells (in-distribution)
+//   squaring/ood_t     the tier's OOD T on the training moduli
+//   squaring/depth     the depth ladder T = 1, 2, 4, ..., 64 on training moduli (every prompt,
+//                      train ones included: Max T) and on the OOD moduli sizes
+//   <task>@r=R         the same set at R test-time iterations of a looped core (the sweep of
+//                      squaring.eval_passes at the end of training)
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "core/protocol.h"
+#include "core/squaring/evaluation.h"
+#include "core/squaring/tokens.h"
+#include "trainers/squaring/squaring_model.h"
+
+namespace deepladder::trainers::squaring {
+
+namespace sq = ::deepladder::squaring;
+
+// One example set as tensors on a device.
+struct EncodedSet {
+  std::vector<sq::Example> examples;
+  sq::Layout layout = sq::Layout::kSeparate;
+  torch::Tensor tokens;    // (N,T) int64
+  torch::Tensor key_bias;  // (N,1,T) float, or undefined (causal layout: PAD only at the right)
+  torch::Tensor targets;   // (N,T) int64, kIgnoreTarget off the answer
+};
+
+EncodedSet encodeSet(const std::vector<sq::Example>& examples, sq::Layout layout, int64_t seq_len,
+                     const torch::Device& device);
+// Rows `index` (int64 on the set's device) of a set, for minibatches.
+EncodedSet selectRows(const EncodedSet& set, const torch::Tensor& index);
+
+// Mean cross-entropy over the answer targets.
+torch::Tensor answerLoss(const torch::Tensor& logits, const torch::Tensor& targets);
+
+// Exact match per example at `iterations` test-time iterations (chunks of `chunk` rows, no grad).
+std::vector<uint8_t> scoreExactMatch(SquaringModel& model, const EncodedSet& set,
+                                     int64_t iterations, int64_t chunk = 1024);
+double fractionCorrect(const std::vector<uint8_t>& correct);
+// Mean answer loss over the set (no grad).
+double setLoss(SquaringModel& model, const EncodedSet& set, int64_t iterations,
+               int64_t chunk = 1024);
+
+// One Eval per (bits, T) cell, in (bits, T) order.
+std::vector<protocol::Eval> cellEvals(int64_t step, const std::string& task,
+                                      const std::vector<sq::Example>& examples,
+                                      const std::vector<uint8_t>& correct);
+// Adds the scored examples to an accuracy map.
+void addToMap(sq::AccuracyMap& map, const std::vector<sq::Example>& examples,
+              const std::vector<uint8_t>& correct);
+
+}  // namespace deepladder::trainers::squaring

@@ -1,0 +1,302 @@
+// The serial task's training loop (see squaring_trainer.h).
+#include "trainers/squaring/squaring_trainer.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "core/errors.h"
+#include "core/flop_model.h"
+#include "core/sha256.h"
+#include "core/squaring/dataset.h"
+#include "core/squaring/tiers.h"
+#include "trainers/adamw.h"
+#include "trainers/lr_schedule.h"
+#include "trainers/squaring/iteration_sampler.h"
+#include "trainers/squaring/squaring_eval.h"
+#include "trainers/squaring/squaring_model.h"
+
+namespace deepladder::trainers::squaring {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// FLOPs per token of a step that ran `iterations` core passes.
+double flopsPerTokenAt(const ModelConfig& model, int64_t iterations) {
+  ModelConfig m = model;
+  if (m.arch == "pcc") m.passes = iterations;
+  return flopsPerToken(m);
+}
+
+// The evaluation sets of a tier, encoded once.
+struct EvalSets {
+  EncodedSet train, test, ood_t, depth_seen, depth_ood_n;
+};
+
+}  // namespace
+
+int64_t requiredSeqLen(const SquaringConfig& config) {
+  const sq::TierPreset& tier = sq::tierPreset(config.tier);
+  return sq::parseLayout(config.layout) == sq::Layout::kSeparate
+             ? sq::promptLengthBound(tier.maxBits(), tier.maxT())
+             : sq::causalSeqLenBound(tier.maxBits(), tier.maxT());
+}
+
+void checkSquaringConfig(const RunConfig& c) {
+  const ModelConfig& m = c.model;
+  const SquaringConfig& q = c.squaring;
+  auto refuse = [](const std::string& field, const std::string& why) {
+    throw UserError(field + ": " + why);
+  };
+  if (c.task != "squaring") refuse("task", "the squaring trainer needs task = \"squaring\"");
+  if (m.vocab_size != sq::kVocabSize)
+    refuse("model.vocab_size", std::to_string(m.vocab_size) +
+                                   " is not the task's vocabulary. Set " + "vocab_size = 17");
+  if (m.positions != "learned")
+    refuse("model.positions", "\"" + m.positions +
+                                  "\" is not supported by the squaring models. Use "
+                                  "positions = \"learned\"");
+  if (m.arch != "vanilla" && m.arch != "pcc")
+    refuse("model.arch", "\"" + m.arch + "\" is unknown. Use \"vanilla\" or \"pcc\"");
+  if (m.grow_layers > 0 || m.grow_passes > 0 || m.boundary_every > 0 || m.layernorm_scaling)
+    refuse("model.grow_*/boundary_every/layernorm_scaling",
+           "growth and plain-stack ablations are LM-only. Set them to 0/false");
+  const sq::Layout layout = sq::parseLayout(q.layout);  // UserError for an unknown layout
+  if (layout == sq::Layout::kCausal && m.attention != "causal")
+    refuse("model.attention",
+           "the causal layout needs attention = \"causal\" (next-token targets)");
+  const int64_t need = requiredSeqLen(q);
+  if (m.seq_len < need)
+    refuse("model.seq_len", std::to_string(m.seq_len) + " is shorter than the rows of tier " +
+                                q.tier + " (" + q.layout +
+                                " layout). Set seq_len = " + std::to_string(need));
+  const bool looped = m.arch == "pcc" && m.core_mode == "tied";
+  if (!looped && (q.iterations != "fixed" || q.backprop_last > 0 || q.progressive_weight > 0))
+    refuse("squaring.iterations/backprop_last/progressive_weight",
+           "the recipes need a looped core. Set model.arch = \"pcc\" and core_mode = \"tied\"");
+  parseEvalPasses(q.eval_passes);  // UserError when malformed
+}
+
+TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
+                                 const MessageSink& emit) {
+  checkSquaringConfig(config);
+  const auto start = Clock::now();
+  const TrainConfig& tc = config.train;
+  const ModelConfig& mc = config.model;
+  const SquaringConfig& qc = config.squaring;
+  torch::set_num_threads(resolveThreadCount(tc.threads));
+  torch::manual_seed(static_cast<uint64_t>(tc.seed));
+  const torch::Device device(tc.device);
+  const int64_t seq_len = mc.seq_len;
+  const sq::Layout layout = sq::parseLayout(qc.layout);
+
+  // --- data ---------------------------------------------------------------------------------
+  const sq::TierPreset& tier = sq::tierPreset(qc.tier);
+  const sq::TierDataset data = sq::generateTierDataset(tier, static_cast<uint64_t>(qc.data_seed));
+  EvalSets sets{encodeSet(data.train, layout, seq_len, device),
+                encodeSet(data.test, layout, seq_len, device),
+                encodeSet(data.ood_t, layout, seq_len, device),
+                encodeSet(data.depth_seen, layout, seq_len, device),
+                encodeSet(data.depth_ood_n, layout, seq_len, device)};
+  const int64_t train_rows = static_cast<int64_t>(data.train.size());
+  const int64_t batch_rows = std::min(tc.batch_size, train_rows);
+
+  // --- model and optimizer --------------------------------------------------------------------
+  SquaringModel model(mc, seq_len);
+  model->to(device);
+  AdamWOptions adam;
+  adam.beta1 = tc.beta1;
+  adam.beta2 = tc.beta2;
+  adam.eps = tc.eps;
+  adam.weight_decay = tc.weight_decay;
+  AdamW optimizer(model->parameters(), adam);
+  IterationSampler sampler(qc, model->defaultIterations(), static_cast<uint64_t>(tc.seed) + 17);
+  std::mt19937_64 rng(static_cast<uint64_t>(tc.seed));
+  const int64_t eval_r = model->defaultIterations();
+
+  protocol::Hello hello;
+  hello.run_id = options.run_id;
+  hello.config_hash = configHash(config);
+  hello.device = tc.device;
+  hello.resumed_from = -1;
+  hello.params = model->parameterCount();
+  hello.flops_per_token = flopsPerToken(mc);
+  emit(hello);
+  if (options.resume)
+    emit(protocol::Event{0, "fresh_start", "the squaring trainer does not resume; step 0"});
+
+  int64_t step = 0, tokens = 0;
+  double flops = 0;
+  auto metric = [&](std::vector<std::pair<std::string, double>> values) {
+    protocol::Metric m;
+    m.step = step;
+    m.tokens = tokens;
+    m.flops = flops;
+    m.wall_s = secondsSince(start);
+    m.values = std::move(values);
+    emit(m);
+  };
+
+  // --- evaluation -----------------------------------------------------------------------------
+  auto evaluate = [&]() -> double {
+    model->eval();
+    const double val_loss = setLoss(model, sets.test, eval_r);
+    const auto train_ok = scoreExactMatch(model, sets.train, eval_r);
+    const auto test_ok = scoreExactMatch(model, sets.test, eval_r);
+    const auto ood_ok = scoreExactMatch(model, sets.ood_t, eval_r);
+    const auto seen_ok = scoreExactMatch(model, sets.depth_seen, eval_r);
+    const auto unseen_ok = scoreExactMatch(model, sets.depth_ood_n, eval_r);
+    sq::AccuracyMap depth(tier);
+    addToMap(depth, data.depth_seen, seen_ok);
+    addToMap(depth, data.depth_ood_n, unseen_ok);
+    metric({{"val/loss", val_loss},
+            {"train/exact", fractionCorrect(train_ok)},
+            {"test/exact", fractionCorrect(test_ok)},
+            {"ood/exact", fractionCorrect(ood_ok)},
+            {"depth/max_t_seen", static_cast<double>(depth.maxT(tier.depth_ladder, true))},
+            {"depth/max_t_unseen", static_cast<double>(depth.maxT(tier.depth_ladder, false))}});
+    for (const auto& e : cellEvals(step, "squaring/test", data.test, test_ok)) emit(e);
+    for (const auto& e : cellEvals(step, "squaring/ood_t", data.ood_t, ood_ok)) emit(e);
+    for (const auto& e : cellEvals(step, "squaring/depth", data.depth_seen, seen_ok)) emit(e);
+    for (const auto& e : cellEvals(step, "squaring/depth", data.depth_ood_n, unseen_ok)) emit(e);
+    model->train();
+    return val_loss;
+  };
+  auto sweepIterations = [&]() {
+    model->eval();
+    for (int64_t r : parseEvalPasses(qc.eval_passes)) {
+      const std::string at = "@r=" + std::to_string(r);
+      for (const auto& e :
+           cellEvals(step, "squaring/test" + at, data.test, scoreExactMatch(model, sets.test, r)))
+        emit(e);
+      for (const auto& e : cellEvals(step, "squaring/ood_t" + at, data.ood_t,
+                                     scoreExactMatch(model, sets.ood_t, r)))
+        emit(e);
+      for (const auto& e : cellEvals(step, "squaring/depth" + at, data.depth_seen,
+                                     scoreExactMatch(model, sets.depth_seen, r)))
+        emit(e);
+    }
+    model->train();
+  };
+
+  // --- training loop --------------------------------------------------------------------------
+  std::vector<int64_t> order(static_cast<size_t>(train_rows));
+  std::iota(order.begin(), order.end(), 0);
+  size_t cursor = order.size();  // reshuffle before the first batch
+  auto nextBatch = [&]() {
+    std::vector<int64_t> rows;
+    rows.reserve(static_cast<size_t>(batch_rows));
+    while (static_cast<int64_t>(rows.size()) < batch_rows) {
+      if (cursor == order.size()) {
+        for (size_t i = order.size(); i > 1; --i)
+          std::swap(order[i - 1], order[std::uniform_int_distribution<size_t>(0, i - 1)(rng)]);
+        cursor = 0;
+      }
+      rows.push_back(order[cursor++]);
+    }
+    return selectRows(sets.train,
+                      torch::tensor(rows, torch::TensorOptions().dtype(torch::kInt64)).to(device));
+  };
+
+  TrainOutcome outcome;
+  double last_val_loss = std::nan("");
+  const int64_t tokens_per_step = batch_rows * seq_len;
+  model->train();
+  while (step < tc.steps) {
+    if (options.max_steps >= 0 && step >= options.max_steps) {
+      outcome.status = TrainStatus::kStopped;
+      outcome.steps = step;
+      outcome.final_loss = last_val_loss;
+      return outcome;
+    }
+    const EncodedSet batch = nextBatch();
+    const int64_t r = sampler.next();
+    int64_t executed = r;
+    torch::Tensor loss = answerLoss(
+        model->forward(batch.tokens, batch.key_bias, LoopPlan{r, qc.backprop_last}), batch.targets);
+    if (qc.progressive_weight > 0) {
+      // n iterations without gradient, then k with it (Bansal et al. 2022), mixed with the
+      // full-depth loss: (1 - w) full + w progressive.
+      const int64_t n = std::uniform_int_distribution<int64_t>(0, r - 1)(rng);
+      const int64_t k = std::uniform_int_distribution<int64_t>(1, r - n)(rng);
+      const auto e = model->encode(batch.tokens, batch.key_bias);
+      torch::Tensor h;
+      if (n > 0) {
+        torch::NoGradGuard no_grad;
+        h = model->iterate(h, e.detach(), batch.key_bias, 0, n);
+      }
+      if (h.defined()) h = h.detach();
+      h = model->iterate(h, e, batch.key_bias, n, k);
+      const auto progressive = answerLoss(model->decode(h, e, batch.key_bias), batch.targets);
+      loss = (1.0 - qc.progressive_weight) * loss + qc.progressive_weight * progressive;
+      executed += n + k;
+    }
+    const double loss_value = loss.item<double>();
+    if (!std::isfinite(loss_value)) {
+      protocol::Done done;
+      done.status = "diverged";
+      done.final_loss = loss_value;
+      done.steps = step;
+      done.tokens = tokens;
+      done.flops = flops;
+      done.wall_s = secondsSince(start);
+      done.message = "training loss became " + std::string(std::isnan(loss_value) ? "NaN" : "Inf") +
+                     " at step " + std::to_string(step + 1) +
+                     "; lower train.lr or raise warmup_steps";
+      emit(done);
+      outcome.status = TrainStatus::kDiverged;
+      outcome.steps = step;
+      outcome.final_loss = loss_value;
+      return outcome;
+    }
+    loss.backward();
+    const double grad_norm = optimizer.clipGradNorm(tc.grad_clip);
+    const double lr = learningRate(tc, step);
+    optimizer.step(lr);
+    optimizer.zeroGrad();
+
+    ++step;
+    tokens += tokens_per_step;
+    flops += static_cast<double>(tokens_per_step) * flopsPerTokenAt(mc, executed);
+    const bool last = step == tc.steps;
+    if (step % tc.log_every == 0 || last)
+      metric({{"train/loss", loss_value},
+              {"lr", lr},
+              {"grad_norm", grad_norm},
+              {"iterations", static_cast<double>(r)}});
+    if (step % tc.eval_every == 0 || last) last_val_loss = evaluate();
+  }
+  if (std::isnan(last_val_loss)) last_val_loss = evaluate();  // steps = 0
+  if (model->looped()) sweepIterations();
+
+  // --- final model ----------------------------------------------------------------------------
+  std::filesystem::create_directories(options.workdir);
+  const std::string path =
+      (std::filesystem::path(options.workdir) / ("squaring-" + std::to_string(step) + ".pt"))
+          .string();
+  torch::save(model, path);
+  emit(protocol::Checkpoint{step, path, sha256File(path)});
+
+  protocol::Done done;
+  done.status = "finished";
+  done.final_loss = last_val_loss;
+  done.steps = step;
+  done.tokens = tokens;
+  done.flops = flops;
+  done.wall_s = secondsSince(start);
+  emit(done);
+  outcome.steps = step;
+  outcome.final_loss = last_val_loss;
+  return outcome;
+}
+
+}  // namespace deepladder::trainers::squaring

@@ -1,0 +1,37 @@
+// The training loop of the serial task (RunConfig::task == "squaring"): generates the tier's data
+// (core/squaring), builds the baseline or recurrent-depth model (squaring_model.h), trains it
+// with AdamW and the recipes of SquaringConfig, and reports as worker-protocol messages:
+//   hello; metric train/loss, lr, grad_norm, iterations (r of the batch) every log_every steps;
+//   every eval_every steps and at the end: metric val/loss (test-set answer loss),
+//   train/exact, test/exact, ood/exact, depth/max_t_seen, depth/max_t_unseen, and Eval rows
+//   per (bits, T) cell of squaring/test, squaring/ood_t, squaring/depth; at the end, for a
+//   looped core, the sweep squaring/test@r=R, squaring/ood_t@r=R, squaring/depth@r=R (seen
+//   moduli) over eval_passes; the final model as a checkpoint; done (final_loss = val/loss).
+//
+// A "token" of this task is one position of a training row: tokens per step = batch_size x
+// model.seq_len, the same count the ladder planner's budget rule uses; model.seq_len must hold the
+// tier's longest row (promptLengthBound / causalSeqLenBound, e.g. 13 for E1 separate) and rows are
+// padded to it. FLOPs per token are core/flop_model.h's for the iterations actually run in the
+// step (a looped core counted once per iteration, truncated iterations included).
+// Resume is not supported: a resumed run starts afresh (event "fresh_start").
+#pragma once
+
+#include "core/run_config.h"
+#include "trainers/trainer.h"
+
+namespace deepladder::trainers::squaring {
+
+TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
+                                 const MessageSink& emit);
+
+// The row length the config's tier and layout need (the lower bound for model.seq_len).
+int64_t requiredSeqLen(const SquaringConfig& config);
+
+// Throws UserError when the config asks for something this trainer does not do.
+void checkSquaringConfig(const RunConfig& config);
+
+}  // namespace deepladder::trainers::squaring
+
+namespace deepladder::trainers {
+using squaring::runSquaringTraining;
+}
