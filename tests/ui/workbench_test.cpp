@@ -144,9 +144,17 @@ TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
 
 TEST_F(Workbench, DesignerValidatesLiveWithTheCliMessages) {
   LadderDesignerView designer;
-  QFile quick(QString(DEEPLADDER_SOURCE_DIR) + "/resources/ladders/quick.toml");
-  ASSERT_TRUE(quick.open(QIODevice::ReadOnly));
-  designer.setText(QString::fromUtf8(quick.readAll()));
+  // A three-run ladder (resources/ladders/quick.toml as first committed; inlined so that edits
+  // to the shipped example do not change this test).
+  designer.setText(
+      "[ladder]\nname = \"quick\"\nseeds = [1]\n"
+      "[model]\nseq_len = 64\nmlp = \"gelu\"\n"
+      "[data]\nkind = \"builtin\"\n"
+      "[train]\nbatch_size = 16\nlr = 3e-3\neval_every = 100\n"
+      "[sizes]\ndepths = [2, 3, 4]\nwidth_per_depth = 32\nhead_dim = 16\n"
+      "[budget]\nrule = \"tokens_per_param\"\ntokens_per_param = 10\n"
+      "[arms.vanilla]\n"
+      "[resources]\nbackend = \"local\"\ndevices = \"cpu\"\nslots = 2\n");
   EXPECT_EQ(designer.validationMessage(), "");
   EXPECT_EQ(designer.plannedRuns(), 3);
   designer.setText("[ladder]\nname = \"x\"\nseeds = [1]\n[budget]\nrule = \"bogus\"\n");

@@ -14,13 +14,22 @@
 namespace deepladder::plots {
 namespace {
 
-// Full-resolution data kept on the plot object, keyed by graph.
+// Full-resolution data kept on the plot object, keyed by graph. The data is shared between
+// draws: a redraw of the same input (a log or smoothing toggle) reuses the copies and the
+// smoothed curves instead of copying and re-smoothing every series.
 struct CurveStore : QObject {
   struct Entry {
     QCPGraph* graph;
     std::shared_ptr<const std::vector<double>> x, y;
   };
+  // One input series as last drawn: the shared copies (also used to recognise the same data
+  // in the next draw) and the smoothed curve for `ema`.
+  struct Source {
+    std::shared_ptr<const std::vector<double>> x, y, smooth;
+    double ema = 0.0;
+  };
   std::vector<Entry> entries;
+  std::vector<Source> sources;
   bool log_x = false;
 };
 
@@ -35,6 +44,8 @@ CurveStore* storeOf(QCustomPlot& plot, bool create) {
   }
   return store;
 }
+
+constexpr size_t kManySeries = 20;  // beyond this: no legend, no faint raw curves, no antialiasing
 
 int plotColumns(QCustomPlot& plot) {
   const int w = plot.axisRect()->width();
@@ -78,43 +89,57 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
   CurveStore* store = storeOf(plot, true);
   store->entries.clear();
   store->log_x = input.log_x;
+  std::vector<CurveStore::Source> previous = std::move(store->sources);
+  store->sources.clear();
 
   double x_lo = std::numeric_limits<double>::infinity(), x_hi = -x_lo;
   double y_lo = x_lo, y_hi = -x_lo;
-  const bool many = input.series.size() > 20;
+  const bool many = input.series.size() > kManySeries;
+  // With many series the faint raw curves are left out: at that density they are noise behind
+  // the smoothed ones and would double the drawing work.
+  const bool raw_behind = input.ema > 0 && !many;
+  plot.setAutoAddPlottableToLegend(!many);
+  // Graphs are collected here and handed to the store after the ranges are set, so that a
+  // rangeChanged handler calling redecimateCurves() does not decimate everything twice.
+  std::vector<CurveStore::Entry> entries;
   int index = 0;
-  for (const auto& s : input.series) {
+  for (size_t k = 0; k < input.series.size(); ++k) {
+    const CurveSeries& s = input.series[k];
     const QColor color = seriesColor(index++);
-    auto x = std::make_shared<const std::vector<double>>(s.x);
-    auto raw = std::make_shared<const std::vector<double>>(s.y);
-    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-      if (!std::isfinite(s.y[i]) || (input.log_x && !(s.x[i] > 0)) ||
-          (input.log_y && !(s.y[i] > 0)))
-        continue;
-      x_lo = std::min(x_lo, s.x[i]);
-      x_hi = std::max(x_hi, s.x[i]);
-      y_lo = std::min(y_lo, s.y[i]);
-      y_hi = std::max(y_hi, s.y[i]);
+    CurveStore::Source source;
+    if (k < previous.size() && *previous[k].x == s.x && *previous[k].y == s.y) {
+      source = std::move(previous[k]);  // same data as last draw: share it and its smoothing
+    } else {
+      source.x = std::make_shared<const std::vector<double>>(s.x);
+      source.y = std::make_shared<const std::vector<double>>(s.y);
     }
-    if (input.ema > 0) {
+    const std::vector<double>& xs = *source.x;
+    const std::vector<double>& ys = *source.y;
+    for (size_t i = 0; i < xs.size() && i < ys.size(); ++i) {
+      if (!std::isfinite(ys[i]) || (input.log_x && !(xs[i] > 0)) || (input.log_y && !(ys[i] > 0)))
+        continue;
+      x_lo = std::min(x_lo, xs[i]);
+      x_hi = std::max(x_hi, xs[i]);
+      y_lo = std::min(y_lo, ys[i]);
+      y_hi = std::max(y_hi, ys[i]);
+    }
+    if (input.ema > 0 && (!source.smooth || source.ema != input.ema)) {
+      source.smooth = std::make_shared<const std::vector<double>>(emaSmooth(ys, input.ema));
+      source.ema = input.ema;
+    }
+    if (raw_behind) {
       QCPGraph* faint = plot.addGraph();
       faint->setPen(QPen(faded(color, 60), 1.0));
       faint->removeFromLegend();
       faint->setVisible(s.visible);
-      store->entries.push_back({faint, x, raw});
-      auto smooth = std::make_shared<const std::vector<double>>(emaSmooth(s.y, input.ema));
-      QCPGraph* g = plot.addGraph();
-      g->setPen(QPen(color, many ? 1.0 : 1.6));
-      g->setName(s.label);
-      g->setVisible(s.visible);
-      store->entries.push_back({g, x, smooth});
-    } else {
-      QCPGraph* g = plot.addGraph();
-      g->setPen(QPen(color, many ? 1.0 : 1.6));
-      g->setName(s.label);
-      g->setVisible(s.visible);
-      store->entries.push_back({g, x, raw});
+      entries.push_back({faint, source.x, source.y});
     }
+    QCPGraph* g = plot.addGraph();
+    g->setPen(QPen(color, many ? 1.0 : 1.6));
+    g->setName(s.label);
+    g->setVisible(s.visible);
+    entries.push_back({g, source.x, input.ema > 0 ? source.smooth : source.y});
+    store->sources.push_back(std::move(source));
   }
   if (std::isfinite(x_lo)) {
     if (input.log_x)
@@ -128,9 +153,12 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
       plot.yAxis->setRange(y_lo - pad, y_hi + pad);
     }
   }
-  if (input.series.size() <= 24) placeLegendRight(plot);
+  plot.setAutoAddPlottableToLegend(true);
+  store->entries = std::move(entries);
+  if (!many) placeLegendRight(plot);
+  plot.setNotAntialiasedElements(many ? QCP::aePlottables : QCP::aeNone);
   redecimateCurves(plot);
-  plot.replot();
+  plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
 size_t redecimateCurves(QCustomPlot& plot) {

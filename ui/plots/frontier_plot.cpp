@@ -67,8 +67,12 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     QString name = QString::fromStdString(fit.arm);
     if (is_baseline) name += QStringLiteral(" (baseline)");
     name += QStringLiteral(": \u03B3 = %1").arg(compactNumber(fit.gamma, 3));
+    // A standard error below 1e-4 (exact fixture data, float noise) reads as "< 1e-4", not
+    // as a meaningless 7.2e-16.
     if (std::isfinite(fit.gamma_se))
-      name += QStringLiteral(" \u00B1 %1").arg(compactNumber(fit.gamma_se, 2));
+      name += fit.gamma_se < 1e-4
+                  ? QStringLiteral(" \u00B1 <1e-4")
+                  : QStringLiteral(" \u00B1 %1").arg(compactNumber(fit.gamma_se, 2));
     if (!fit.at_bound.empty()) name += QStringLiteral("  [at bound]");
     points->setName(name);
     curve->removeFromLegend();
@@ -91,8 +95,16 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   plot.xAxis->setRange(x_lo, x_hi);
   double y_lo = l_min, y_hi = l_max;
   if (std::isfinite(E) && E > 0) y_lo = std::min(y_lo, E);
+  // The fitted curves run past the outer rungs: keep their visible part inside the rect.
+  for (int i = 0; i < plot.graphCount(); ++i)
+    for (auto it = plot.graph(i)->data()->constBegin(); it != plot.graph(i)->data()->constEnd();
+         ++it)
+      if (it->key >= x_lo && it->key <= x_hi && std::isfinite(it->value) && it->value > 0)
+        y_hi = std::max(y_hi, it->value);
   plot.yAxis->setRange(y_lo / 1.05, y_hi * 1.05);
-  placeLegendInside(plot, Qt::AlignTop | Qt::AlignRight);
+  // Loss falls with compute, so the data fills top-left and bottom-right; bottom-left (above
+  // the E line, which the legend names) is the corner the curves leave free.
+  placeLegendInside(plot, Qt::AlignBottom | Qt::AlignLeft);
   plot.replot();
 }
 

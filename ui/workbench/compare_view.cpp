@@ -233,8 +233,6 @@ void CompareView::draw() {
   } else {
     plots::drawCurves(*plot_, input_);
   }
-  plot_->setNotAntialiasedElements(input_.series.size() > 20 ? QCP::aePlottables : QCP::aeNone);
-  plot_->replot(QCustomPlot::rpImmediateRefresh);
   emit curvesDrawn(static_cast<int>(input_.series.size()), timer.elapsed());
 }
 

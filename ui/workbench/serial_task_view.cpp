@@ -158,9 +158,20 @@ void SerialTaskView::showRun(int64_t run_id) {
   heatmap_->yAxis->grid()->setVisible(false);
   auto* map = new QCPColorMap(heatmap_->xAxis, heatmap_->yAxis);
   map->data()->setSize(static_cast<int>(ts.size()), static_cast<int>(bits.size()));
-  map->data()->setRange(QCPRange(0, std::max<size_t>(1, ts.size() - 1)),
-                        QCPRange(0, std::max<size_t>(1, bits.size() - 1)));
-  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  // Cell centres sit on 0 .. n-1. QCPColorMap spreads a single cell over the whole range, so a
+  // lone row or column gets the range -0.5 .. 0.5 (else it fills only half the axis).
+  auto cellRange = [](size_t n) {
+    return n > 1 ? QCPRange(0, static_cast<double>(n - 1)) : QCPRange(-0.5, 0.5);
+  };
+  map->data()->setRange(cellRange(ts.size()), cellRange(bits.size()));
+  // Viridis-like stops: dark at 0, yellow at 1, so a 100% cell is coloured, not blank white.
+  QCPColorGradient gradient;
+  gradient.setColorStopAt(0.0, QColor(68, 1, 84));
+  gradient.setColorStopAt(0.25, QColor(59, 82, 139));
+  gradient.setColorStopAt(0.5, QColor(33, 145, 140));
+  gradient.setColorStopAt(0.75, QColor(94, 201, 98));
+  gradient.setColorStopAt(1.0, QColor(253, 231, 37));
+  gradient.setColorInterpolation(QCPColorGradient::ciRGB);
   gradient.setLevelCount(200);
   map->setGradient(gradient);
   map->setDataRange(QCPRange(0, 1));
@@ -185,10 +196,13 @@ void SerialTaskView::showRun(int64_t run_id) {
       text->setText(label);
       text->setColor(acc > 0.6 ? Qt::black : Qt::white);
       if (is_ood(bits[yi], ts[xi])) {
-        auto* box = new QCPItemRect(heatmap_);
-        box->topLeft->setCoords(xi - 0.46, yi + 0.46);
-        box->bottomRight->setCoords(xi + 0.46, yi - 0.46);
-        box->setPen(QPen(QColor(0, 200, 255), 2.2, Qt::DashLine));
+        // Black dashes on a white line: visible on every colour of the scale.
+        for (const QPen& pen : {QPen(Qt::white, 3.0), QPen(Qt::black, 1.6, Qt::DashLine)}) {
+          auto* box = new QCPItemRect(heatmap_);
+          box->topLeft->setCoords(xi - 0.44, yi + 0.44);
+          box->bottomRight->setCoords(xi + 0.44, yi - 0.44);
+          box->setPen(pen);
+        }
       }
     }
   }
