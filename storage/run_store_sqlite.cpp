@@ -79,6 +79,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
   if (!run) return;
   run->status = "running";
   run->device = where;
+  if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);
   run->attempt = attempt;
   run->heartbeat = unixNow();
   if (run->started == 0) run->started = run->heartbeat;

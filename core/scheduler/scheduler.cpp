@@ -49,6 +49,9 @@ void Scheduler::launchInto(size_t slot_index, const PendingRun& run) {
   store_.markLaunched(run.id, slots_[slot_index].name, active->run.attempt);
   PendingRun launched = run;  // attempt as stored before this launch: > 0 means resume
   active->execution = backend_.launch(launched, slots_[slot_index], options_.worker_path);
+  // Where it really runs (a Slurm job id, say) is known only now.
+  if (active->execution->where() != slots_[slot_index].name)
+    store_.markLaunched(run.id, active->execution->where(), active->run.attempt);
   active->last_output = now();
   emit(SchedulerEvent::kLaunched, *active, "attempt " + std::to_string(active->run.attempt));
   active_[slot_index] = std::move(active);
