@@ -122,13 +122,6 @@ torch::Tensor gradientFor(const torch::Tensor& p, int64_t index, int64_t step) {
   return torch::randn(p.sizes(), p.options().requires_grad(false));
 }
 
-double maxAbsDiff(const Matrix& a, const torch::Tensor& t) {
-  const Matrix b = fromTensor(t);
-  double diff = 0;
-  for (size_t k = 0; k < a.v.size(); ++k) diff = std::max(diff, std::abs(a.v[k] - b.v[k]));
-  return diff;
-}
-
 // Runs `steps` Muon updates of one (r x c) matrix (double parameters, Polar Express in `dtype`)
 // beside the reference; returns ||dW - dW_ref||_F / ||dW_ref||_F for the total displacement dW.
 double muonAgainstReference(int64_t r, int64_t c, torch::Dtype dtype, int steps,
@@ -313,6 +306,19 @@ TEST(Muon, ParametersWithoutGradientAreLeftAlone) {
 // ---------------------------------------------------------------------------------------------
 // ParamGroups
 
+AdamWGroup adamwGroup(const std::string& name, double lr, double eps, double weight_decay,
+                      std::vector<torch::Tensor> parameters) {
+  AdamWGroup group;
+  group.options.name = name;
+  group.options.lr = lr;
+  group.options.beta1 = 0.8;
+  group.options.beta2 = 0.95;
+  group.options.eps = eps;
+  group.options.weight_decay = weight_decay;
+  group.parameters = std::move(parameters);
+  return group;
+}
+
 struct TinyModel {
   std::vector<torch::Tensor> matrices;  // Muon
   torch::Tensor embedding, head;        // AdamW, one group each
@@ -348,9 +354,8 @@ ParamGroups makeGroups(const TinyModel& m) {
   muon.options.weight_decay = 0.07;
   for (size_t i = 0; i < m.matrices.size(); ++i)
     muon.parameters.push_back({m.matrices[i], i == 2 ? 2 : 1});  // (8, 4) as two (4, 4) blocks
-  AdamWGroup embedding{{"embedding", 0.3, 0.8, 0.95, 1e-10, 0.0}, {m.embedding}};
-  AdamWGroup head{{"head", 0.008, 0.8, 0.95, 1e-10, 0.0}, {m.head}};
-  return ParamGroups(std::move(muon), {embedding, head});
+  return ParamGroups(std::move(muon), {adamwGroup("embedding", 0.3, 1e-10, 0.0, {m.embedding}),
+                                       adamwGroup("head", 0.008, 1e-10, 0.0, {m.head})});
 }
 
 void setGradients(const TinyModel& m, int64_t step) {
@@ -443,8 +448,8 @@ TEST(ParamGroups, AdamWIsBiasCorrectedWithEpsOutsideTheRoot) {
   // Hand computation in double for two steps; eps 1e-3 is comparable to sqrt(v_hat) here, so
   // eps inside the root (sqrt(v_hat + eps)) would be far off, as would a missing correction.
   torch::Tensor p = torch::tensor({0.5, -0.25, 1.0}, torch::kFloat64).requires_grad_(true);
-  AdamWGroup group{{"embedding", /*lr=*/0.1, 0.8, 0.95, /*eps=*/1e-3, /*wd=*/0.01}, {p}};
-  ParamGroups opt(MuonGroup{}, {group});
+  ParamGroups opt(MuonGroup{},
+                  {adamwGroup("embedding", /*lr=*/0.1, /*eps=*/1e-3, /*wd=*/0.01, {p})});
   const std::vector<std::vector<double>> grads = {{1e-3, -2e-3, 5e-4}, {-1e-3, 1e-3, 2e-3}};
   std::vector<double> w = {0.5, -0.25, 1.0}, m(3, 0.0), v(3, 0.0);
   const double multiplier = 0.5;  // lr 0.05 after the schedule
@@ -468,11 +473,35 @@ TEST(ParamGroups, AdamWIsBiasCorrectedWithEpsOutsideTheRoot) {
   EXPECT_DOUBLE_EQ(opt.learningRate("embedding", 0.5), 0.05);
 }
 
+TEST(ParamGroups, StepUsesTheMultiplierAndTheGlobalStepsMomentum) {
+  // ParamGroups at step 200 with multiplier 0.5 == a bare Muon with lr 0.04 x 0.5 and mu(200).
+  torch::manual_seed(9);
+  torch::Tensor a = torch::randn({6, 4}).requires_grad_(true);
+  torch::Tensor b = a.detach().clone().requires_grad_(true);
+  MuonGroup group;
+  group.lr = 0.04;
+  group.options.weight_decay = 0.1;
+  group.parameters.push_back({a});
+  ParamGroups groups(group, {});
+  Muon bare({{b}}, group.options);
+  const torch::Tensor g = torch::randn({6, 4});
+  a.mutable_grad() = g.clone();
+  b.mutable_grad() = g.clone();
+  groups.step(200, 0.5);
+  bare.step(0.02, muonMomentum(200));
+  EXPECT_TRUE(torch::equal(a.detach(), b.detach()));
+  EXPECT_TRUE(torch::equal(groups.muon().momentum(0), bare.momentum(0)));
+  EXPECT_DOUBLE_EQ(groups.learningRate("muon", 0.5), 0.02);
+  groups.zeroGrad();
+  EXPECT_FALSE(a.grad().defined());
+}
+
 TEST(ParamGroups, RejectsATensorInTwoGroups) {
   torch::Tensor shared = torch::randn({4, 3}).requires_grad_(true);
   MuonGroup muon;
   muon.parameters.push_back({shared});
-  EXPECT_THROW(ParamGroups(muon, {AdamWGroup{{"head"}, {shared}}}), std::invalid_argument);
+  EXPECT_THROW(ParamGroups(muon, {adamwGroup("head", 0.1, 1e-10, 0.0, {shared})}),
+               std::invalid_argument);
 }
 
 }  // namespace
