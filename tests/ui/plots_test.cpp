@@ -5,6 +5,7 @@
 
 #include <QFileInfo>
 #include <QImage>
+#include <cmath>
 #include <filesystem>
 
 #include "core/errors.h"
@@ -39,6 +40,26 @@ TEST(Decimation, KeepsSpikesAndBoundsPointCount) {
   EXPECT_EQ(*std::max_element(d.y.begin(), d.y.end()), 50.0);
   EXPECT_EQ(*std::min_element(d.y.begin(), d.y.end()), -50.0);
   EXPECT_TRUE(std::is_sorted(d.x.begin(), d.x.end()));
+}
+
+TEST(Decimation, ColumnsFlatterThanAPixelKeepOnePointSpikesStay) {
+  // A slow ramp: within each of 100 columns y moves by 0.01, below a pixel of 0.05.
+  std::vector<double> x(10'000), y(10'000);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i);
+    y[i] = i * 1e-4;
+  }
+  y[5'050] = 9.0;  // one spike: its column keeps min and max
+  const auto both = decimateMinMax(x, y, 0, 9'999, 100, false);
+  const auto merged = decimateMinMax(x, y, 0, 9'999, 100, false, /*y_pixel=*/0.05);
+  EXPECT_GE(both.x.size(), 200u);
+  EXPECT_LE(merged.x.size(), 100u + 3);
+  EXPECT_EQ(*std::max_element(merged.y.begin(), merged.y.end()), 9.0);
+  // On a log axis the pixel is in log10(y): a factor 2 inside a column is many pixels.
+  std::vector<double> g(10'000);
+  for (size_t i = 0; i < g.size(); ++i) g[i] = std::pow(2.0, (i % 100) / 99.0);
+  const auto log_merged = decimateMinMax(x, g, 0, 9'999, 100, false, 0.01, /*log_y=*/true);
+  EXPECT_GE(log_merged.x.size(), 200u);
 }
 
 TEST(Decimation, ZoomedViewKeepsNeighboursOutside) {

@@ -105,8 +105,16 @@ TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {
   // Smoothing is on by default: a faint raw graph and a smoothed graph per run.
   EXPECT_EQ(view.plot()->graphCount(), 6);
   EXPECT_EQ(view.plot()->legend->itemCount(), 3);
-  view.plot()->xAxis->setRange(100, 300);  // zoom: redecimated to the new window
+  view.plot()->xAxis->setRange(100, 300);  // zoom: redecimated to the new window on replot
+  view.plot()->replot();
   EXPECT_LE(view.plot()->graph(1)->dataCount(), 3 * 2 + 4);
+  // Nothing checked: the plot itself says why it is empty.
+  view.setCheckedRuns({});
+  view.loadNow();
+  ASSERT_EQ(view.plot()->itemCount(), 1);
+  auto* message = qobject_cast<QCPItemText*>(view.plot()->item(0));
+  ASSERT_NE(message, nullptr);
+  EXPECT_TRUE(message->text().contains("No runs checked")) << message->text().toStdString();
 }
 
 TEST_F(Workbench, FrontierFitsAndExportsTables) {

@@ -31,6 +31,9 @@ struct CurveStore : QObject {
   std::vector<Entry> entries;
   std::vector<Source> sources;
   bool log_x = false;
+  // The view the graphs were last decimated for (x range, y pixel, columns).
+  double done_lo = 0, done_hi = 0, done_y_pixel = -1;
+  int done_columns = 0;
 };
 
 CurveStore* storeOf(QCustomPlot& plot, bool create) {
@@ -161,18 +164,35 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
   plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
-size_t redecimateCurves(QCustomPlot& plot) {
+size_t redecimateCurves(QCustomPlot& plot, bool only_if_view_changed) {
   CurveStore* store = storeOf(plot, false);
   if (!store) return 0;
   const QCPRange range = plot.xAxis->range();
   const int columns = plotColumns(plot);
+  // The value one pixel row spans (in log10 on a log axis): min and max closer than that
+  // collapse to one point.
+  const bool log_y = plot.yAxis->scaleType() == QCPAxis::stLogarithmic;
+  const QCPRange y_range = plot.yAxis->range();
+  const int rows = plot.axisRect()->height();
+  double y_pixel = 0.0;
+  if (rows > 0)
+    y_pixel = log_y ? (y_range.lower > 0 ? std::log10(y_range.upper / y_range.lower) / rows : 0.0)
+                    : y_range.size() / rows;
+  if (only_if_view_changed && range.lower == store->done_lo && range.upper == store->done_hi &&
+      y_pixel == store->done_y_pixel && columns == store->done_columns)
+    return 0;
+  store->done_lo = range.lower;
+  store->done_hi = range.upper;
+  store->done_y_pixel = y_pixel;
+  store->done_columns = columns;
   size_t total = 0;
   for (auto& e : store->entries) {
     if (!e.graph->visible()) {
       e.graph->data()->clear();
       continue;
     }
-    DecimatedCurve d = decimateMinMax(*e.x, *e.y, range.lower, range.upper, columns, store->log_x);
+    DecimatedCurve d =
+        decimateMinMax(*e.x, *e.y, range.lower, range.upper, columns, store->log_x, y_pixel, log_y);
     e.graph->setData(d.x, d.y, /*alreadySorted=*/true);
     total += static_cast<size_t>(d.x.size());
   }

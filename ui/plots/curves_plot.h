@@ -38,8 +38,10 @@ struct CurvesPlotInput {
 // Draws the curves into `plot` (which keeps a copy of the full-resolution data for later
 // redecimation). Legend to the right.
 void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input);
-// After the x range changed: rebuild every graph from the full data at the new resolution.
-// Returns the number of points handed to QCustomPlot.
-size_t redecimateCurves(QCustomPlot& plot);
+// After the view changed: rebuild every graph from the full data at the new resolution (x
+// range, axis rect width, and the value one pixel row spans). With only_if_view_changed it
+// does nothing when none of those moved since the last call (cheap to call before every
+// replot). Returns the number of points handed to QCustomPlot.
+size_t redecimateCurves(QCustomPlot& plot, bool only_if_view_changed = false);
 
 }  // namespace deepladder::plots

@@ -7,7 +7,8 @@
 namespace deepladder::plots {
 
 DecimatedCurve decimateMinMax(const std::vector<double>& xs, const std::vector<double>& ys,
-                              double x_lo, double x_hi, int columns, bool log_x) {
+                              double x_lo, double x_hi, int columns, bool log_x, double y_pixel,
+                              bool log_y) {
   DecimatedCurve out;
   const size_t n = std::min(xs.size(), ys.size());
   if (n == 0 || columns < 1) return out;
@@ -37,7 +38,10 @@ DecimatedCurve decimateMinMax(const std::vector<double>& xs, const std::vector<d
     const size_t a = std::min(min_i, max_i), b = std::max(min_i, max_i);
     out.x.push_back(xs[a]);
     out.y.push_back(ys[a]);
-    if (b != a) {
+    const bool within_pixel =
+        y_pixel > 0 && (log_y ? ys[min_i] > 0 && std::log10(ys[max_i] / ys[min_i]) < y_pixel
+                              : ys[max_i] - ys[min_i] < y_pixel);
+    if (b != a && !within_pixel) {
       out.x.push_back(xs[b]);
       out.y.push_back(ys[b]);
     }

@@ -17,9 +17,12 @@ struct DecimatedCurve {
 
 // xs must be ascending (steps, tokens, FLOPs are). Columns split [x_lo, x_hi] evenly, in
 // log10(x) when log_x (points with x <= 0 are then dropped). Non-finite y values are skipped.
-// Returns at most 2 * columns + 2 points.
+// Returns at most 2 * columns + 2 points. When a column's lowest and highest y differ by less
+// than y_pixel (the value one pixel row spans; in log10(y) when log_y), that column keeps one
+// point: the line would not move by a pixel between the two. y_pixel = 0 keeps both always.
 DecimatedCurve decimateMinMax(const std::vector<double>& xs, const std::vector<double>& ys,
-                              double x_lo, double x_hi, int columns, bool log_x);
+                              double x_lo, double x_hi, int columns, bool log_x,
+                              double y_pixel = 0.0, bool log_y = false);
 
 // s_i = w s_{i-1} + (1 - w) y_i with bias correction (as TensorBoard); w in [0, 1), 0 = raw.
 std::vector<double> emaSmooth(const std::vector<double>& ys, double weight);

@@ -112,8 +112,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   connect(log_x_, &QCheckBox::toggled, this, [this] { draw(); });
   connect(log_y_, &QCheckBox::toggled, this, [this] { draw(); });
   connect(smoothing_, &QSlider::valueChanged, this, [this] { draw(); });
-  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-          [this] { plots::redecimateCurves(*plot_); });
+  // Pan, zoom or resize: redecimate once per replot, for whatever range it will draw.
+  connect(plot_, &QCustomPlot::beforeReplot, this,
+          [this] { plots::redecimateCurves(*plot_, /*only_if_view_changed=*/true); });
   connect(plot_, &QCustomPlot::mouseMove, this, &CompareView::onHover);
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
     plot_->rescaleAxes();
@@ -226,10 +227,18 @@ void CompareView::draw() {
   if (input_.series.empty()) {
     plots::CurvesPlotInput empty = input_;
     plots::drawCurves(*plot_, empty);
-    readout_->setText(
+    const QString why =
         checkedRuns().empty()
             ? tr("No runs checked: check runs on the left.")
-            : tr("The checked runs have no \"%1\" points.").arg(metric_->currentText()));
+            : tr("The checked runs have no \"%1\" points.").arg(metric_->currentText());
+    readout_->setText(why);
+    // Say it on the empty plot too, where the eye goes.
+    auto* message = new QCPItemText(plot_);
+    message->position->setType(QCPItemPosition::ptAxisRectRatio);
+    message->position->setCoords(0.5, 0.5);
+    message->setText(why);
+    message->setColor(palette().color(QPalette::PlaceholderText));
+    plot_->replot();
   } else {
     plots::drawCurves(*plot_, input_);
   }

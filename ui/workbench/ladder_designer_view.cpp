@@ -94,7 +94,9 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
       {tr("Run"), tr("Arm"), tr("Size"), tr("Params"), tr("Tokens"), tr("FLOPs"), tr("Est. time")});
   plan_->verticalHeader()->hide();
   plan_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  plan_->horizontalHeader()->setStretchLastSection(true);
+  // The run name takes the spare width; the numbers stay together on the left.
+  plan_->horizontalHeader()->setStretchLastSection(false);
+  plan_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   plan_->setAlternatingRowColors(true);
 
   auto* open = new QPushButton(tr("Open…"));
@@ -193,11 +195,18 @@ void LadderDesignerView::validate() {
     double flops = 0, seconds = 0;
     for (int i = 0; i < static_cast<int>(spec.runs.size()); ++i) {
       const auto& r = spec.runs[i];
-      const QStringList cells = {QString::fromStdString(r.name), QString::fromStdString(r.arm),
-                                 QString::fromStdString(r.size), QString::number(r.params),
-                                 QString::number(r.tokens),      QString::number(r.flops, 'g', 3),
+      const QStringList cells = {QString::fromStdString(r.name),
+                                 QString::fromStdString(r.arm),
+                                 QString::fromStdString(r.size),
+                                 locale().toString(qlonglong(r.params)),
+                                 locale().toString(qlonglong(r.tokens)),
+                                 QString::number(r.flops, 'g', 3),
                                  duration(r.est_seconds)};
-      for (int c = 0; c < cells.size(); ++c) plan_->setItem(i, c, new QTableWidgetItem(cells[c]));
+      for (int c = 0; c < cells.size(); ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        if (c >= 3) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);  // numbers
+        plan_->setItem(i, c, item);
+      }
       flops += r.flops;
       seconds += r.est_seconds;
     }

@@ -47,8 +47,11 @@ RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setAlternatingRowColors(true);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setStretchLastSection(true);
+  // The run name takes the spare width (not FLOPs, the last column, which would push its
+  // short numbers far from the rest of the row).
+  table_->horizontalHeader()->setStretchLastSection(false);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->horizontalHeader()->setSectionResizeMode(RunTableModel::kRun, QHeaderView::Stretch);
   table_->setWordWrap(false);
 
   auto* bar = new QHBoxLayout;
