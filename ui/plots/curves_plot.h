@@ -36,7 +36,9 @@ struct CurvesPlotInput {
 };
 
 // Draws the curves into `plot` (which keeps a copy of the full-resolution data for later
-// redecimation). Legend to the right.
+// redecimation). Legend to the right. Redrawing the same series (a log or smoothing toggle)
+// reuses the kept copies and smoothed curves. Beyond 20 series there is no legend, no faint
+// raw curve behind the smoothed one and no antialiasing (100 runs draw in well under 100 ms).
 void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input);
 // After the view changed: rebuild every graph from the full data at the new resolution (x
 // range, axis rect width, and the value one pixel row spans). With only_if_view_changed it

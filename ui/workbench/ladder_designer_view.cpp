@@ -184,11 +184,14 @@ void LadderDesignerView::validate() {
   try {
     const auto spec = ladder::parseLadder(text, "designer");
     message_.clear();
-    status_->setText(tr("\u2714 Valid: %1 runs (%2 arms \u00D7 %3 sizes \u00D7 %4 seeds).")
-                         .arg(spec.runs.size())
-                         .arg(spec.arms.size())
-                         .arg(spec.sizes.size())
-                         .arg(spec.seeds.size()));
+    auto count = [](size_t n, const char* one, const char* many) {
+      return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+    };
+    status_->setText(tr("\u2714 Valid: %1 (%2 \u00D7 %3 \u00D7 %4).")
+                         .arg(count(spec.runs.size(), "run", "runs"),
+                              count(spec.arms.size(), "arm", "arms"),
+                              count(spec.sizes.size(), "size", "sizes"),
+                              count(spec.seeds.size(), "seed", "seeds")));
     status_->setStyleSheet(QString());
     run_->setEnabled(!db_path_.isEmpty());
     plan_->setRowCount(static_cast<int>(spec.runs.size()));
