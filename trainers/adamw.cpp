@@ -8,11 +8,14 @@ namespace deepladder::trainers {
 AdamW::AdamW(std::vector<torch::Tensor> parameters, AdamWOptions options)
     : parameters_(std::move(parameters)), options_(options) {
   torch::NoGradGuard no_grad;
+  slots_.resize(parameters_.size());
   for (const bool decay : {true, false}) {
     std::vector<torch::Tensor> members;
     int64_t total = 0;
-    for (const auto& p : parameters_) {
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const auto& p = parameters_[i];
       if ((p.dim() >= 2) != decay) continue;
+      slots_[i] = Slot{groups_.size(), total};
       members.push_back(p);
       total += p.numel();
     }
@@ -36,6 +39,33 @@ AdamW::AdamW(std::vector<torch::Tensor> parameters, AdamWOptions options)
     group.scratch = torch::empty_like(group.params);
     groups_.push_back(std::move(group));
   }
+}
+
+const AdamW::Slot* AdamW::slotOf(const torch::Tensor& parameter) const {
+  for (size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].unsafeGetTensorImpl() == parameter.unsafeGetTensorImpl()) return &slots_[i];
+  return nullptr;
+}
+
+std::pair<torch::Tensor, torch::Tensor> AdamW::moments(const torch::Tensor& parameter) const {
+  const Slot* slot = slotOf(parameter);
+  TORCH_CHECK(slot != nullptr, "AdamW::moments: not a parameter of this optimizer");
+  const Group& g = groups_[slot->group];
+  const int64_t n = parameter.numel();
+  return {g.exp_avg.narrow(0, slot->offset, n).view(parameter.sizes()),
+          g.exp_avg_sq.narrow(0, slot->offset, n).view(parameter.sizes())};
+}
+
+void AdamW::inheritState(const AdamW& previous) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : parameters_) {
+    if (previous.slotOf(p) == nullptr) continue;
+    auto [m_old, v_old] = previous.moments(p);
+    auto [m_new, v_new] = moments(p);
+    m_new.copy_(m_old);
+    v_new.copy_(v_old);
+  }
+  step_count_ = previous.step_count_;
 }
 
 void AdamW::zeroGrad() {

@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace deepladder::trainers {
@@ -38,6 +39,13 @@ class AdamW {
   int64_t stepCount() const { return step_count_; }
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
 
+  // Growth: copies the moments of every parameter this optimizer shares with `previous` (the
+  // same tensor, matched by identity) and its step count; parameters new to this optimizer keep
+  // their fresh zero moments. Build the new optimizer over the grown model's parameters first.
+  void inheritState(const AdamW& previous);
+  // The first and second moments of one of this optimizer's parameters (views, shaped like it).
+  std::pair<torch::Tensor, torch::Tensor> moments(const torch::Tensor& parameter) const;
+
   // State under "<prefix>step", "<prefix>exp_avg.<group>", "<prefix>exp_avg_sq.<group>".
   void save(torch::serialize::OutputArchive& archive, const std::string& prefix) const;
   // Reads everything before changing anything: a bad archive leaves the optimizer untouched.
@@ -53,7 +61,13 @@ class AdamW {
     torch::Tensor exp_avg_sq;  // (N) second moment
     torch::Tensor scratch;     // (N) denominator, reused every step
   };
+  struct Slot {
+    size_t group = 0;
+    int64_t offset = 0;
+  };
+  const Slot* slotOf(const torch::Tensor& parameter) const;  // nullptr when not ours
   std::vector<torch::Tensor> parameters_;
+  std::vector<Slot> slots_;  // parallel to parameters_
   std::vector<Group> groups_;
   AdamWOptions options_;
   int64_t step_count_ = 0;

@@ -10,9 +10,13 @@ BlockImpl::BlockImpl(const ModelConfig& c) {
   mlp = register_module("mlp", MLP(c.d_model, c.mlpHidden(), c.mlp));
 }
 
-torch::Tensor BlockImpl::forward(const torch::Tensor& x) {
-  auto h = x + attn(attn_norm(x));  // (B,T,C)
-  return h + mlp(mlp_norm(h));      // (B,T,C)
+torch::Tensor BlockImpl::forward(const torch::Tensor& x, double norm_scale) {
+  if (norm_scale == 1.0) {
+    auto h = x + attn(attn_norm(x));  // (B,T,C)
+    return h + mlp(mlp_norm(h));      // (B,T,C)
+  }
+  auto h = x + attn(attn_norm(x) * norm_scale);  // (B,T,C)
+  return h + mlp(mlp_norm(h) * norm_scale);      // (B,T,C)
 }
 
 }  // namespace deepladder::trainers

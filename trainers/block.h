@@ -1,4 +1,5 @@
-// One pre-norm transformer block: x + attn(norm(x)), then + mlp(norm(x)).
+// One pre-norm transformer block: x + attn(s norm(x)), then + mlp(s norm(x)), with s = 1 unless
+// the model uses LayerNorm scaling (s = 1/sqrt(l) at the l-th executed block).
 #pragma once
 
 #include <torch/torch.h>
@@ -12,7 +13,8 @@ namespace deepladder::trainers {
 
 struct BlockImpl : torch::nn::Module {
   explicit BlockImpl(const ModelConfig& config);
-  torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
+  // (B,T,C) -> (B,T,C); norm_scale multiplies both pre-norm outputs.
+  torch::Tensor forward(const torch::Tensor& x, double norm_scale = 1.0);
 
   RMSNorm attn_norm{nullptr};
   CausalSelfAttention attn{nullptr};

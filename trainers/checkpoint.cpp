@@ -95,6 +95,7 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const Ad
   archive.write("state.flops", scalar(state.flops));
   archive.write("state.sampler_position", scalar(state.sampler_position));
   archive.write("state.config_hash", c10::IValue(state.config_hash));
+  archive.write("state.grown", scalar(static_cast<int64_t>(state.grown ? 1 : 0)));
   archive.write("state.rng_cpu", at::detail::getDefaultCPUGenerator().get_state(), true);
 
   std::ostringstream stream;
@@ -142,10 +143,40 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep) {
   }
 }
 
+namespace {
+
+// The loader behind both overloads; `optimizer()` is the optimizer to read into, asked after
+// `prepare_phase` has run (it may replace the optimizer).
+std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
+                                        GPT& model, const std::function<AdamW&()>& optimizer,
+                                        std::vector<std::string>* skipped,
+                                        const PreparePhase& prepare_phase);
+
+}  // namespace
+
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash, GPT& model,
                                                        AdamW& optimizer,
                                                        std::vector<std::string>* skipped) {
+  return loadNewest(workdir, config_hash, model, [&]() -> AdamW& { return optimizer; }, skipped,
+                    {});
+}
+
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash, GPT& model,
+                                                       std::unique_ptr<AdamW>& optimizer,
+                                                       std::vector<std::string>* skipped,
+                                                       const PreparePhase& prepare_phase) {
+  return loadNewest(
+      workdir, config_hash, model, [&]() -> AdamW& { return *optimizer; }, skipped, prepare_phase);
+}
+
+namespace {
+
+std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
+                                        GPT& model, const std::function<AdamW&()>& optimizer,
+                                        std::vector<std::string>* skipped,
+                                        const PreparePhase& prepare_phase) {
   auto skip = [&](const std::string& path, const std::string& why) {
     if (skipped) skipped->push_back(path + ": " + why);
   };
@@ -173,6 +204,16 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
         skip(candidate.path, "written by a different config (hash " + hash.toStringRef() + ")");
         continue;
       }
+      bool grown = false;
+      {
+        torch::Tensor grown_flag;
+        if (archive.try_read("state.grown", grown_flag)) grown = grown_flag.item<int64_t>() != 0;
+      }
+      if (prepare_phase)
+        prepare_phase(grown);
+      else if (grown != model->grown())
+        throw std::runtime_error(grown ? "saved after growth; this model has not grown"
+                                       : "saved before growth; this model has grown");
       // Read everything before changing anything, so a bad file leaves the model untouched.
       std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
       for (const auto& item : model->named_parameters()) {
@@ -188,7 +229,7 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
       archive.read("state.flops", flops);
       archive.read("state.sampler_position", position);
       archive.read("state.rng_cpu", rng, true);
-      optimizer.load(archive, "optim.");  // reads all, then commits
+      optimizer().load(archive, "optim.");  // reads all, then commits
       {
         torch::NoGradGuard no_grad;
         for (auto& [param, saved] : copies) param.copy_(saved);
@@ -201,6 +242,7 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
       state.flops = flops.item<double>();
       state.sampler_position = position.item<int64_t>();
       state.config_hash = config_hash;
+      state.grown = grown;
       return state;
     } catch (const std::exception& e) {
       skip(candidate.path, std::string("cannot be loaded: ") + e.what());
@@ -208,5 +250,7 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 }  // namespace deepladder::trainers

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@ struct TrainingState {
   double flops = 0;              // training FLOPs so far
   int64_t sampler_position = 0;  // data::BatchSampler::position()
   std::string config_hash;
+  bool grown = false;  // the model has grown (issue 4); absent in old files = false
 };
 
 struct CheckpointRecord {
@@ -46,10 +49,19 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep);
 // Loads the newest checkpoint that verifies (sidecar present, checksum matches, loads cleanly,
 // config hash equals `config_hash`) into `model` and `optimizer`. Every checkpoint passed over is
 // described in `skipped` (path and reason). std::nullopt when none is usable (model and optimizer
-// are then untouched).
+// are then untouched). For a growing model, `prepare_phase(grown)` is called with the phase a
+// verified checkpoint was saved in, before its tensors are read: it grows the model and rebuilds
+// the optimizer when needed (and throws to skip a checkpoint it cannot take), so `optimizer` is
+// read through the pointer after the call.
+using PreparePhase = std::function<void(bool grown)>;
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash, GPT& model,
                                                        AdamW& optimizer,
                                                        std::vector<std::string>* skipped);
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash, GPT& model,
+                                                       std::unique_ptr<AdamW>& optimizer,
+                                                       std::vector<std::string>* skipped,
+                                                       const PreparePhase& prepare_phase);
 
 }  // namespace deepladder::trainers

@@ -1,17 +1,62 @@
-// GPT model (see gpt.h).
+// GPT model with vanilla and prelude/core/coda block structures (see gpt.h).
 #include "trainers/gpt.h"
 
 #include <cmath>
+#include <stdexcept>
 
+#include "core/architecture.h"
+#include "trainers/boundary_operator.h"
 #include "trainers/cpu_gemm.h"
 
 namespace deepladder::trainers {
 
+namespace {
+
+torch::nn::ModuleList makeStack(const ModelConfig& c, int64_t count) {
+  torch::nn::ModuleList stack;
+  for (int64_t i = 0; i < count; ++i) stack->push_back(Block(c));
+  return stack;
+}
+
+// A new stack whose blocks are exact copies of `from`'s, on the same device.
+torch::nn::ModuleList copyStack(const ModelConfig& c, torch::nn::ModuleList& from) {
+  torch::nn::ModuleList stack;
+  for (const auto& module : *from) {
+    const auto& source = *module->as<BlockImpl>();
+    Block block(c);
+    block->to(source.attn_norm->gain.device(), source.attn_norm->gain.scalar_type());
+    copyBlock(source, *block);
+    stack->push_back(block);
+  }
+  return stack;
+}
+
+}  // namespace
+
+void copyBlock(const BlockImpl& from, BlockImpl& to) {
+  torch::NoGradGuard no_grad;
+  const auto source = from.named_parameters();
+  auto target = to.named_parameters();
+  TORCH_CHECK(source.size() == target.size(), "copyBlock: blocks of different structure");
+  for (const auto& item : source) target[item.key()].copy_(item.value());
+}
+
 GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
+  pcc_ = c.arch == "pcc";
+  tied_ = pcc_ && c.core_mode == "tied";
+  passes_ = pcc_ ? c.passes : 1;
+  if (pcc_ && passes_ < 1) throw std::invalid_argument("model.passes must be at least 1");
   token_embedding =
       register_module("token_embedding", torch::nn::Embedding(c.vocab_size, c.d_model));
-  blocks = register_module("blocks", torch::nn::ModuleList());
-  for (int64_t layer = 0; layer < c.n_layer; ++layer) blocks->push_back(Block(c));
+  if (!pcc_) {
+    blocks = register_module("blocks", makeStack(c, c.n_layer));
+  } else {
+    const BlockSplit split = splitPreludeCoreCoda(c.n_layer);
+    prelude = register_module("prelude", makeStack(c, split.prelude));
+    cores = register_module("cores", torch::nn::ModuleList());
+    for (int64_t k = 0; k < (tied_ ? 1 : passes_); ++k) cores->push_back(makeStack(c, split.core));
+    coda = register_module("coda", makeStack(c, split.coda));
+  }
   final_norm = register_module("final_norm", RMSNorm(c.d_model));
   if (!c.tie_embeddings)
     unembedding = register_module(
@@ -23,14 +68,27 @@ GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
 void GPTImpl::initialiseWeights() {
   torch::NoGradGuard no_grad;
   const double std_dev = 0.02;
-  const double residual_std = std_dev / std::sqrt(2.0 * static_cast<double>(config.n_layer));
+  const double depth = static_cast<double>(architectureShape(config).before.executed_blocks);
+  const double residual_std = std_dev / std::sqrt(2.0 * depth);
   token_embedding->weight.normal_(0.0, std_dev);
-  for (const auto& module : *blocks) {
-    auto block = module->as<BlockImpl>();
-    block->attn->qkv->weight.normal_(0.0, std_dev);
-    block->attn->proj->weight.normal_(0.0, residual_std);
-    block->mlp->up->weight.normal_(0.0, std_dev);
-    block->mlp->down->weight.normal_(0.0, residual_std);
+  auto init = [&](torch::nn::ModuleList& stack) {
+    for (const auto& module : *stack) {
+      auto block = module->as<BlockImpl>();
+      block->attn->qkv->weight.normal_(0.0, std_dev);
+      block->attn->proj->weight.normal_(0.0, residual_std);
+      block->mlp->up->weight.normal_(0.0, std_dev);
+      block->mlp->down->weight.normal_(0.0, residual_std);
+    }
+  };
+  if (!pcc_) {
+    init(blocks);
+  } else {
+    init(prelude);
+    for (const auto& core : *cores) {
+      torch::nn::ModuleList stack(std::dynamic_pointer_cast<torch::nn::ModuleListImpl>(core));
+      init(stack);
+    }
+    init(coda);
   }
   if (unembedding) unembedding->weight.normal_(0.0, std_dev);
 }
@@ -39,9 +97,62 @@ torch::Tensor GPTImpl::embed(const torch::Tensor& idx) {
   return token_embedding(idx);
 }
 
+torch::Tensor GPTImpl::unembeddingWeight() const {
+  return unembedding ? unembedding->weight : token_embedding->weight;
+}
+
 torch::Tensor GPTImpl::decode(const torch::Tensor& hidden) {
-  auto h = final_norm(hidden);                                                        // (B,T,C)
-  return fastLinear(h, unembedding ? unembedding->weight : token_embedding->weight);  // (B,T,V)
+  auto h = final_norm(hidden);                // (B,T,C)
+  return fastLinear(h, unembeddingWeight());  // (B,T,V)
+}
+
+int64_t GPTImpl::executedBlocks() const {
+  if (!pcc_) return static_cast<int64_t>(blocks->size());
+  const auto& first = *cores->ptr(0)->as<torch::nn::ModuleListImpl>();
+  return static_cast<int64_t>(prelude->size() + coda->size()) +
+         passes_ * static_cast<int64_t>(first.size());
+}
+
+torch::Tensor GPTImpl::runStack(torch::nn::ModuleList& stack, torch::Tensor x, int64_t& position,
+                                std::vector<torch::Tensor>* residuals) {
+  for (const auto& module : *stack) {
+    ++position;
+    const double scale =
+        config.layernorm_scaling ? 1.0 / std::sqrt(static_cast<double>(position)) : 1.0;
+    x = module->as<BlockImpl>()->forward(x, scale);  // (B,T,C)
+    if (residuals) residuals->push_back(x);
+  }
+  return x;
+}
+
+torch::Tensor GPTImpl::forwardVanilla(torch::Tensor x, std::vector<torch::Tensor>* residuals) {
+  const int64_t every = config.boundary_every;
+  const int64_t source_block = config.boundary_source;
+  const int64_t n = static_cast<int64_t>(blocks->size());
+  torch::Tensor source = source_block == 0 ? x : torch::Tensor();
+  for (int64_t l = 1; l <= n; ++l) {
+    const double scale = config.layernorm_scaling ? 1.0 / std::sqrt(static_cast<double>(l)) : 1.0;
+    x = blocks[l - 1]->as<BlockImpl>()->forward(x, scale);  // (B,T,C)
+    if (residuals) residuals->push_back(x);
+    if (every <= 0) continue;
+    if (l == source_block) source = x;
+    if (l % every == 0 && l < n && l > source_block) x = boundaryOperator(x, source, config.alpha);
+  }
+  return x;
+}
+
+torch::Tensor GPTImpl::forwardPcc(torch::Tensor x, std::vector<torch::Tensor>* residuals) {
+  int64_t position = 0;
+  const torch::Tensor e = runStack(prelude, x, position, residuals);  // (B,T,C)
+  torch::Tensor h = e;
+  const int64_t distinct = static_cast<int64_t>(cores->size());
+  for (int64_t k = 0; k < passes_; ++k) {
+    if (k > 0) h = boundaryOperator(h, e, config.alpha);
+    torch::nn::ModuleList core(
+        std::dynamic_pointer_cast<torch::nn::ModuleListImpl>(cores[k % distinct]));
+    h = runStack(core, h, position, residuals);
+  }
+  return runStack(coda, boundaryOperator(h, e, config.alpha), position, residuals);
 }
 
 torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals) {
@@ -50,10 +161,7 @@ torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tens
               " tokens is longer than seq_len ", config.seq_len);
   auto x = embed(idx);  // (B,T,C)
   if (residuals) residuals->push_back(x);
-  for (const auto& module : *blocks) {
-    x = module->as<BlockImpl>()->forward(x);  // (B,T,C)
-    if (residuals) residuals->push_back(x);
-  }
+  x = pcc_ ? forwardPcc(x, residuals) : forwardVanilla(x, residuals);
   return decode(x);  // (B,T,V)
 }
 
@@ -67,6 +175,52 @@ int64_t GPTImpl::parameterCount() const {
   int64_t total = 0;
   for (const auto& p : parameters()) total += p.numel();  // parameters() lists shared ones once
   return total;
+}
+
+void GPTImpl::setPasses(int64_t passes) {
+  if (!pcc_)
+    throw std::invalid_argument(
+        "test-time passes need a looped or recurrent model (arch = \"pcc\"); this one is vanilla");
+  if (passes < 1) throw std::invalid_argument("passes must be at least 1");
+  passes_ = passes;
+}
+
+std::string GPTImpl::grow() {
+  if (grown_) throw std::logic_error("GPT::grow: the model has grown already");
+  const ArchitectureShape shape = architectureShape(config);
+  if (!shape.grows) throw std::logic_error("GPT::grow: this config does not grow");
+  grown_ = true;
+  // New blocks are built (their default init draws from the CPU generator) and then overwritten:
+  // keep the generator where it was, so growth consumes no randomness.
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  const torch::Tensor rng_state = generator.get_state();
+  struct RestoreRng {
+    at::Generator& g;
+    const torch::Tensor& s;
+    ~RestoreRng() { g.set_state(s); }
+  } restore{generator, rng_state};
+  if (!pcc_) {
+    const int64_t low = static_cast<int64_t>(blocks->size());
+    for (int64_t j = low; j < config.grow_layers; ++j) {
+      const auto& source = *blocks[j % low]->as<BlockImpl>();
+      Block block(config);
+      block->to(source.attn_norm->gain.device(), source.attn_norm->gain.scalar_type());
+      copyBlock(source, *block);
+      blocks->push_back(block);
+    }
+    return "layers " + std::to_string(low) + " -> " + std::to_string(config.grow_layers);
+  }
+  const int64_t low = passes_;
+  if (!tied_) {
+    const int64_t distinct = static_cast<int64_t>(cores->size());
+    for (int64_t j = distinct; j < config.grow_passes; ++j) {
+      torch::nn::ModuleList source(
+          std::dynamic_pointer_cast<torch::nn::ModuleListImpl>(cores[j % distinct]));
+      cores->push_back(copyStack(config, source));
+    }
+  }
+  passes_ = config.grow_passes;
+  return "K " + std::to_string(low) + " -> " + std::to_string(passes_);
 }
 
 }  // namespace deepladder::trainers

@@ -1,15 +1,27 @@
-// Decoder-only GPT: token embedding, n_layer pre-norm blocks (RMSNorm, causal rotary attention,
-// GELU or SwiGLU MLP), final RMSNorm, unembedding tied to the embedding or separate. No biases,
-// no dropout, no learned positions (rotary only). Its parameter count equals
-// deepladder::countParameters(config).total exactly.
+// Decoder-only GPT: token embedding, pre-norm blocks (RMSNorm, causal rotary attention, GELU or
+// SwiGLU MLP), final RMSNorm, unembedding tied to the embedding or separate. No biases, no
+// dropout, no learned positions (rotary only). Its parameter count equals
+// deepladder::countParameters(config).total exactly (total_after_growth once grown).
 //
-// Built to be extended: `embed`, `blocks` and `decode` are separate steps so that later models
-// (prelude/core/coda, looped cores, growth) can reorder them, and `forward` can hand back the
-// residual stream after every block for a logit lens (decode each state with `decode`).
+// Block structures (ModelConfig::arch, core/architecture.h):
+//   vanilla  a plain stack `blocks` of n_layer blocks; optional plain-stack ablations: every
+//            boundary_every blocks (between blocks, not after the last) h <- BO(h, h_j, alpha)
+//            with h_j the residual after block j = boundary_source (0 = embedding output).
+//   pcc      `prelude`, `cores`, `coda` (thirds, core/architecture.h's split). e = Prelude(emb);
+//            h_1 = Core_1(e), h_k = Core_k(BO(h_{k-1}, e)); y = Coda(BO(h_K, e)). Tied: one core
+//            stack (cores[0]) applied K times; untied: K distinct core stacks (cores[k]).
+//   layernorm_scaling: the pre-norm outputs of the block executed l-th (1-based, counting a looped
+//            core once per pass) are scaled by 1/sqrt(l).
+// Growth (grow()): untied cores K_low -> K_high with core j a copy of core j mod K_low; tied K
+// switches; vanilla stacking n_layer -> grow_layers with block j a copy of block j mod n_layer.
+//
+// `forward` can hand back the residual stream after every executed block for a logit lens
+// (decode each state with `decode`).
 #pragma once
 
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
 
 #include "core/run_config.h"
@@ -21,28 +33,61 @@ namespace deepladder::trainers {
 struct GPTImpl : torch::nn::Module {
   explicit GPTImpl(const ModelConfig& config);
 
-  // idx (B,T) int64 -> logits (B,T,V). When `residuals` is given it receives T tensors of
-  // (B,T,C): entry 0 is the embedding output, entry l the residual stream after block l.
+  // idx (B,T) int64 -> logits (B,T,V). When `residuals` is given it receives executed_blocks + 1
+  // tensors of (B,T,C): entry 0 is the embedding output, entry l the residual stream after the
+  // l-th executed block (a block's own output, before any boundary operator that follows it).
   torch::Tensor forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals = nullptr);
 
   torch::Tensor embed(const torch::Tensor& idx);      // (B,T) -> (B,T,C)
   torch::Tensor decode(const torch::Tensor& hidden);  // (B,T,C) -> final norm -> (B,T,V)
+  torch::Tensor unembeddingWeight() const;            // (V,C)
 
   // Mean next-token cross-entropy of idx (B,T) against targets (B,T).
   torch::Tensor loss(const torch::Tensor& idx, const torch::Tensor& targets);
 
   // GPT-2 style initialisation from the current torch RNG: N(0, 0.02) for embeddings and
-  // matrices, N(0, 0.02 / sqrt(2 n_layer)) for the projections that write into the residual.
+  // matrices, N(0, 0.02 / sqrt(2 L)) for the projections that write into the residual, with L the
+  // executed blocks before growth (n_layer for vanilla).
   void initialiseWeights();
 
   int64_t parameterCount() const;  // distinct trainable parameters (tied weights once)
 
+  // --- depth ------------------------------------------------------------------------------------
+  bool isPcc() const { return pcc_; }
+  bool isTied() const { return tied_; }
+  bool grown() const { return grown_; }
+  int64_t passes() const { return passes_; }  // K in use (pcc); 1 for vanilla
+  int64_t executedBlocks() const;             // blocks applied per token at the current K
+  // Test-time depth: evaluate a pcc model at K' core passes (tied: the core K' times; untied:
+  // pass k uses core k mod the number of cores). Throws std::invalid_argument for vanilla models.
+  void setPasses(int64_t passes);
+  // Grows the model once (see the header comment); returns e.g. "K 2 -> 4" or "layers 8 -> 12".
+  // New blocks are exact copies, on the device of the blocks they copy.
+  std::string grow();
+
   ModelConfig config;
   torch::nn::Embedding token_embedding{nullptr};  // (V, C)
-  torch::nn::ModuleList blocks{nullptr};
+  torch::nn::ModuleList blocks{nullptr};          // vanilla
+  torch::nn::ModuleList prelude{nullptr};         // pcc
+  torch::nn::ModuleList cores{nullptr};           // pcc: ModuleLists, one per distinct core
+  torch::nn::ModuleList coda{nullptr};            // pcc
   RMSNorm final_norm{nullptr};
   torch::nn::Linear unembedding{nullptr};  // (C) -> (V); null when tied to token_embedding
+
+ private:
+  torch::Tensor runStack(torch::nn::ModuleList& stack, torch::Tensor x, int64_t& position,
+                         std::vector<torch::Tensor>* residuals);
+  torch::Tensor forwardVanilla(torch::Tensor x, std::vector<torch::Tensor>* residuals);
+  torch::Tensor forwardPcc(torch::Tensor x, std::vector<torch::Tensor>* residuals);
+
+  bool pcc_ = false;
+  bool tied_ = false;
+  bool grown_ = false;
+  int64_t passes_ = 1;
 };
 TORCH_MODULE(GPT);
+
+// Copies every parameter of `from` into `to` (same structure), exactly.
+void copyBlock(const BlockImpl& from, BlockImpl& to);
 
 }  // namespace deepladder::trainers

@@ -9,12 +9,15 @@
 #include <sstream>
 #include <thread>
 
+#include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "trainers/adamw.h"
 #include "trainers/checkpoint.h"
 #include "trainers/data/token_data.h"
+#include "trainers/eval_depth.h"
 #include "trainers/gpt.h"
+#include "trainers/growth.h"
 #include "trainers/lr_schedule.h"
 
 namespace deepladder::trainers {
@@ -34,19 +37,6 @@ torch::Tensor toTensor(const data::Batch& batch, const torch::Device& device) {
   return host.to(device, torch::kInt64);
 }
 
-// Mean loss over the fixed validation batches.
-double validationLoss(GPT& model, const std::vector<torch::Tensor>& batches) {
-  torch::NoGradGuard no_grad;
-  model->eval();
-  double total = 0;
-  for (const auto& batch : batches) {
-    const int64_t T = batch.size(1) - 1;
-    total += model->loss(batch.narrow(1, 0, T), batch.narrow(1, 1, T)).item<double>();
-  }
-  model->train();
-  return batches.empty() ? 0.0 : total / static_cast<double>(batches.size());
-}
-
 std::string formatNumber(double v) {
   std::ostringstream out;
   out << v;
@@ -61,12 +51,39 @@ void requireSupported(const RunConfig& c) {
   };
   const ModelConfig& m = c.model;
   if (c.task != "lm") refuse("task", "\"" + c.task + "\"", "use task = \"lm\"");
-  if (m.arch != "vanilla") refuse("model.arch", "\"" + m.arch + "\"", "use arch = \"vanilla\"");
-  if (m.grow_layers > 0 || m.grow_passes > 0)
-    refuse("model.grow_layers/grow_passes", "> 0", "set them to 0 (no growth)");
-  if (m.boundary_every > 0)
-    refuse("model.boundary_every", std::to_string(m.boundary_every), "set it to 0");
-  if (m.layernorm_scaling) refuse("model.layernorm_scaling", "true", "set it to false");
+  auto bad = [](const std::string& field, const std::string& problem) {
+    throw UserError("model." + field + ": " + problem);
+  };
+  if (m.arch != "vanilla" && m.arch != "pcc")
+    bad("arch", "\"" + m.arch + "\" is not an architecture. Use \"vanilla\" or \"pcc\"");
+  if (m.arch == "pcc") {
+    if (m.core_mode != "tied" && m.core_mode != "untied")
+      bad("core_mode", "\"" + m.core_mode + "\" is not a core mode. Use \"tied\" or \"untied\"");
+    if (m.passes < 1) bad("passes", std::to_string(m.passes) + " core passes; use 1 or more");
+    if (m.n_layer < 3) bad("n_layer", "a prelude/core/coda model needs n_layer >= 3");
+    if (m.grow_layers > 0)
+      bad("grow_layers", "stacking growth is for vanilla stacks; pcc models grow grow_passes");
+    if (m.boundary_every > 0)
+      bad("boundary_every",
+          "the plain-stack boundary form is for vanilla stacks (pcc models "
+          "have the boundary operator between core passes)");
+    if (m.grow_passes > 0 && m.grow_passes <= m.passes)
+      bad("grow_passes", std::to_string(m.grow_passes) + " must exceed passes (" +
+                             std::to_string(m.passes) + "), or be 0 for no growth");
+  } else {
+    if (m.grow_passes > 0)
+      bad("grow_passes", "core passes grow only in pcc models; vanilla stacks grow grow_layers");
+    if (m.grow_layers > 0 && m.grow_layers <= m.n_layer)
+      bad("grow_layers", std::to_string(m.grow_layers) + " must exceed n_layer (" +
+                             std::to_string(m.n_layer) + "), or be 0 for no growth");
+    if (m.boundary_every < 0) bad("boundary_every", "must be 0 (off) or a block count");
+    if (m.boundary_every > 0 && (m.boundary_source < 0 || m.boundary_source >= m.n_layer))
+      bad("boundary_source", std::to_string(m.boundary_source) +
+                                 " is not a block before the last (0 = embedding output .. " +
+                                 std::to_string(m.n_layer - 1) + ")");
+  }
+  if (architectureShape(m).grows && (m.grow_fraction <= 0 || m.grow_fraction >= 1))
+    bad("grow_fraction", "must lie strictly between 0 and 1");
   if (m.positions != "rope")
     refuse("model.positions", "\"" + m.positions + "\"", "use positions = \"rope\"");
   if (m.attention != "causal")
@@ -115,11 +132,18 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   adam.beta2 = tc.beta2;
   adam.eps = tc.eps;
   adam.weight_decay = tc.weight_decay;
-  AdamW optimizer(model->parameters(), adam);
+  auto optimizer = std::make_unique<AdamW>(model->parameters(), adam);
 
   const std::string hash = configHash(config);
   const double flops_per_token = flopsPerToken(mc);
   const int64_t tokens_per_step = tc.batch_size * mc.seq_len;
+  const int64_t growth_step = growthStep(mc, tc.steps);  // -1: no growth
+  // Grows the model (and rebuilds the optimizer) to the phase a checkpoint was saved in.
+  auto prepare_phase = [&](bool grown) {
+    if (grown && !model->grown()) growModelAndOptimizer(model, optimizer, adam);
+    if (!grown && model->grown())
+      throw std::runtime_error("saved before growth; the model has grown already");
+  };
 
   // --- resume ---------------------------------------------------------------------------------
   TrainingState state;
@@ -128,8 +152,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   int64_t resumed_from = -1;
   std::vector<std::string> skipped;
   if (options.resume) {
-    if (auto loaded =
-            loadNewestValidCheckpoint(options.workdir, hash, model, optimizer, &skipped)) {
+    if (auto loaded = loadNewestValidCheckpoint(options.workdir, hash, model, optimizer, &skipped,
+                                                prepare_phase)) {
       state = *loaded;
       resumed_from = state.step;
       sampler.seek(state.sampler_position);
@@ -161,7 +185,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   };
   auto checkpoint = [&]() {
     state.sampler_position = sampler.position();
-    const CheckpointRecord record = saveCheckpoint(options.workdir, model, optimizer, state);
+    state.grown = model->grown();
+    const CheckpointRecord record = saveCheckpoint(options.workdir, model, *optimizer, state);
     pruneCheckpoints(options.workdir, tc.keep_checkpoints);
     emit(protocol::Checkpoint{record.step, record.path, record.sha256});
   };
@@ -170,8 +195,15 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   double last_val_loss = std::nan("");
   auto interval_start = Clock::now();
   int64_t interval_tokens = 0;
+  double step_seconds = 0;  // running mean of one training step's wall time (lens cost unit)
+  int64_t timed_steps = 0;
   model->train();
   while (state.step < tc.steps) {
+    if (growth_step >= 0 && state.step >= growth_step && !model->grown()) {
+      const std::string detail = growModelAndOptimizer(model, optimizer, adam);
+      emit(protocol::Event{state.step, "growth", detail});
+    }
+    const auto step_start = Clock::now();
     if (options.max_steps >= 0 && state.step >= options.max_steps) {
       outcome.status = TrainStatus::kStopped;
       outcome.steps = state.step;
@@ -202,14 +234,15 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       return outcome;
     }
     loss.backward();
-    const double grad_norm = optimizer.clipGradNorm(tc.grad_clip);
-    const double lr = learningRate(tc, state.step);
-    optimizer.step(lr);
-    optimizer.zeroGrad();
+    const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);
+    const double lr = learningRate(tc, state.step) * rewarmFactor(mc, tc.steps, state.step);
+    optimizer->step(lr);
+    optimizer->zeroGrad();
 
     ++state.step;
     state.tokens += tokens_per_step;
-    state.flops += static_cast<double>(tokens_per_step) * flops_per_token;
+    state.flops = flopsAfterSteps(mc, tc.steps, state.step, tokens_per_step);  // sums the phases
+    step_seconds += (secondsSince(step_start) - step_seconds) / static_cast<double>(++timed_steps);
     interval_tokens += tokens_per_step;
     const bool last = state.step == tc.steps;
 
@@ -223,13 +256,16 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       interval_tokens = 0;
     }
     if (state.step % tc.eval_every == 0 || last) {
-      last_val_loss = validationLoss(model, val_batches);
-      metric({{"val/loss", last_val_loss}});
+      const ValidationResult val = validate(model, val_batches, /*with_lens=*/true);
+      last_val_loss = val.loss;
+      metric({{"val/loss", last_val_loss},
+              {"lens/cost_steps", step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
+      emit(protocol::Lens{state.step, val.lens_kl});
     }
     if ((tc.checkpoint_every > 0 && state.step % tc.checkpoint_every == 0) || last) checkpoint();
   }
   if (std::isnan(last_val_loss))
-    last_val_loss = validationLoss(model, val_batches);  // resumed at the end
+    last_val_loss = validate(model, val_batches, false).loss;  // resumed at the end
 
   protocol::Done done;
   done.status = "finished";

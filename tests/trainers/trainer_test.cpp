@@ -124,14 +124,14 @@ namespace {
 TEST(Trainer, RefusesOptionsItDoesNotImplementWithAUserError) {
   const auto dir = testing::makeWorkspace("refuse");
   RunConfig config = testing::tinyConfig(dir);
-  config.model.arch = "pcc";
+  config.model.positions = "learned";
   TrainerOptions options;
   options.workdir = (dir / "work").string();
   try {
     testing::runTiny(config, options);
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("model.arch"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("model.positions"), std::string::npos) << e.what();
   }
   std::filesystem::remove_all(dir);
 }
