@@ -106,8 +106,16 @@ void drawLensDepth(QCustomPlot& plot, const std::vector<LensDepthPoint>& points,
     std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->compute < b->compute; });
     const QColor color = seriesColor(index++);
     QCPGraph* g = plot.addGraph();
-    g->setPen(QPen(color, 1.6));
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 7));
+    // Each arm also gets its own dash and marker, and later arms are drawn thinner, so arms
+    // with the same d_lens stay visible on top of each other instead of hiding one another.
+    static const Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                           Qt::DashDotLine};
+    static const QCPScatterStyle::ScatterShape kShapes[] = {
+        QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+        QCPScatterStyle::ssDiamond};
+    const int style = (index - 1) % 4;
+    g->setPen(QPen(color, std::max(1.2, 3.0 - 0.6 * (index - 1)), kDashes[style]));
+    g->setScatterStyle(QCPScatterStyle(kShapes[style], color, Qt::white, 9 - std::min(style, 2)));
     for (auto* p : list) g->addData(p->compute, p->d_lens);
     g->setName(QString::fromStdString(arm));
   }
