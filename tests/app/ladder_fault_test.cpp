@@ -91,8 +91,12 @@ class LadderFaultTest : public ::testing::Test {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (std::chrono::steady_clock::now() < deadline) {
       scheduler.poll(50, [](const std::string&) {});
-      auto db = storage::Database::open(db_, true);
-      if (auto run = db->run(id); run && run->step >= step) return run->step;
+      try {
+        auto db = storage::Database::open(db_, true);
+        if (auto run = db->run(id); run && run->step >= step) return run->step;
+      } catch (const std::exception&) {
+        // the scheduler is still creating the database
+      }
     }
     ADD_FAILURE() << "run " << id << " never reached step " << step;
     return -1;
