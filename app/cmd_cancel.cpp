@@ -1,4 +1,5 @@
-// `deepladder cancel RUN_ID|LADDER --db runs.db`: stop a run, or every unfinished run of a ladder.
+// `deepladder cancel RUN_ID|LADDER|all --db runs.db`: stop a run, every unfinished run of a
+// ladder, or every unfinished run in the database.
 // A running scheduler sees the status change and stops the worker within a second.
 #include <CLI/CLI.hpp>
 
@@ -27,7 +28,9 @@ int runCancel(const CancelOptions& options) {
     throw UserError(options.db_path + ": no such database. Pass --db");
   auto db = storage::Database::open(options.db_path);
   std::vector<storage::RunRecord> targets;
-  if (isNumber(options.target)) {
+  if (options.target == "all") {
+    for (const auto& s : db->listRuns()) targets.push_back(s.run);
+  } else if (isNumber(options.target)) {
     auto run = db->run(std::stoll(options.target));
     if (!run) throw UserError("run " + options.target + " is not in " + options.db_path);
     targets.push_back(*run);
@@ -51,8 +54,8 @@ int runCancel(const CancelOptions& options) {
 
 CommandRegistrar reg("cancel", 12, [](CLI::App& cli) {
   auto options = std::make_shared<CancelOptions>();
-  CLI::App* cmd = cli.add_subcommand("cancel", "Cancel a run (by id) or every unfinished run of a ladder");
-  cmd->add_option("target", options->target, "Run id or ladder name")->required();
+  CLI::App* cmd = cli.add_subcommand("cancel", "Cancel a run (by id), every unfinished run of a ladder, or \"all\"");
+  cmd->add_option("target", options->target, "Run id, ladder name, or all")->required();
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->callback([options] { commandExitCode() = runCancel(*options); });
 });
