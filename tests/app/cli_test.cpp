@@ -159,3 +159,23 @@ TEST_F(CliTest, TinyRunTrainsEndToEndIntoSqlite) {
   EXPECT_EQ(csv.code, 0) << csv.err;
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 21) << csv.out;
 }
+
+TEST_F(CliTest, CancelAllCancelsEveryUnfinishedRun) {
+  {
+    auto db = storage::Database::open(path("runs.db"));
+    storage::RunRecord run;
+    run.name = "a";
+    db->insertRun(run);
+    run.name = "b";
+    run.status = "finished";
+    db->insertRun(run);
+  }
+  CommandResult r = deepladder({"cancel", "all", "--db", path("runs.db")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  auto db = storage::Database::open(path("runs.db"), true);
+  EXPECT_EQ(db->run(1)->status, "cancelled");
+  EXPECT_EQ(db->run(2)->status, "finished");
+  CommandResult bad = deepladder({"cancel", "nope", "--db", path("runs.db")});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("neither a run id nor a ladder"), std::string::npos) << bad.err;
+}
