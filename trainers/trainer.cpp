@@ -15,6 +15,7 @@
 #include "trainers/adamw.h"
 #include "trainers/checkpoint.h"
 #include "trainers/data/token_data.h"
+#include "trainers/data_parallel.h"
 #include "trainers/eval_depth.h"
 #include "trainers/gpt.h"
 #include "trainers/growth.h"
@@ -99,14 +100,18 @@ int resolveThreadCount(int64_t requested) {
 }
 
 TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
-                         const MessageSink& emit) {
+                         const MessageSink& emit_all) {
   requireSupported(config);
   const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;
   torch::set_num_threads(resolveThreadCount(tc.threads));
   torch::manual_seed(static_cast<uint64_t>(tc.seed));
-  const torch::Device device(tc.device);
+  // Data parallelism (issue 10): one of P ranks when a launcher says so (a world of one
+  // otherwise); rank 0 alone speaks the protocol and writes checkpoints.
+  DataParallel dp = DataParallel::join(tc.device);
+  const MessageSink emit = dp.rootOnly(emit_all);
+  const torch::Device device(dp.deviceFor(tc.device));
 
   // --- data ---------------------------------------------------------------------------------
   auto train_data = data::openTokenData(config.data, data::Split::kTrain, mc.seq_len);
@@ -134,6 +139,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   adam.weight_decay = tc.weight_decay;
   auto optimizer = std::make_unique<AdamW>(model->parameters(), adam);
 
+  dp.broadcastParameters(model->parameters());  // every rank starts from rank 0's init
   const std::string hash = configHash(config);
   const double flops_per_token = flopsPerToken(mc);
   const int64_t tokens_per_step = tc.batch_size * mc.seq_len;
@@ -160,6 +166,9 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     }
   }
 
+  dp.requireReplicasEqual(model->parameters(), state,
+                          resumed_from >= 0 ? "after resume" : "at start");
+
   protocol::Hello hello;
   hello.run_id = options.run_id;
   hello.config_hash = hash;
@@ -184,6 +193,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     emit(m);
   };
   auto checkpoint = [&]() {
+    if (!dp.isRoot()) return;
     state.sampler_position = sampler.position();
     state.grown = model->grown();
     const CheckpointRecord record = saveCheckpoint(options.workdir, model, *optimizer, state);
@@ -202,6 +212,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     if (growth_step >= 0 && state.step >= growth_step && !model->grown()) {
       const std::string detail = growModelAndOptimizer(model, optimizer, adam);
       emit(protocol::Event{state.step, "growth", detail});
+      dp.requireReplicasEqual(model->parameters(), state, "after growth");
     }
     const auto step_start = Clock::now();
     if (options.max_steps >= 0 && state.step >= options.max_steps) {
@@ -210,11 +221,11 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       outcome.final_loss = last_val_loss;
       return outcome;
     }
-    const torch::Tensor batch = toTensor(sampler.next(), device);  // (B, T+1)
-    const torch::Tensor inputs = batch.narrow(1, 0, mc.seq_len);   // (B, T)
-    const torch::Tensor targets = batch.narrow(1, 1, mc.seq_len);  // (B, T)
+    const torch::Tensor batch = dp.localRows(toTensor(sampler.next(), device));  // (B/P, T+1)
+    const torch::Tensor inputs = batch.narrow(1, 0, mc.seq_len);                 // (B, T)
+    const torch::Tensor targets = batch.narrow(1, 1, mc.seq_len);                // (B, T)
     torch::Tensor loss = model->loss(inputs, targets);
-    const double loss_value = loss.item<double>();
+    const double loss_value = dp.meanLoss(loss.item<double>());  // over all ranks
     if (!std::isfinite(loss_value)) {
       protocol::Done done;
       done.status = "diverged";
@@ -234,6 +245,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       return outcome;
     }
     loss.backward();
+    dp.averageGradients(model->parameters());
     const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);
     const double lr = learningRate(tc, state.step) * rewarmFactor(mc, tc.steps, state.step);
     optimizer->step(lr);
@@ -252,6 +264,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
               {"lr", lr},
               {"grad_norm", grad_norm},
               {"tokens_per_s", seconds > 0 ? interval_tokens / seconds : 0.0}});
+      if (dp.active()) metric({{"comm_s", dp.communicationSeconds()}});  // in collectives so far
       interval_start = Clock::now();
       interval_tokens = 0;
     }
