@@ -4,7 +4,11 @@
 //
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] [--max-steps N]
 //                     [--threads N]
+//   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID --eval-passes LIST
 //
+// --eval-passes 1..16 (or 1,2,4): evaluation mode, no training. Loads the run's newest valid
+// checkpoint and emits one metric "val/loss@passes" per core pass count K' (step = K'), then done
+// (trainers/eval_depth.h); `deepladder eval` runs it and stores the points.
 // --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
 // OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless the environment says otherwise:
 // the scheduler runs several workers side by side, and spinning waiters then steal the cores the
@@ -26,6 +30,7 @@
 #include "core/errors.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
+#include "trainers/eval_depth.h"
 #include "trainers/squaring/squaring_trainer.h"
 #include "trainers/trainer.h"
 
@@ -36,7 +41,7 @@ namespace protocol = deepladder::protocol;
 
 constexpr const char* kUsage =
     "usage: deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] "
-    "[--max-steps N] [--threads N]";
+    "[--max-steps N] [--threads N] [--eval-passes 1..16]";
 
 struct WorkerArgs {
   std::string config_path;
@@ -45,6 +50,7 @@ struct WorkerArgs {
   bool resume = false;
   int64_t max_steps = -1;
   int64_t threads = -1;
+  std::string eval_passes;  // non-empty: evaluation mode
 };
 
 void send(const protocol::Message& message) {
@@ -73,6 +79,8 @@ WorkerArgs parseArgs(int argc, char** argv) {
       args.max_steps = std::strtoll(text.c_str(), &end, 10);
       if (text.empty() || *end != '\0' || args.max_steps < 0)
         throw UserError("--max-steps: \"" + text + "\" is not a non-negative integer");
+    } else if (flag == "--eval-passes") {
+      args.eval_passes = value(i, flag);
     } else if (flag == "--threads") {
       const std::string text = value(i, flag);
       char* end = nullptr;
@@ -150,6 +158,13 @@ int main(int argc, char** argv) {
     options.workdir = args.workdir;
     options.resume = args.resume;
     options.max_steps = args.max_steps;
+    if (!args.eval_passes.empty()) {
+      const auto passes = deepladder::trainers::parsePassesList(args.eval_passes);
+      std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name
+                << "), evaluating at core passes " << args.eval_passes << "\n";
+      deepladder::trainers::runPassesEvaluation(config, options, passes, send);
+      return 0;
+    }
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
     const auto outcome = config.task == "squaring"  // the serial task has its own loop

@@ -200,7 +200,7 @@ std::optional<TrainingState> loadNewest(const std::string& workdir, const std::s
       archive.load_from(bytes.data(), bytes.size());
       c10::IValue hash;
       archive.read("state.config_hash", hash);
-      if (hash.toStringRef() != config_hash) {
+      if (!config_hash.empty() && hash.toStringRef() != config_hash) {
         skip(candidate.path, "written by a different config (hash " + hash.toStringRef() + ")");
         continue;
       }

@@ -47,12 +47,12 @@ std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
 void pruneCheckpoints(const std::string& workdir, int64_t keep);
 
 // Loads the newest checkpoint that verifies (sidecar present, checksum matches, loads cleanly,
-// config hash equals `config_hash`) into `model` and `optimizer`. Every checkpoint passed over is
-// described in `skipped` (path and reason). std::nullopt when none is usable (model and optimizer
-// are then untouched). For a growing model, `prepare_phase(grown)` is called with the phase a
-// verified checkpoint was saved in, before its tensors are read: it grows the model and rebuilds
-// the optimizer when needed (and throws to skip a checkpoint it cannot take), so `optimizer` is
-// read through the pointer after the call.
+// config hash equals `config_hash`, any hash when it is empty) into `model` and `optimizer`. Every
+// checkpoint passed over is described in `skipped` (path and reason). std::nullopt when none is
+// usable (model and optimizer are then untouched). For a growing model, `prepare_phase(grown)` is
+// called with the phase a verified checkpoint was saved in, before its tensors are read: it grows
+// the model and rebuilds the optimizer when needed (and throws to skip a checkpoint it cannot
+// take), so `optimizer` is read through the pointer after the call.
 using PreparePhase = std::function<void(bool grown)>;
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash, GPT& model,

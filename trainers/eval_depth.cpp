@@ -134,8 +134,11 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
     if (!grown && model->grown())
       throw std::runtime_error("saved before growth; the model has grown already");
   };
-  const auto state = loadNewestValidCheckpoint(options.workdir, configHash(config), model,
-                                               optimizer, &skipped, prepare);
+  // Any config hash: the hash covers run-time settings such as train.threads, which the
+  // scheduler overrides per slot (--threads); the workdir is the run's own, and a checkpoint of
+  // another shape fails to load and is skipped.
+  const auto state =
+      loadNewestValidCheckpoint(options.workdir, "", model, optimizer, &skipped, prepare);
   if (!state) {
     std::string why;
     for (const auto& s : skipped) why += "; " + s;
