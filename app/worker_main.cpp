@@ -30,6 +30,7 @@
 #include "core/errors.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
+#include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
 #include "trainers/squaring/squaring_trainer.h"
 #include "trainers/trainer.h"
@@ -180,6 +181,13 @@ int main(int argc, char** argv) {
     send(protocol::Error{e.what()});
     std::cerr << "deepladder-worker: " << e.what() << "\n";
     return deepladder::kExitBadInput;
+  } catch (const deepladder::trainers::distributed::PeerLostError& e) {
+    // Another rank died or hung: stop now, no Done; the scheduler resumes the run. Only rank 0
+    // speaks the protocol (under srun every rank shares one stdout).
+    if (deepladder::trainers::distributed::rendezvousFromEnvironment().rank == 0)
+      send(protocol::Error{std::string("a peer rank was lost: ") + e.what()});
+    std::cerr << "deepladder-worker: " << e.what() << "\n";
+    std::_Exit(deepladder::trainers::distributed::kExitPeerLost);
   } catch (const std::exception& e) {
     send(protocol::Error{std::string("worker failed: ") + e.what()});
     std::cerr << "deepladder-worker: " << e.what() << "\n";
