@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 
 namespace deepladder::app {
 
@@ -30,36 +31,9 @@ fitting::ResultsTable readFromDatabase(storage::Database& db, const std::string&
                                        const std::string& ladder) {
   fitting::ResultsTable table;
   table.source = db_path + " (ladder " + ladder + ")";
-  if (const auto id = db.findLadder(ladder)) {
-    for (const auto& s : db.listRuns(*id)) {
-      const auto& r = s.run;
-      if (r.status != "finished" || !r.final_loss) continue;
-      fitting::RunPoint p;
-      p.arm = r.arm;
-      p.compute_flops = r.flops;
-      p.val_loss = *r.final_loss;
-      if (r.params > 0) p.params = static_cast<double>(r.params);
-      if (r.tokens > 0) p.tokens = static_cast<double>(r.tokens);
-      table.points.push_back(p);
-    }
-    if (table.points.empty())
-      throw UserError("ladder \"" + ladder + "\" in " + db_path +
-                      " has no finished runs with a final loss yet. Run it first");
-    return table;
-  }
-  for (const auto& e : db.externalPoints(ladder)) {
-    fitting::RunPoint p;
-    p.arm = e.arm;
-    p.compute_flops = e.compute;
-    p.val_loss = e.loss;
-    if (e.params) p.params = *e.params;
-    if (e.tokens) p.tokens = *e.tokens;
-    if (e.depth) p.depth = *e.depth;
-    table.points.push_back(p);
-  }
-  if (table.points.empty())
-    throw UserError("no ladder or imported source named \"" + ladder + "\" in " + db_path +
-                    ". See `deepladder status --db " + db_path + "`");
+  for (const storage::ExternalPoint& e : storage::resultPoints(db, db_path, ladder))
+    table.points.push_back(
+        {e.arm, e.compute, e.loss, e.params.value_or(NAN), e.tokens.value_or(NAN), e.depth.value_or(NAN)});
   return table;
 }
 

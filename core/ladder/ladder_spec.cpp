@@ -142,8 +142,12 @@ int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model)
   if (b.rule == "tokens") tokens = b.tokens;
   if (b.rule == "tokens_per_param")
     tokens = b.tokens_per_param * static_cast<double>(countParameters(model).total);
-  if (b.rule == "flops")
-    tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / flopsPerToken(model);
+  if (b.rule == "flops") {
+    // A growing model spends f of its steps at the low depth and the rest at the high one.
+    const double f = architectureShape(model).grows ? model.grow_fraction : 1.0;
+    const double per_token = f * flopsPerToken(model, false) + (1 - f) * flopsPerToken(model, true);
+    tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / per_token;
+  }
   return static_cast<int64_t>(std::llround(tokens));
 }
 

@@ -183,3 +183,21 @@ TEST(LadderSpec, GrowthFinewebPresetIsPaperExact) {
   EXPECT_DOUBLE_EQ(find("loop_2-d6-s1").config.model.alpha, 0.707107);
   EXPECT_EQ(find("deep_vanilla-d8-s1").executed_depth, 11);
 }
+
+TEST(LadderSpec, FlopBudgetCountsBothGrowthPhases) {
+  const LadderSpec spec = parseLadder(R"(
+[ladder]
+name = "g"
+[model]
+d_model = 128
+n_head = 4
+[sizes]
+list = [ { name = "d6", n_layer = 6 } ]
+[budget]
+rule = "flops"
+flops = 1e13
+[arms.vanilla]
+[arms.untied_grow]
+)", "l.toml");
+  for (const auto& run : spec.runs) EXPECT_NEAR(run.flops, 1e13, 0.01e13) << run.name;
+}
