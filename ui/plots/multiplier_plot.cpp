@@ -117,9 +117,19 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   one->setName(QStringLiteral("1\u00D7 (no gain)"));
 
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
-  const double pad = 0.08 * (y_hi - y_lo + 1e-9);
-  plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
-  placeLegendInside(plot, Qt::AlignTop | Qt::AlignLeft);
+  const bool log_y = y_lo > 0 && y_hi / y_lo > 10;
+  if (log_y) {
+    // Multipliers are ratios: once they (or their band) span more than a decade, a log axis
+    // keeps 0.5x and 2x equally far from the 1x line and the measured points readable.
+    setLogAxis(*plot.yAxis);
+    plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
+  } else {
+    const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+    plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
+  }
+  // On a log axis a widening band leaves the lower left free; on a linear one, the upper left.
+  placeLegendInside(plot,
+                    log_y ? (Qt::AlignBottom | Qt::AlignLeft) : (Qt::AlignTop | Qt::AlignLeft));
   plot.replot();
 }
 
