@@ -1,10 +1,12 @@
 // Opening the database for the workbench, with user-facing failure descriptions.
 #include "ui/workbench/database_access.h"
 
+#include <QComboBox>
 #include <QFileInfo>
 
 #include "core/errors.h"
 #include "storage/database.h"
+#include "ui/plots/plot_sources.h"
 
 namespace deepladder::ui {
 
@@ -56,6 +58,20 @@ std::unique_ptr<storage::Database> tryOpenDatabase(const QString& path, bool rea
     if (problem) *problem = describeOpenFailure(path, QString::fromUtf8(e.what()));
     return nullptr;
   }
+}
+
+bool fillRunPicker(QComboBox& picker, storage::Database& db, const std::string& table) {
+  const qlonglong current = picker.currentData().toLongLong();
+  picker.clear();
+  if (db.queryInt("SELECT count(*) FROM " + table) > 0)
+    for (const auto& s : db.listRuns())
+      if (db.queryInt("SELECT EXISTS(SELECT 1 FROM " + table +
+                      " WHERE run_id = " + std::to_string(s.run.id) + ")"))
+        picker.addItem(plots::runLabel(db, s.run.id), static_cast<qlonglong>(s.run.id));
+  if (picker.count() == 0) return false;
+  const int keep = picker.findData(current);
+  picker.setCurrentIndex(keep >= 0 ? keep : 0);
+  return true;
 }
 
 }  // namespace deepladder::ui

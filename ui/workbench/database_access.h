@@ -4,6 +4,9 @@
 #pragma once
 
 #include <QString>
+#include <string>
+
+class QComboBox;
 #include <memory>
 
 namespace deepladder::storage {
@@ -26,5 +29,9 @@ DatabaseProblem describeOpenFailure(const QString& path, const QString& error);
 // Opens and checks `path`; on failure returns the problem (and no database).
 std::unique_ptr<storage::Database> tryOpenDatabase(const QString& path, bool read_only,
                                                    DatabaseProblem* problem);
+
+// Refills a run picker with the runs that have rows in `table` ("lens", "evals"), keeping the
+// current choice when it is still listed. Returns false when no run has any (picker empty).
+bool fillRunPicker(QComboBox& picker, storage::Database& db, const std::string& table);
 
 }  // namespace deepladder::ui

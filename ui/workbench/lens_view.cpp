@@ -59,24 +59,11 @@ void LensView::setDatabase(const QString& path) {
 void LensView::reloadRuns() {
   auto db = tryOpenDatabase(db_path_, true, nullptr);
   if (!db) return;
-  // Runs with lens rows (one cheap query instead of reading every run's profile).
-  const auto runs = db->listRuns();
-  const auto with_lens = db->queryInt("SELECT count(DISTINCT run_id) FROM lens");
   QSignalBlocker block(run_);
-  const qlonglong current = run_->currentData().toLongLong();
-  run_->clear();
-  for (const auto& s : runs) {
-    if (with_lens == 0) break;
-    if (db->queryInt("SELECT count(*) FROM lens WHERE run_id = " + std::to_string(s.run.id)) == 0)
-      continue;
-    run_->addItem(plots::runLabel(*db, s.run.id), static_cast<qlonglong>(s.run.id));
-  }
-  if (run_->count() == 0) {
+  if (!fillRunPicker(*run_, *db, "lens")) {
     status_->setText(tr("No run has logit-lens rows yet (they are recorded at each eval)."));
     return;
   }
-  const int keep = run_->findData(current);
-  run_->setCurrentIndex(keep >= 0 ? keep : 0);
   block.unblock();
   showRun(run_->currentData().toLongLong());
 }

@@ -95,18 +95,10 @@ void SerialTaskView::reloadRuns() {
   auto db = tryOpenDatabase(db_path_, true, nullptr);
   if (!db) return;
   QSignalBlocker block(run_);
-  const qlonglong current = run_->currentData().toLongLong();
-  run_->clear();
-  if (db->queryInt("SELECT count(*) FROM evals") > 0)
-    for (const auto& s : db->listRuns())
-      if (db->queryInt("SELECT count(*) FROM evals WHERE run_id = " + std::to_string(s.run.id)) > 0)
-        run_->addItem(plots::runLabel(*db, s.run.id), static_cast<qlonglong>(s.run.id));
-  if (run_->count() == 0) {
+  if (!fillRunPicker(*run_, *db, "evals")) {
     status_->setText(tr("No run has serial-task evals yet (squaring ladders record them)."));
     return;
   }
-  const int keep = run_->findData(current);
-  run_->setCurrentIndex(keep >= 0 ? keep : 0);
   block.unblock();
   showRun(run_->currentData().toLongLong());
 }
