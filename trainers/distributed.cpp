@@ -169,6 +169,23 @@ int64_t fingerprint(const torch::Tensor& tensor) {
   return total;
 }
 
+// Flattens `tensors` into buckets, starts one collective per bucket (all in flight at once), waits
+// for them, then hands each flat bucket and its tensors to `finish`.
+template <typename Launch, typename Finish>
+void runBucketed(const std::vector<torch::Tensor>& tensors, int64_t bucket_bytes, int rank,
+                 const char* op, const char* what, Launch&& launch, Finish&& finish) {
+  const auto buckets = packBuckets(tensors, bucket_bytes);
+  std::vector<torch::Tensor> flats;
+  std::vector<WorkPtr> works;
+  for (const auto& bucket : buckets) {
+    flats.push_back(flatten(bucket));
+    std::vector<at::Tensor> io{flats.back()};
+    works.push_back(start([&] { return launch(io); }, op, rank));
+  }
+  waitAll(works, what, rank);
+  for (size_t i = 0; i < buckets.size(); ++i) finish(flats[i], buckets[i]);
+}
+
 }  // namespace
 
 // --- rendezvous ------------------------------------------------------------------------------
@@ -380,20 +397,13 @@ void DistributedContext::allReduceMean(const std::vector<torch::Tensor>& tensors
   if (!group_) return;
   torch::NoGradGuard no_grad;
   const auto begin = Clock::now();
-  const auto buckets = packBuckets(tensors, options_.bucket_bytes);
-  std::vector<torch::Tensor> flats;
-  std::vector<WorkPtr> works;
-  for (const auto& bucket : buckets) {
-    flats.push_back(flatten(bucket));
-    std::vector<at::Tensor> io{flats.back()};
-    works.push_back(
-        start([&] { return group_->collectives->allreduce(io); }, "all-reduce", rank()));
-  }
-  waitAll(works, "gradient all-reduce", rank());
-  for (size_t i = 0; i < buckets.size(); ++i) {
-    flats[i].div_(worldSize());
-    unflatten(flats[i], buckets[i]);
-  }
+  runBucketed(
+      tensors, options_.bucket_bytes, rank(), "all-reduce", "gradient all-reduce",
+      [&](std::vector<at::Tensor>& io) { return group_->collectives->allreduce(io); },
+      [&](torch::Tensor& flat, const std::vector<torch::Tensor>& bucket) {
+        flat.div_(worldSize());
+        unflatten(flat, bucket);
+      });
   communication_seconds_ += secondsSince(begin);
 }
 
@@ -420,17 +430,12 @@ void DistributedContext::broadcastFromRoot(const std::vector<torch::Tensor>& ten
   if (!group_) return;
   torch::NoGradGuard no_grad;
   const auto begin = Clock::now();
-  const auto buckets = packBuckets(tensors, options_.bucket_bytes);
-  std::vector<torch::Tensor> flats;
-  std::vector<WorkPtr> works;
-  for (const auto& bucket : buckets) {
-    flats.push_back(flatten(bucket));
-    std::vector<at::Tensor> io{flats.back()};
-    works.push_back(start([&] { return group_->collectives->broadcast(io); }, "broadcast", rank()));
-  }
-  waitAll(works, "parameter broadcast", rank());
-  if (!isRoot())
-    for (size_t i = 0; i < buckets.size(); ++i) unflatten(flats[i], buckets[i]);
+  runBucketed(
+      tensors, options_.bucket_bytes, rank(), "broadcast", "parameter broadcast",
+      [&](std::vector<at::Tensor>& io) { return group_->collectives->broadcast(io); },
+      [&](torch::Tensor& flat, const std::vector<torch::Tensor>& bucket) {
+        if (!isRoot()) unflatten(flat, bucket);
+      });
   communication_seconds_ += secondsSince(begin);
 }
 
