@@ -44,10 +44,11 @@ int runLadderQueue(storage::Database& db, int64_t ladder_id, const ladder::Resou
   } else {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
     backend = std::make_unique<scheduler::LocalBackend>(
-        scheduler::localSlots(resources, cores, scheduler::detectGpus()));
+        scheduler::localSlots(resources, cores, scheduler::detectGpus()), resources.peer_timeout_s);
   }
   scheduler::SchedulerOptions sched_options;
-  sched_options.worker_path = options.worker_path.empty() ? findWorkerProgram() : options.worker_path;
+  sched_options.worker_path =
+      options.worker_path.empty() ? findWorkerProgram() : options.worker_path;
   sched_options.retries = resources.retries;
   sched_options.heartbeat_timeout_s = resources.heartbeat_timeout_s;
 

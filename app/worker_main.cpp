@@ -15,12 +15,19 @@
 // others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
 // 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
 //
+// Every protocol line is also appended to <workdir>/protocol.jsonl (the worker's own record, from
+// which a resumed run recovers what a killed scheduler never stored).
+//
 // Exit status: 0 finished, diverged (an outcome, reported in Done) or stopped by --max-steps
 // (no Done); 2 bad input (Error message names the file and field); 1 anything else (Error).
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -54,8 +61,29 @@ struct WorkerArgs {
   std::string eval_passes;  // non-empty: evaluation mode
 };
 
+// The worker's own copy of what it sends (protocol::kWorkerLogName), -1 when not kept.
+int worker_log_fd = -1;
+
 void send(const protocol::Message& message) {
-  std::cout << protocol::encode(message) << '\n' << std::flush;
+  const std::string line = protocol::encode(message) + '\n';
+  if (worker_log_fd >= 0) {
+    // One write() per line: a killed worker leaves whole lines (at worst a torn last one).
+    [[maybe_unused]] const ssize_t written = ::write(worker_log_fd, line.data(), line.size());
+  }
+  std::cout << line << std::flush;
+}
+
+// Keeps every protocol line in <workdir>/protocol.jsonl too (rank 0 only: it alone speaks), so a
+// scheduler that dies before storing them loses nothing (storage/worker_log_replay.h).
+void keepWorkerLog(const std::string& workdir) {
+  if (deepladder::trainers::distributed::rendezvousFromEnvironment().rank != 0) return;
+  std::error_code ignored;  // the trainer reports an unusable workdir itself
+  std::filesystem::create_directories(workdir, ignored);
+  const std::string path = workdir + "/" + protocol::kWorkerLogName;
+  worker_log_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (worker_log_fd < 0)
+    std::cerr << "deepladder-worker: cannot append to " << path << " (" << std::strerror(errno)
+              << "); carrying on without the worker's own protocol log\n";
 }
 
 WorkerArgs parseArgs(int argc, char** argv) {
@@ -166,6 +194,7 @@ int main(int argc, char** argv) {
       deepladder::trainers::runPassesEvaluation(config, options, passes, send);
       return 0;
     }
+    keepWorkerLog(args.workdir);
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
     const auto outcome = config.task == "squaring"  // the serial task has its own loop

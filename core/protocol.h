@@ -78,6 +78,11 @@ struct Error {
 
 using Message = std::variant<Hello, Metric, Eval, Lens, Checkpoint, Event, Done, Error>;
 
+// The worker's own append-only copy of every line it sends, in the run's workdir: what a killed
+// scheduler had not yet stored is recovered from it before the run resumes
+// (storage/worker_log_replay.h).
+inline constexpr const char* kWorkerLogName = "protocol.jsonl";
+
 // One line of JSON, no trailing newline.
 std::string encode(const Message& message);
 

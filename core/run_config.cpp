@@ -30,7 +30,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, s
                                                 grad_clip, eval_every, eval_batches,
                                                 checkpoint_every, keep_checkpoints, log_every,
                                                 threads, device, optimizer, embed_lr, head_lr,
-                                                cautious_weight_decay)
+                                                cautious_weight_decay, ranks, gpus_per_rank)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SquaringConfig, tier, layout, data_seed, iterations,
                                                 mean_iterations, iteration_sigma, backprop_last,
                                                 progressive_weight, eval_passes)
@@ -140,6 +140,8 @@ void readTrain(TomlReader r, TrainConfig& t) {
   t.embed_lr = r.number("embed_lr", t.embed_lr, 0.0, 100.0);
   t.head_lr = r.number("head_lr", t.head_lr, 0.0, 100.0);
   t.cautious_weight_decay = r.boolean("cautious_weight_decay", t.cautious_weight_decay);
+  t.ranks = r.integer("ranks", t.ranks, 1, 4096);
+  t.gpus_per_rank = r.integer("gpus_per_rank", t.gpus_per_rank, 0, 64);
   if (t.device != "cpu" && t.device != "cuda" && t.device.rfind("cuda:", 0) != 0)
     r.fail("device", "unknown device \"" + t.device + "\"", "use \"cpu\", \"cuda\" or \"cuda:N\"");
   if (t.warmup_steps > t.steps)
@@ -188,7 +190,14 @@ void validateRunConfig(const RunConfig& c, const std::string& source) {
   if (c.name.empty()) bad("name", "the run name is empty", "give the run a name");
   if (c.model.d_model % c.model.n_head != 0)
     bad("model.n_head", "d_model is not divisible by n_head", "choose another n_head");
+  if (c.train.batch_size % c.train.ranks != 0)
+    bad("train.ranks",
+        "batch_size " + std::to_string(c.train.batch_size) + " does not split evenly over " +
+            std::to_string(c.train.ranks) + " ranks",
+        "make batch_size a multiple of ranks (every rank trains on batch_size / ranks rows)");
   if (c.task == "squaring") {
+    if (c.train.ranks != 1)
+      bad("train.ranks", "the squaring task trains on one rank", "set ranks = 1");
     if (c.model.vocab_size < 17)
       bad("model.vocab_size", "the squaring task has 17 tokens", "set vocab_size = 17");
     return;

@@ -95,6 +95,12 @@ struct TrainConfig {
   double embed_lr = 0.0;
   double head_lr = 0.0;
   bool cautious_weight_decay = false;  // decay only where the update and the weight agree in sign
+  // Data parallelism (trainers/distributed.h): the run is `ranks` worker processes, each training
+  // on batch_size / ranks rows of every step. The local backend places them on `ranks` free slots
+  // (GPUs or CPU slots), Slurm on --ntasks=ranks launched with srun. gpus_per_rank: GPUs each rank
+  // holds (0: one GPU slot locally, slurm.gpus_per_task on Slurm).
+  int64_t ranks = 1;
+  int64_t gpus_per_rank = 0;
 };
 
 // The serial task (repeated squaring mod a semiprime, core/squaring/): data tier and the

@@ -9,6 +9,7 @@
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "storage/ingester.h"
+#include "storage/worker_log_replay.h"
 
 namespace deepladder::storage {
 
@@ -56,12 +57,14 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     if (r.status != "queued" && r.status != "interrupted") continue;
     scheduler::PendingRun p;
     p.id = r.id;
-    p.name = r.arm.empty() || r.arm == "single" ? r.name : r.name;
+    p.name = r.name;
     p.workdir = r.workdir;
     p.attempt = r.attempt;
     try {
       const RunConfig config = runConfigFromJson(nlohmann::json::parse(r.config_json));
       p.total_steps = config.train.steps;
+      p.ranks = config.train.ranks;
+      p.gpus_per_rank = config.train.gpus_per_rank;
       p.flops = flopsPerToken(config.model) * double(config.train.steps) *
                 double(config.train.batch_size * config.model.seq_len);
     } catch (const std::exception&) {
@@ -77,6 +80,10 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
 void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t attempt) {
   std::optional<RunRecord> run = db_.run(id);
   if (!run) return;
+  // A resumed run: first store what the dead attempt sent but nobody wrote down.
+  if (attempt > 1 && run->status != "running")
+    replayWorkerLog(db_, id, run->workdir + "/" + protocol::kWorkerLogName);
+  run = db_.run(id);
   run->status = "running";
   run->device = where;
   if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);

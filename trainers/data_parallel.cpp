@@ -35,7 +35,12 @@ DataParallel::DataParallel(std::unique_ptr<distributed::DistributedContext> cont
 
 std::string DataParallel::deviceFor(const std::string& configured) const {
   if (!active() || configured.rfind("cuda", 0) != 0) return configured;
-  return "cuda:" + std::to_string(context_->localRank());
+  return "cuda:" + std::to_string(distributed::deviceIndexForRank(
+                       context_->localRank(), static_cast<int>(torch::cuda::device_count())));
+}
+
+std::string DataParallel::describe() const {
+  return std::to_string(worldSize()) + " ranks (" + context_->backendName() + ")";
 }
 
 torch::Tensor DataParallel::localRows(const torch::Tensor& global_batch) const {

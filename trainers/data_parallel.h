@@ -43,8 +43,11 @@ class DataParallel {
   int worldSize() const { return context_->worldSize(); }
   bool isRoot() const { return context_->isRoot(); }
   bool active() const { return context_->worldSize() > 1; }
+  // "2 ranks (gloo)": for the run's device column.
+  std::string describe() const;
 
-  // The device this rank trains on: "cuda"/"cuda:N" become cuda:<local_rank> when P > 1.
+  // The device this rank trains on: "cuda"/"cuda:N" become cuda:<local_rank> when P > 1 (the
+  // first visible GPU when the launcher pinned each rank to its own, see deviceIndexForRank).
   std::string deviceFor(const std::string& configured) const;
   // (B, ...) global batch -> this rank's (B/P, ...) rows, a view. Throws UserError when P does
   // not divide B.

@@ -190,6 +190,10 @@ void runBucketed(const std::vector<torch::Tensor>& tensors, int64_t bucket_bytes
 
 // --- rendezvous ------------------------------------------------------------------------------
 
+int deviceIndexForRank(int local_rank, int visible) {
+  return local_rank >= 0 && local_rank < visible ? local_rank : 0;
+}
+
 std::string firstSlurmHost(const std::string& nodelist) {
   // The first entry: up to a comma outside brackets.
   std::string entry;

@@ -50,6 +50,12 @@ using EnvironmentLookup = std::function<std::optional<std::string>(const std::st
 RendezvousInfo rendezvousFromEnvironment(const EnvironmentLookup& lookup);
 RendezvousInfo rendezvousFromEnvironment();  // the process environment
 
+// The CUDA device index rank `local_rank` trains on when `visible` GPUs are visible to it:
+// local_rank when that many are visible (torchrun style: every rank sees all the node's GPUs),
+// else 0 (the launcher pinned each rank to its own GPUs: deepladder's local backend, srun with
+// --gpus-per-task).
+int deviceIndexForRank(int local_rank, int visible);
+
 // First host of a Slurm node list: "gpu[03-04,07],cpu1" -> "gpu03".
 std::string firstSlurmHost(const std::string& nodelist);
 

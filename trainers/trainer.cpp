@@ -110,6 +110,12 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   // Data parallelism (issue 10): one of P ranks when a launcher says so (a world of one
   // otherwise); rank 0 alone speaks the protocol and writes checkpoints.
   DataParallel dp = DataParallel::join(tc.device);
+  if (tc.ranks > 1 && dp.worldSize() != tc.ranks)
+    throw UserError("train.ranks = " + std::to_string(tc.ranks) +
+                    " but this worker runs in a world of " + std::to_string(dp.worldSize()) +
+                    ": start the run with 'deepladder run' (which launches every rank) or with a "
+                    "launcher that starts " +
+                    std::to_string(tc.ranks) + " ranks");
   const MessageSink emit = dp.rootOnly(emit_all);
   const torch::Device device(dp.deviceFor(tc.device));
 
@@ -172,7 +178,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   protocol::Hello hello;
   hello.run_id = options.run_id;
   hello.config_hash = hash;
-  hello.device = tc.device;
+  hello.device = dp.active() ? device.str() + " x " + dp.describe() : tc.device;
   hello.resumed_from = resumed_from;
   hello.params = model->parameterCount();
   hello.flops_per_token = flops_per_token;

@@ -119,6 +119,7 @@ Resources readResources(TomlReader r) {
   res.devices = r.string("devices", res.devices);
   res.slots = r.integer("slots", res.slots, 0, 4096);
   res.threads_per_slot = r.integer("threads_per_slot", res.threads_per_slot, 0, 4096);
+  res.peer_timeout_s = r.number("peer_timeout_s", res.peer_timeout_s, 1.0, 86400.0);
   res.retries = r.integer("retries", res.retries, 0, 100);
   res.heartbeat_timeout_s = r.number("heartbeat_timeout_s", res.heartbeat_timeout_s, 1, 1e7);
   res.throughput_flops = r.number("throughput_flops", res.throughput_flops, 1, 1e20);

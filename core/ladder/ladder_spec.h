@@ -12,7 +12,8 @@
 //   [arms.NAME]  preset = "untied_grow" (default: NAME when it names a preset, see
 //                core/architecture.h), model = {...}, train = {...} overrides
 //   [resources]  backend = "local"|"slurm", devices = "auto"|"cpu"|"0,1", slots, threads_per_slot,
-//                retries, heartbeat_timeout_s, throughput_flops (for time estimates), [resources.slurm]
+//                retries, heartbeat_timeout_s, peer_timeout_s, throughput_flops (for time
+//                estimates), [resources.slurm]
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,9 @@ struct Resources {
   int64_t threads_per_slot = 0;   // 0 = cores / slots
   int64_t retries = 2;            // attempts after the first, from the last checkpoint
   double heartbeat_timeout_s = 300;
+  // Data-parallel runs (train.ranks > 1): when a rank dies or hangs, the others give up after
+  // this many seconds without an answer (DEEPLADDER_DIST_TIMEOUT_S for the workers).
+  double peer_timeout_s = 300;
   double throughput_flops = 2e10;  // assumed training FLOP/s per slot, for time estimates
   SlurmOptions slurm;
 };

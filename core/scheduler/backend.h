@@ -17,9 +17,9 @@
 namespace deepladder::scheduler {
 
 struct Slot {
-  std::string name;                         // "gpu1", "cpu0", "slurm3"
-  std::map<std::string, std::string> env;   // e.g. CUDA_VISIBLE_DEVICES=1
-  int64_t threads = 0;                      // --threads for the worker (0: leave the config's)
+  std::string name;                        // "gpu1", "cpu0", "slurm3"
+  std::map<std::string, std::string> env;  // e.g. CUDA_VISIBLE_DEVICES=1
+  int64_t threads = 0;                     // --threads for the worker (0: leave the config's)
 };
 
 struct ExecutionEnd {
@@ -44,13 +44,20 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::vector<Slot> slots() = 0;
-  virtual std::unique_ptr<Execution> launch(const PendingRun& run, const Slot& slot,
+  // How many of slots() one run occupies at once: 1 for a single-rank run; a data-parallel run
+  // of P ranks takes P local slots (P x gpus_per_rank GPU slots) but one place in a Slurm queue.
+  virtual int64_t slotsNeeded(const PendingRun& run) const {
+    (void)run;
+    return 1;
+  }
+  // Starts `run` on `slots` (slotsNeeded(run) of them, free).
+  virtual std::unique_ptr<Execution> launch(const PendingRun& run, const std::vector<Slot>& slots,
                                             const std::string& worker_path) = 0;
   virtual std::string describe() const = 0;
 };
 
-// The worker's command line for a run (shared by every backend).
+// The worker's command line for a run (shared by every backend); `threads` > 0 adds --threads.
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
-                                         const Slot& slot);
+                                         int64_t threads);
 
 }  // namespace deepladder::scheduler

@@ -3,9 +3,13 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
+
+#include "core/scheduler/rank_group.h"
 
 namespace deepladder::scheduler {
 
@@ -76,8 +80,10 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
                              const std::vector<int>& gpus) {
   std::vector<Slot> slots;
   std::vector<int> chosen;
-  if (resources.devices == "auto") chosen = gpus;
-  else if (resources.devices != "cpu") chosen = parseIndexList(resources.devices);
+  if (resources.devices == "auto")
+    chosen = gpus;
+  else if (resources.devices != "cpu")
+    chosen = parseIndexList(resources.devices);
   if (!chosen.empty()) {
     const int64_t threads = std::max<int64_t>(1, cores / static_cast<int64_t>(chosen.size()));
     for (int gpu : chosen) {
@@ -90,9 +96,8 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
     return slots;
   }
   const int64_t count = resources.slots > 0 ? resources.slots : std::max<int64_t>(1, cores / 2);
-  const int64_t threads = resources.threads_per_slot > 0
-                              ? resources.threads_per_slot
-                              : std::max<int64_t>(1, cores / count);
+  const int64_t threads = resources.threads_per_slot > 0 ? resources.threads_per_slot
+                                                         : std::max<int64_t>(1, cores / count);
   for (int64_t i = 0; i < count; ++i) {
     Slot slot;
     slot.name = "cpu" + std::to_string(i);
@@ -104,25 +109,66 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
 }
 
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
-                                         const Slot& slot) {
-  std::vector<std::string> argv = {worker_path, "--config", run.workdir + "/config.json",
-                                   "--workdir", run.workdir, "--run-id", std::to_string(run.id)};
-  if (slot.threads > 0) {
+                                         int64_t threads) {
+  std::vector<std::string> argv = {worker_path,           "--config",  run.workdir + "/config.json",
+                                   "--workdir",           run.workdir, "--run-id",
+                                   std::to_string(run.id)};
+  if (threads > 0) {
     argv.push_back("--threads");
-    argv.push_back(std::to_string(slot.threads));
+    argv.push_back(std::to_string(threads));
   }
   if (run.attempt > 0) argv.push_back("--resume");
   return argv;
 }
 
-std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run, const Slot& slot,
+bool LocalBackend::gpuSlots() const {
+  if (slots_.empty()) return false;
+  const auto it = slots_[0].env.find("CUDA_VISIBLE_DEVICES");
+  return it != slots_[0].env.end() && !it->second.empty();
+}
+
+int64_t LocalBackend::slotsNeeded(const PendingRun& run) const {
+  const int64_t per_rank = gpuSlots() ? std::max<int64_t>(1, run.gpus_per_rank) : 1;
+  return std::max<int64_t>(1, run.ranks) * per_rank;
+}
+
+std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
+                                                const std::vector<Slot>& slots,
                                                 const std::string& worker_path) {
-  ProcessSpec spec;
-  spec.argv = workerArguments(worker_path, run, slot);
-  spec.env = slot.env;
-  spec.stderr_path = run.workdir + "/worker.log";
-  spec.stdout_copy_path = run.workdir + "/worker.jsonl";
-  return std::make_unique<LocalExecution>(spec, slot.name);
+  const int64_t ranks = std::max<int64_t>(1, run.ranks);
+  const size_t per_rank = slots.size() / static_cast<size_t>(ranks);
+  if (per_rank == 0 || per_rank * static_cast<size_t>(ranks) != slots.size())
+    throw std::logic_error("local backend: " + std::to_string(slots.size()) +
+                           " slot(s) for a run of " + std::to_string(ranks) + " rank(s)");
+  std::vector<ProcessSpec> specs;
+  std::string where;
+  const int port = ranks > 1 ? pickFreeLocalPort() : 0;
+  for (int64_t rank = 0; rank < ranks; ++rank) {
+    // Rank r holds slots [r * per_rank, (r + 1) * per_rank): its own GPUs, or its CPU share.
+    ProcessSpec spec;
+    int64_t threads = 0;
+    std::string devices;
+    for (size_t k = 0; k < per_rank; ++k) {
+      const Slot& slot = slots[static_cast<size_t>(rank) * per_rank + k];
+      for (const auto& [name, value] : slot.env) spec.env[name] = value;
+      if (auto it = slot.env.find("CUDA_VISIBLE_DEVICES");
+          it != slot.env.end() && !it->second.empty())
+        devices += (devices.empty() ? "" : ",") + it->second;
+      threads += slot.threads;
+      where += (where.empty() ? "" : "+") + slot.name;
+    }
+    if (!devices.empty()) spec.env["CUDA_VISIBLE_DEVICES"] = devices;
+    spec.argv = workerArguments(worker_path, run, threads);
+    const std::string suffix = rank == 0 ? "" : ".rank" + std::to_string(rank);
+    spec.stderr_path = run.workdir + "/worker" + suffix + ".log";
+    if (rank == 0) spec.stdout_copy_path = run.workdir + "/worker.jsonl";
+    if (ranks > 1)
+      for (auto& [name, value] : rendezvousEnvironment(rank, ranks, port, peer_timeout_s_))
+        spec.env[name] = value;
+    specs.push_back(std::move(spec));
+  }
+  if (ranks == 1) return std::make_unique<LocalExecution>(specs[0], where);
+  return launchRankGroup(specs, where);
 }
 
 std::string LocalBackend::describe() const {

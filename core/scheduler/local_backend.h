@@ -1,5 +1,7 @@
-// The local backend: one worker process per slot on this machine. Slots are the GPUs found at
-// start (one run per GPU, pinned with CUDA_VISIBLE_DEVICES) or N CPU slots that divide the cores.
+// The local backend: worker processes on this machine. Slots are the GPUs found at start (one
+// run per GPU, pinned with CUDA_VISIBLE_DEVICES) or N CPU slots that divide the cores. A
+// data-parallel run (train.ranks = P) takes P free slots (P x gpus_per_rank GPUs) and runs as a
+// rank group (rank_group.h): P processes, one run.
 #pragma once
 
 #include "core/ladder/ladder_spec.h"
@@ -16,14 +18,19 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
 
 class LocalBackend : public Backend {
  public:
-  explicit LocalBackend(std::vector<Slot> slots) : slots_(std::move(slots)) {}
+  // peer_timeout_s: how long the ranks of a data-parallel run wait for a silent peer.
+  explicit LocalBackend(std::vector<Slot> slots, double peer_timeout_s = 300)
+      : slots_(std::move(slots)), peer_timeout_s_(peer_timeout_s) {}
   std::vector<Slot> slots() override { return slots_; }
-  std::unique_ptr<Execution> launch(const PendingRun& run, const Slot& slot,
+  int64_t slotsNeeded(const PendingRun& run) const override;
+  std::unique_ptr<Execution> launch(const PendingRun& run, const std::vector<Slot>& slots,
                                     const std::string& worker_path) override;
   std::string describe() const override;
 
  private:
+  bool gpuSlots() const;
   std::vector<Slot> slots_;
+  double peer_timeout_s_;
 };
 
 }  // namespace deepladder::scheduler

@@ -13,10 +13,12 @@ namespace deepladder::scheduler {
 struct PendingRun {
   int64_t id = 0;
   std::string name;
-  std::string workdir;   // holds config.json; checkpoints and logs go here
-  double flops = 0;      // planned training FLOPs: biggest runs start first
-  int64_t attempt = 0;   // attempts so far; > 0 means resume from the last checkpoint
+  std::string workdir;  // holds config.json; checkpoints and logs go here
+  double flops = 0;     // planned training FLOPs: biggest runs start first
+  int64_t attempt = 0;  // attempts so far; > 0 means resume from the last checkpoint
   int64_t total_steps = 0;
+  int64_t ranks = 1;          // data-parallel worker processes that make up the run
+  int64_t gpus_per_rank = 0;  // 0: the backend's default (one GPU slot; slurm.gpus_per_task)
 };
 
 // Receives one run's worker output (protocol lines) and remembers how it ended.

@@ -106,11 +106,27 @@ std::vector<std::string> sbatchArguments(const std::string& sbatch_program, cons
                                    "--no-requeue"};
   if (!options.time_limit.empty()) argv.push_back("--time=" + options.time_limit);
   if (!options.partition.empty()) argv.push_back("--partition=" + options.partition);
+  if (run.ranks > 1) argv.push_back("--ntasks=" + std::to_string(run.ranks));
   argv.push_back("--cpus-per-task=" + std::to_string(options.cpus_per_task));
-  if (options.gpus_per_task > 0)
-    argv.push_back("--gpus-per-task=" + std::to_string(options.gpus_per_task));
+  if (const int64_t gpus = gpusPerTask(run, options); gpus > 0)
+    argv.push_back("--gpus-per-task=" + std::to_string(gpus));
   for (const auto& extra : options.extra) argv.push_back(extra);
   argv.push_back(files.script);
+  return argv;
+}
+
+int64_t gpusPerTask(const PendingRun& run, const ladder::SlurmOptions& options) {
+  return run.gpus_per_rank > 0 ? run.gpus_per_rank : options.gpus_per_task;
+}
+
+std::vector<std::string> rankLauncher(const std::string& srun_program, const PendingRun& run,
+                                      const ladder::SlurmOptions& options) {
+  if (run.ranks <= 1) return {};
+  std::vector<std::string> argv = {srun_program, "--ntasks=" + std::to_string(run.ranks),
+                                   "--cpus-per-task=" + std::to_string(options.cpus_per_task),
+                                   "--kill-on-bad-exit=1"};
+  if (const int64_t gpus = gpusPerTask(run, options); gpus > 0)
+    argv.push_back("--gpus-per-task=" + std::to_string(gpus));
   return argv;
 }
 

@@ -46,9 +46,19 @@ std::string slurmJobName(const std::string& run_name);
 
 // argv for sbatch (argv[0] = `sbatch_program`), ending with the script path. --no-requeue: a
 // preempted or lost job is retried by the scheduler (with --resume), never rerun by Slurm.
+// A run of P ranks asks for --ntasks=P (GPUs per task as gpusPerTask).
 std::vector<std::string> sbatchArguments(const std::string& sbatch_program, const PendingRun& run,
                                          const ladder::SlurmOptions& options,
                                          const JobFiles& files);
+
+// GPUs each task of the job asks for: the run's gpus_per_rank when set, else slurm.gpus_per_task.
+int64_t gpusPerTask(const PendingRun& run, const ladder::SlurmOptions& options);
+
+// The srun prefix that starts the P ranks of a data-parallel run inside the job (empty for one
+// rank): one task per rank with the job's CPUs and GPUs each, and the whole step killed as soon
+// as one rank exits badly (the others could only wait for it).
+std::vector<std::string> rankLauncher(const std::string& srun_program, const PendingRun& run,
+                                      const ladder::SlurmOptions& options);
 
 // Creates files.dir and writes `script` to files.script (mode 0755). Throws std::runtime_error.
 void writeJobScript(const JobFiles& files, const std::string& script);

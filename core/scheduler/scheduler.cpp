@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 #include <thread>
 
 #include "core/run_outcome.h"
@@ -14,6 +13,7 @@ namespace deepladder::scheduler {
 
 struct Scheduler::Active {
   PendingRun run;
+  std::vector<size_t> slots;  // indices into slots_
   std::unique_ptr<Execution> execution;
   std::unique_ptr<RunSink> sink;
   double last_output = 0;
@@ -34,27 +34,68 @@ double Scheduler::now() const {
 
 void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail) {
   if (!on_event_) return;
-  SchedulerEvent event{kind, active.run.id, active.run.name, active.execution ? active.execution->where() : "",
-                       detail, now()};
+  SchedulerEvent event{
+      kind,   active.run.id, active.run.name, active.execution ? active.execution->where() : "",
+      detail, now()};
   on_event_(event);
 }
 
-void Scheduler::launchInto(size_t slot_index, const PendingRun& run) {
+void Scheduler::launchInto(const std::vector<size_t>& slot_indices, const PendingRun& run) {
   auto active = std::make_unique<Active>();
   active->run = run;
   active->run.attempt = run.attempt + 1;
+  active->slots = slot_indices;
   active->sink = store_.sink(run.id);
+  std::vector<Slot> slots;
+  std::string names;
+  for (size_t i : slot_indices) {
+    slots.push_back(slots_[i]);
+    names += (names.empty() ? "" : "+") + slots_[i].name;
+  }
   // Mark first so that a crash of the scheduler right after the launch leaves the run
   // "running", which resume treats as interrupted.
-  store_.markLaunched(run.id, slots_[slot_index].name, active->run.attempt);
+  store_.markLaunched(run.id, names, active->run.attempt);
   PendingRun launched = run;  // attempt as stored before this launch: > 0 means resume
-  active->execution = backend_.launch(launched, slots_[slot_index], options_.worker_path);
+  active->execution = backend_.launch(launched, slots, options_.worker_path);
   // Where it really runs (a Slurm job id, say) is known only now.
-  if (active->execution->where() != slots_[slot_index].name)
+  if (active->execution->where() != names)
     store_.markLaunched(run.id, active->execution->where(), active->run.attempt);
   active->last_output = now();
   emit(SchedulerEvent::kLaunched, *active, "attempt " + std::to_string(active->run.attempt));
-  active_[slot_index] = std::move(active);
+  for (size_t i : slot_indices) slot_busy_[i] = true;
+  active_.push_back(std::move(active));
+}
+
+void Scheduler::fillFreeSlots() {
+  std::vector<size_t> free;
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (!slot_busy_[i]) free.push_back(i);
+  if (free.empty()) return;
+  std::vector<PendingRun> pending = store_.pending();
+  for (const PendingRun& run : pending) {
+    bool in_flight = false;
+    for (const auto& a : active_) in_flight = in_flight || a->run.id == run.id;
+    if (in_flight) continue;
+    const int64_t needed = backend_.slotsNeeded(run);
+    if (needed > static_cast<int64_t>(slots_.size())) {
+      // It can never start here: say so instead of waiting forever.
+      const std::string message = "needs " + std::to_string(needed) +
+                                  " slots at once (train.ranks = " + std::to_string(run.ranks) +
+                                  ") but " + backend_.describe() +
+                                  "; lower train.ranks or give the ladder more devices or slots";
+      store_.settle(run.id, "failed", message);
+      if (on_event_)
+        on_event_({SchedulerEvent::kSettled, run.id, run.name, "", "failed: " + message, now()});
+      continue;
+    }
+    // Strictly biggest first: when the biggest waiting run does not fit yet, nothing smaller
+    // overtakes it (the slots it waits for free up as runs end).
+    if (needed > static_cast<int64_t>(free.size())) return;
+    const std::vector<size_t> taken(free.begin(), free.begin() + needed);
+    free.erase(free.begin(), free.begin() + needed);
+    launchInto(taken, run);
+    if (free.empty()) return;
+  }
 }
 
 void Scheduler::settle(Active& active) {
@@ -64,8 +105,9 @@ void Scheduler::settle(Active& active) {
   RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
                                         end->exit, interrupted, active.sink->lastError());
   if (active.cancelled) outcome = {"cancelled", "cancelled by the user"};
-  if (active.hung) outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
-                                     " s (hung); killed. " + outcome.message;
+  if (active.hung)
+    outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
+                      " s (hung); killed. " + outcome.message;
   if (outcome.status == "failed" && active.run.attempt <= options_.retries) {
     store_.settle(active.run.id, "queued",
                   "attempt " + std::to_string(active.run.attempt) + " " + outcome.message +
@@ -85,32 +127,10 @@ int Scheduler::run() {
   start_ = now();
   slots_ = backend_.slots();
   active_.clear();
-  active_.resize(slots_.size());
-  std::set<int64_t> started;  // never launch the same run twice in one pass of the queue
+  slot_busy_.assign(slots_.size(), false);
 
   for (;;) {
-    // Fill free slots with the biggest pending runs.
-    if (!stop_requested_) {
-      std::vector<PendingRun> pending;
-      bool fetched = false;
-      for (size_t i = 0; i < slots_.size(); ++i) {
-        if (active_[i]) continue;
-        if (!fetched) {
-          pending = store_.pending();
-          fetched = true;
-        }
-        auto next = pending.begin();
-        while (next != pending.end()) {
-          bool busy = false;
-          for (const auto& a : active_) busy = busy || (a && a->run.id == next->id);
-          if (!busy) break;
-          ++next;
-        }
-        if (next == pending.end()) break;
-        launchInto(i, *next);
-        pending.erase(next);
-      }
-    }
+    if (!stop_requested_) fillFreeSlots();
 
     bool any_active = false;
     std::vector<pollfd> fds;
@@ -142,11 +162,13 @@ int Scheduler::run() {
       }
       if (a->execution->finished()) {
         settle(*a);
+        for (size_t slot : a->slots) slot_busy_[slot] = false;
         active_[i].reset();
         continue;
       }
       if (int fd = a->execution->pollFd(); fd >= 0) fds.push_back({fd, POLLIN, 0});
     }
+    active_.erase(std::remove(active_.begin(), active_.end(), nullptr), active_.end());
     if (!any_active) {
       if (stop_requested_) break;
       if (store_.pending().empty()) break;
@@ -154,8 +176,8 @@ int Scheduler::run() {
     }
     // Sleep until some worker speaks (or a short timeout for the non-fd backends and checks).
     if (!fds.empty() && fds.size() == static_cast<size_t>(std::count_if(
-                                           active_.begin(), active_.end(),
-                                           [](const auto& a) { return a != nullptr; })))
+                                          active_.begin(), active_.end(),
+                                          [](const auto& a) { return a != nullptr; })))
       ::poll(fds.data(), fds.size(), options_.poll_ms * 10);
     else
       std::this_thread::sleep_for(std::chrono::milliseconds(options_.poll_ms));

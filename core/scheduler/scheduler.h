@@ -1,6 +1,9 @@
 // The ladder scheduler: keeps every slot busy with the biggest pending run, reads each worker's
 // protocol output into its sink, watches heartbeats, retries crashed runs from their last
 // checkpoint up to a limit, and marks the rest failed with the reason. The ladder goes on.
+// A run may need several slots (a data-parallel run of P ranks, Backend::slotsNeeded): runs
+// start strictly biggest first, so a wide run waits for enough free slots instead of being
+// overtaken forever; a run wider than the whole backend fails at once with the reason.
 #pragma once
 
 #include <atomic>
@@ -15,9 +18,9 @@ namespace deepladder::scheduler {
 
 struct SchedulerOptions {
   std::string worker_path;
-  int64_t retries = 2;                // attempts after the first
-  double heartbeat_timeout_s = 300;   // no output for this long: the worker is hung, kill it
-  int poll_ms = 20;                   // longest wait between output checks
+  int64_t retries = 2;               // attempts after the first
+  double heartbeat_timeout_s = 300;  // no output for this long: the worker is hung, kill it
+  int poll_ms = 20;                  // longest wait between output checks
 };
 
 // What the scheduler reports as it goes (for progress displays and tests).
@@ -35,7 +38,9 @@ class Scheduler {
   Scheduler(RunStore& store, Backend& backend, SchedulerOptions options);
   ~Scheduler();
 
-  void onEvent(std::function<void(const SchedulerEvent&)> callback) { on_event_ = std::move(callback); }
+  void onEvent(std::function<void(const SchedulerEvent&)> callback) {
+    on_event_ = std::move(callback);
+  }
 
   // Runs until nothing is pending or active, or until stop() — then active runs are
   // interrupted (resumable). Returns the number of runs that ended finished or diverged.
@@ -44,7 +49,8 @@ class Scheduler {
 
  private:
   struct Active;
-  void launchInto(size_t slot_index, const PendingRun& run);
+  void launchInto(const std::vector<size_t>& slot_indices, const PendingRun& run);
+  void fillFreeSlots();
   void settle(Active& active);
   void emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail);
   double now() const;
@@ -54,8 +60,9 @@ class Scheduler {
   SchedulerOptions options_;
   std::function<void(const SchedulerEvent&)> on_event_;
   std::atomic<bool> stop_requested_{false};
-  std::vector<std::unique_ptr<Active>> active_;  // one entry per slot (null = free)
+  std::vector<std::unique_ptr<Active>> active_;  // runs in flight
   std::vector<Slot> slots_;
+  std::vector<bool> slot_busy_;  // per slot of slots_
   double start_ = 0;
   int completed_ = 0;
 };

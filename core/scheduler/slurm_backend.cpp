@@ -9,9 +9,11 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -365,8 +367,10 @@ std::vector<Slot> SlurmBackend::slots() {
   return slots;
 }
 
-std::unique_ptr<Execution> SlurmBackend::launch(const PendingRun& run, const Slot& slot,
+std::unique_ptr<Execution> SlurmBackend::launch(const PendingRun& run,
+                                                const std::vector<Slot>& slots,
                                                 const std::string& worker_path) {
+  const Slot& slot = slots.at(0);
   PendingRun job = run;
   job.workdir = fs::absolute(run.workdir).string();  // the job starts in another directory
   const std::string worker =
@@ -375,7 +379,16 @@ std::unique_ptr<Execution> SlurmBackend::launch(const PendingRun& run, const Slo
   if (run.attempt > 0) cancelLeftoverJob(jobFiles(job, run.attempt, resources_.slurm));
   std::vector<std::string> sbatch;
   try {
-    writeJobScript(files, jobScript(workerArguments(worker, job, slot), slot.env, files));
+    std::vector<std::string> command = workerArguments(worker, job, slot.threads);
+    std::map<std::string, std::string> env = slot.env;
+    if (job.ranks > 1) {
+      const std::vector<std::string> launcher = rankLauncher(commands_.srun, job, resources_.slurm);
+      command.insert(command.begin(), launcher.begin(), launcher.end());
+      char timeout[32];
+      std::snprintf(timeout, sizeof timeout, "%g", resources_.peer_timeout_s);
+      env["DEEPLADDER_DIST_TIMEOUT_S"] = timeout;
+    }
+    writeJobScript(files, jobScript(command, env, files));
     for (const auto& stale : {files.protocol, files.exit_code, files.exit_code + ".tmp"})
       fs::remove(stale);
     sbatch = sbatchArguments(commands_.sbatch, job, resources_.slurm, files);

@@ -4,7 +4,10 @@
 // and retries a job that died without an exit status (killed, preempted, timed out, node lost)
 // from the run's last checkpoint, exactly like a crashed local worker.
 //
-// Slots are places in the Slurm queue ("slurm0".."slurmN-1"): at most N jobs in flight.
+// Slots are places in the Slurm queue ("slurm0".."slurmN-1"): at most N jobs in flight. A
+// data-parallel run (train.ranks = P) is one job of P tasks (sbatch --ntasks=P, each with its
+// GPUs) whose script starts the ranks with srun; the workers find each other from SLURM_PROCID /
+// SLURM_NTASKS / SLURM_LOCALID, and srun --kill-on-bad-exit stops the job when a rank fails.
 // Slurm commands run with fork/exec and an argv (never through a shell).
 #pragma once
 
@@ -22,6 +25,7 @@ struct SlurmCommands {
   std::string sbatch = "sbatch";
   std::string squeue = "squeue";
   std::string scancel = "scancel";
+  std::string srun = "srun";  // inside the job: starts the ranks of a data-parallel run
 };
 
 struct SlurmTiming {
@@ -53,7 +57,7 @@ class SlurmBackend : public Backend {
   std::vector<Slot> slots() override;
   // Writes the job script and submits it. When sbatch fails, the Execution ends at once as a
   // failed attempt carrying sbatch's message (the scheduler retries it; the ladder goes on).
-  std::unique_ptr<Execution> launch(const PendingRun& run, const Slot& slot,
+  std::unique_ptr<Execution> launch(const PendingRun& run, const std::vector<Slot>& slots,
                                     const std::string& worker_path) override;
   std::string describe() const override;
 

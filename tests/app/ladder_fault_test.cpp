@@ -2,9 +2,8 @@
 // SQLite): kill -9 a worker mid-run and, separately, the scheduler itself; the ladder finishes,
 // every loss curve is continuous with no duplicated steps, at most one checkpoint interval of
 // work is lost, and PRAGMA integrity_check is ok.
-#include <gtest/gtest.h>
-
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -25,21 +24,41 @@ namespace {
 constexpr int kSteps = 60;
 constexpr int kCheckpointEvery = 10;
 
-std::string ladderText(const std::string& name, const std::string& dir) {
-  return "[ladder]\nname = \"" + name + "\"\nseeds = [1]\n"
+// Two sizes (runs 1 and 2) on one CPU slot; or, with ranks = 2, one data-parallel run over two
+// CPU slots.
+std::string ladderText(const std::string& name, const std::string& dir, int ranks = 1) {
+  const std::string sizes =
+      ranks == 1 ? "[sizes]\nlist = [ { name = \"a\", d_model = 32, n_layer = 1 }, "
+                   "{ name = \"b\", d_model = 32, n_layer = 2 } ]\n"
+                 : "[sizes]\nlist = [ { name = \"b\", d_model = 32, n_layer = 2 } ]\n";
+  return "[ladder]\nname = \"" + name +
+         "\"\nseeds = [1]\n"
          "[model]\nseq_len = 32\nn_head = 2\n"
-         "[data]\nkind = \"text\"\ntrain = \"" + dir + "/train.txt\"\nval = \"" + dir + "/val.txt\"\n"
+         "[data]\nkind = \"text\"\ntrain = \"" +
+         dir + "/train.txt\"\nval = \"" + dir +
+         "/val.txt\"\n"
          "[train]\nbatch_size = 4\nwarmup_steps = 2\neval_every = 20\neval_batches = 2\n"
-         "checkpoint_every = " + std::to_string(kCheckpointEvery) + "\nthreads = 1\n"
-         "[sizes]\nlist = [ { name = \"a\", d_model = 32, n_layer = 1 }, "
-         "{ name = \"b\", d_model = 32, n_layer = 2 } ]\n"
-         "[budget]\nrule = \"tokens\"\ntokens = " + std::to_string(kSteps * 4 * 32) + "\n"
+         "checkpoint_every = " +
+         std::to_string(kCheckpointEvery) + "\nthreads = 1\n" + "ranks = " + std::to_string(ranks) +
+         "\n" + sizes + "[budget]\nrule = \"tokens\"\ntokens = " + std::to_string(kSteps * 4 * 32) +
+         "\n"
          "[arms.vanilla]\n"
-         "[resources]\nbackend = \"local\"\ndevices = \"cpu\"\nslots = 1\nretries = 2\n";
+         "[resources]\nbackend = \"local\"\ndevices = \"cpu\"\nslots = " +
+         std::to_string(ranks) + "\nretries = 2\npeer_timeout_s = 20\n";
 }
 
-// pid of the deepladder-worker process running `run_id`, or -1.
-pid_t findWorker(int64_t run_id) {
+// The value of an environment variable of process `pid` ("" when unset).
+std::string processEnvironment(pid_t pid, const std::string& name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string prefix = name + "=";
+  for (std::string entry; std::getline(in, entry, '\0');)
+    if (entry.rfind(prefix, 0) == 0) return entry.substr(prefix.size());
+  return "";
+}
+
+// pid of the deepladder-worker process running `run_id` (as data-parallel rank `rank` when
+// given), or -1.
+pid_t findWorker(int64_t run_id, const std::string& rank = "") {
   DIR* proc = opendir("/proc");
   if (!proc) return -1;
   const std::string want = "--run-id";
@@ -58,7 +77,9 @@ pid_t findWorker(int64_t run_id) {
       }
     if (args.empty() || args[0].find("deepladder-worker") == std::string::npos) continue;
     for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == want && args[i + 1] == std::to_string(run_id)) found = pid;
+      if (args[i] == want && args[i + 1] == std::to_string(run_id) &&
+          (rank.empty() || processEnvironment(pid, "RANK") == rank))
+        found = pid;
   }
   closedir(proc);
   return found;
@@ -111,7 +132,8 @@ class LadderFaultTest : public ::testing::Test {
       EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
       const auto loss = db->readMetric(s.run.id, "train/loss");
       ASSERT_EQ(loss.size(), size_t(kSteps)) << s.run.name;
-      for (size_t i = 0; i < loss.size(); ++i) EXPECT_EQ(loss[i].step, int64_t(i + 1)) << s.run.name;
+      for (size_t i = 0; i < loss.size(); ++i)
+        EXPECT_EQ(loss[i].step, int64_t(i + 1)) << s.run.name;
       EXPECT_EQ(db->queryInt("SELECT COUNT(*) FROM metrics WHERE run_id = " +
                              std::to_string(s.run.id) + " AND key = 'train/loss'"),
                 kSteps);
@@ -165,4 +187,33 @@ TEST_F(LadderFaultTest, KilledSchedulerIsPickedUpByResume) {
   expectCompleteLadder("faults-scheduler");
   const int64_t resumed = resumedFrom(2);
   EXPECT_GE(resumed, killed_at - kCheckpointEvery) << "more than one checkpoint interval lost";
+}
+
+TEST_F(LadderFaultTest, KilledRankStopsTheOtherAndTheRunResumes) {
+  std::ofstream(dir_ / "ladder.toml") << ladderText("faults-rank", dir_.string(), /*ranks=*/2);
+  auto scheduler = start({"run", (dir_ / "ladder.toml").string(), "--db", db_, "--quiet"});
+  const int64_t killed_at = waitForStep(*scheduler, 1, 25);
+  const pid_t rank0 = findWorker(1, "0");
+  const pid_t rank1 = findWorker(1, "1");
+  ASSERT_GT(rank0, 0);
+  ASSERT_GT(rank1, 0);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(rank1, SIGKILL), 0);
+  // Rank 0 cannot go on alone: it must be gone well within the peer timeout (20 s).
+  while (::kill(rank0, 0) == 0 &&
+         std::chrono::steady_clock::now() - killed < std::chrono::seconds(20)) {
+    scheduler->poll(50, [](const std::string&) {});
+  }
+  const double stop_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  std::printf("[ faults   ] rank 0 stopped %.2f s after rank 1 was killed\n", stop_s);
+  EXPECT_LT(stop_s, 20.0) << "rank 0 outlived its dead peer";
+  const ProcessExit exit = scheduler->runToEnd([](const std::string&) {});
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.describe();
+  expectCompleteLadder("faults-rank");
+  const int64_t resumed = resumedFrom(1);
+  EXPECT_GE(resumed, killed_at - kCheckpointEvery) << "more than one checkpoint interval lost";
+  EXPECT_GT(resumed, 0);
+  auto db = storage::Database::open(db_, true);
+  EXPECT_NE(db->run(1)->device.find("2 ranks"), std::string::npos) << db->run(1)->device;
 }

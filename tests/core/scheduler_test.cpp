@@ -1,8 +1,9 @@
 // The scheduler against an in-memory run store and fake workers (shell scripts that speak the
 // protocol): ordering, slot use, GPU pinning, crash retry from checkpoint, retry limit, hangs,
 // cancellation and stop.
-#include <gtest/gtest.h>
+#include "core/scheduler/scheduler.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,13 +12,13 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
+#include "core/errors.h"
 #include "core/protocol.h"
 #include "core/scheduler/local_backend.h"
-#include "core/scheduler/scheduler.h"
 #include "core/scheduler/scheduler_lock.h"
-#include "core/errors.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder;
@@ -26,7 +27,9 @@ using namespace deepladder::scheduler;
 namespace {
 
 // A worker that reads its behaviour from <workdir>/behaviour: "ok SECONDS", "crash_first",
-// "crash_always", "hang". It records its argv and CUDA_VISIBLE_DEVICES in <workdir>/calls.
+// "crash_always", "hang", "rank1_crash_first" (rank 1 of a data-parallel run dies on the first
+// attempt while rank 0 waits for it forever). It records --resume, CUDA_VISIBLE_DEVICES and the
+// rendezvous variables in <workdir>/calls.
 const char* kFakeWorker = R"SH(#!/bin/sh
 workdir=""; resume=0
 while [ $# -gt 0 ]; do
@@ -36,8 +39,11 @@ while [ $# -gt 0 ]; do
     *) shift;;
   esac
 done
-echo "resume=$resume cuda=${CUDA_VISIBLE_DEVICES-unset} start=$(date +%s.%N)" >> "$workdir/calls"
+echo "resume=$resume cuda=${CUDA_VISIBLE_DEVICES-unset} rank=${RANK-unset} world=${WORLD_SIZE-unset} port=${MASTER_PORT-unset} start=$(date +%s.%N)" >> "$workdir/calls"
 read kind seconds < "$workdir/behaviour"
+if [ "$kind" = rank1_crash_first ] && [ "$resume" = 0 ]; then
+  if [ "$RANK" = 1 ]; then sleep 0.3; kill -9 $$; else sleep 30; fi
+fi
 echo '{"type":"hello","run_id":"x"}'
 case "$kind" in
   crash_first) if [ "$resume" = 0 ]; then echo '{"type":"metric","step":1,"values":{"train/loss":3}}'; kill -9 $$; fi;;
@@ -96,7 +102,9 @@ class MemoryStore : public RunStore {
     runs[id].pending.attempt = attempt;
     launch_order.push_back(id);
   }
-  std::unique_ptr<RunSink> sink(int64_t id) override { return std::make_unique<MemorySink>(runs[id]); }
+  std::unique_ptr<RunSink> sink(int64_t id) override {
+    return std::make_unique<MemorySink>(runs[id]);
+  }
   void settle(int64_t id, const std::string& status, const std::string& message) override {
     runs[id].status = status;
     runs[id].message = message;
@@ -115,9 +123,10 @@ class SchedulerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  void addRun(int64_t id, double flops, const std::string& behaviour) {
+  void addRun(int64_t id, double flops, const std::string& behaviour, int64_t ranks = 1) {
     MemoryRun run;
     run.pending.id = id;
+    run.pending.ranks = ranks;
     run.pending.name = "run" + std::to_string(id);
     run.pending.flops = flops;
     run.pending.workdir = (dir_ / run.pending.name).string();
@@ -216,7 +225,8 @@ TEST_F(SchedulerTest, RetryLimitMarksFailedWithTheReason) {
   EXPECT_EQ(scheduler.run(), 1);
   EXPECT_EQ(store_.runs[1].status, "failed");
   EXPECT_EQ(calls(1).size(), 2u);  // first attempt + one retry
-  EXPECT_NE(store_.runs[1].message.find("out of memory"), std::string::npos) << store_.runs[1].message;
+  EXPECT_NE(store_.runs[1].message.find("out of memory"), std::string::npos)
+      << store_.runs[1].message;
   EXPECT_NE(store_.runs[1].message.find("signal 9"), std::string::npos) << store_.runs[1].message;
   EXPECT_EQ(store_.runs[2].status, "finished");  // the ladder goes on
 }
@@ -268,4 +278,81 @@ TEST(SchedulerLock, SecondSchedulerOnTheSameDatabaseIsRefused) {
   }
   SchedulerLock again(db);  // released with the first
   fs::remove(db + ".scheduler.lock");
+}
+
+// --- data-parallel runs (issue 10): one run, several slots --------------------------------------
+
+// The value of `key=` in a calls line ("rank=1 world=2 ..." -> "1").
+std::string field(const std::string& line, const std::string& key) {
+  const size_t at = line.find(key + "=");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + key.size() + 1;
+  return line.substr(begin, line.find(' ', begin) - begin);
+}
+
+TEST_F(SchedulerTest, DataParallelRunTakesOneSlotPerRankAsOneRun) {
+  addRun(1, 5e9, "ok 0.3", /*ranks=*/2);
+  addRun(2, 1e9, "ok", /*ranks=*/1);
+  LocalBackend backend(cpuSlots(2));
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 2);
+  EXPECT_EQ(store_.runs[1].status, "finished") << store_.runs[1].message;
+  EXPECT_EQ(store_.launch_order, (std::vector<int64_t>{1, 2}));
+  const auto c = calls(1);
+  ASSERT_EQ(c.size(), 2u);
+  std::set<std::string> ranks = {field(c[0], "rank"), field(c[1], "rank")};
+  EXPECT_EQ(ranks, (std::set<std::string>{"0", "1"}));
+  EXPECT_EQ(field(c[0], "world"), "2");
+  EXPECT_EQ(field(c[0], "port"), field(c[1], "port"));
+  EXPECT_NE(field(c[0], "port"), "unset");
+  EXPECT_EQ(field(calls(2).at(0), "rank"), "unset");  // a single-rank run gets no rendezvous
+}
+
+TEST_F(SchedulerTest, DataParallelRanksEachGetTheirOwnGpu) {
+  ladder::Resources r;
+  r.devices = "auto";
+  addRun(1, 1e9, "ok", /*ranks=*/2);
+  LocalBackend backend(localSlots(r, 8, {0, 1}));
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 1);
+  const auto c = calls(1);
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto& line : c) EXPECT_EQ(field(line, "cuda"), field(line, "rank")) << line;
+}
+
+TEST_F(SchedulerTest, DeadRankStopsTheOthersAndTheRunResumes) {
+  addRun(1, 1e9, "rank1_crash_first", /*ranks=*/2);
+  LocalBackend backend(cpuSlots(2));
+  Scheduler scheduler(store_, backend, options());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(scheduler.run(), 1);
+  EXPECT_LT(seconds(start), 10.0) << "rank 0 was left waiting for its dead peer";
+  EXPECT_EQ(store_.runs[1].status, "finished") << store_.runs[1].message;
+  const auto c = calls(1);
+  ASSERT_EQ(c.size(), 4u);  // two ranks, two attempts
+  int resumed = 0;
+  for (const auto& line : c) resumed += field(line, "resume") == "1";
+  EXPECT_EQ(resumed, 2);
+}
+
+TEST_F(SchedulerTest, RunWiderThanTheBackendFailsWithTheReason) {
+  addRun(1, 5e9, "ok", /*ranks=*/3);
+  addRun(2, 1e9, "ok");
+  LocalBackend backend(cpuSlots(2));
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 1);
+  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_NE(store_.runs[1].message.find("train.ranks = 3"), std::string::npos)
+      << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[2].status, "finished");
+}
+
+TEST_F(SchedulerTest, WideRunIsNotOvertakenBySmallerOnes) {
+  addRun(1, 9e9, "ok 0.5");
+  addRun(2, 5e9, "ok", /*ranks=*/2);
+  addRun(3, 1e9, "ok");
+  LocalBackend backend(cpuSlots(2));
+  Scheduler scheduler(store_, backend, options());
+  EXPECT_EQ(scheduler.run(), 3);
+  EXPECT_EQ(store_.launch_order, (std::vector<int64_t>{1, 2, 3}));
 }

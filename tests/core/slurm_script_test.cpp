@@ -119,7 +119,7 @@ TEST_F(SlurmScriptTest, JobScriptRunsExactlyTheWorkerArgvWithNoSideEffects) {
   slot.threads = 3;
   slot.env["DL_ENV"] = kHostile;
   slot.env["DL_ENV_OUT"] = (dir_ / "env-seen").string();
-  const std::vector<std::string> argv = workerArguments(worker_, run_, slot);
+  const std::vector<std::string> argv = workerArguments(worker_, run_, slot.threads);
   const JobFiles files = jobFiles(run_, run_.attempt + 1, ladder::SlurmOptions{});
   EXPECT_EQ(files.dir, run_.workdir + "/slurm");
   EXPECT_EQ(files.protocol, run_.workdir + "/slurm/attempt-2.jsonl");
@@ -141,8 +141,7 @@ TEST_F(SlurmScriptTest, JobScriptRunsExactlyTheWorkerArgvWithNoSideEffects) {
 TEST_F(SlurmScriptTest, NoTextCanBecomeAnSbatchDirective) {
   // sbatch reads #SBATCH lines up to the first command; that command must be fixed text.
   const JobFiles files = jobFiles(run_, 1, ladder::SlurmOptions{});
-  const std::string script =
-      jobScript(workerArguments(worker_, run_, Slot{}), {{"X", kHostile}}, files);
+  const std::string script = jobScript(workerArguments(worker_, run_, 0), {{"X", kHostile}}, files);
   std::istringstream lines(script);
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
@@ -258,6 +257,31 @@ TEST_F(SlurmScriptTest, SbatchArgumentsCarryTheOptionsVerbatim) {
   EXPECT_EQ(jobFiles(run_, 2, options).worker_log, run_.workdir + "/worker.log");
 }
 
+TEST_F(SlurmScriptTest, DataParallelRunIsOneJobOfOneTaskPerRankStartedWithSrun) {
+  ladder::SlurmOptions options;
+  options.cpus_per_task = 4;
+  options.gpus_per_task = 1;
+  PendingRun run = run_;
+  run.ranks = 4;
+  run.gpus_per_rank = 2;  // the run's own choice wins over slurm.gpus_per_task
+  const std::vector<std::string> argv =
+      sbatchArguments("sbatch", run, options, jobFiles(run, 1, options));
+  auto has = [&](const std::vector<std::string>& v, const std::string& a) {
+    return std::find(v.begin(), v.end(), a) != v.end();
+  };
+  EXPECT_TRUE(has(argv, "--ntasks=4"));
+  EXPECT_TRUE(has(argv, "--gpus-per-task=2"));
+  EXPECT_EQ(rankLauncher("srun", run, options),
+            (std::vector<std::string>{"srun", "--ntasks=4", "--cpus-per-task=4",
+                                      "--kill-on-bad-exit=1", "--gpus-per-task=2"}));
+  run.gpus_per_rank = 0;  // falls back to the ladder's slurm.gpus_per_task
+  EXPECT_EQ(gpusPerTask(run, options), 1);
+  run.ranks = 1;  // a single rank: no srun, no --ntasks
+  EXPECT_TRUE(rankLauncher("srun", run, options).empty());
+  EXPECT_FALSE(
+      has(sbatchArguments("sbatch", run, options, jobFiles(run, 1, options)), "--ntasks=1"));
+}
+
 // --- SlurmBackend against fake Slurm commands ------------------------------------------------
 
 namespace {
@@ -339,7 +363,7 @@ TEST_F(SlurmBackendFakeTest, AJobThatFinishesDeliversEveryLineThenItsExitStatus)
   const std::vector<Slot> slots = backend.slots();
   ASSERT_EQ(slots.size(), 4u);  // slots = 0 -> 4 jobs in flight
   EXPECT_EQ(slots[3].name, "slurm3");
-  auto execution = backend.launch(run_, slots[0], worker_);
+  auto execution = backend.launch(run_, {slots[0]}, worker_);
   EXPECT_EQ(execution->where(), "slurm:42");
   const Drained d = drain(*execution);
   ASSERT_TRUE(d.end);
@@ -357,7 +381,7 @@ TEST_F(SlurmBackendFakeTest, AJobThatFinishesDeliversEveryLineThenItsExitStatus)
 TEST_F(SlurmBackendFakeTest, AJobSlurmLosesEndsAsAKillWithItsDescription) {
   std::ofstream(state_ / "lose") << "";
   SlurmBackend backend(resources_, commands_, timing_);
-  auto execution = backend.launch(run_, backend.slots()[0], worker_);
+  auto execution = backend.launch(run_, {backend.slots()[0]}, worker_);
   const Drained d = drain(*execution);
   ASSERT_TRUE(d.end);
   EXPECT_FALSE(d.end->exit.exited);
@@ -373,7 +397,7 @@ TEST_F(SlurmBackendFakeTest, AJobSlurmLosesEndsAsAKillWithItsDescription) {
 TEST_F(SlurmBackendFakeTest, AFailedSbatchIsAFailedAttemptWithSbatchsMessage) {
   std::ofstream(state_ / "refuse") << "";
   SlurmBackend backend(resources_, commands_, timing_);
-  auto execution = backend.launch(run_, backend.slots()[0], worker_);
+  auto execution = backend.launch(run_, {backend.slots()[0]}, worker_);
   const Drained d = drain(*execution, 5);
   ASSERT_TRUE(d.end);
   EXPECT_TRUE(d.end->exit.exited);

@@ -115,18 +115,21 @@ class LocalSlurm {
   double start_seconds_ = 0;
 };
 
-// Two runs (seeds 1 and 2) of a 1-layer d_model 32 GPT on a small byte-level text.
-std::string ladderToml(const fs::path& dir, int64_t steps, int64_t checkpoint_every) {
+// Runs (seeds 1 and 2 by default) of a 1-layer d_model 32 GPT on a small byte-level text;
+// `ranks` > 1 makes each run data-parallel.
+std::string ladderToml(const fs::path& dir, int64_t steps, int64_t checkpoint_every,
+                       const std::string& seeds = "[1, 2]", int64_t ranks = 1) {
   const int64_t tokens = steps * 4 * 32;
-  return "[ladder]\nname = \"slurm-it\"\nseeds = [1, 2]\n"
+  return "[ladder]\nname = \"slurm-it\"\nseeds = " + seeds +
+         "\n"
          "[model]\nseq_len = 32\n"
          "[data]\nkind = \"text\"\ntrain = \"" +
          (dir / "train.txt").string() + "\"\nval = \"" + (dir / "val.txt").string() +
          "\"\n"
          "[train]\nbatch_size = 4\nwarmup_steps = 2\neval_every = 10\neval_batches = 2\n"
          "checkpoint_every = " +
-         std::to_string(checkpoint_every) +
-         "\nthreads = 1\n"
+         std::to_string(checkpoint_every) + "\nthreads = 1\nranks = " + std::to_string(ranks) +
+         "\n"
          "[sizes]\n[[sizes.list]]\nname = \"tiny\"\nd_model = 32\nn_layer = 1\nn_head = 2\n"
          "[budget]\nrule = \"tokens\"\ntokens = " +
          std::to_string(tokens) +
@@ -268,4 +271,34 @@ TEST_F(SlurmEndToEnd, AJobKilledFromOutsideIsRetriedFromItsCheckpoint) {
   }
   EXPECT_EQ(retried, 1);
   EXPECT_NE(r.err.find("slurm job " + cancelled + " was CANCELLED"), std::string::npos) << r.err;
+}
+
+TEST_F(SlurmEndToEnd, TwoRankRunIsOneJobOfTwoTasksLaunchedWithSrun) {
+  std::ofstream(dir_ / "ladder.toml") << ladderToml(dir_, 20, 10, "[1]", /*ranks=*/2);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = runProgram(deepladderRun(), dir_, 300);
+  std::printf("[ slurm    ] 2-rank run through Slurm + srun: %.2f s\n", secondsSince(t0));
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+
+  auto db = storage::Database::open((dir_ / "runs.db").string(), /*read_only=*/true);
+  const auto runs = db->listRuns();
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& run = runs[0].run;
+  EXPECT_EQ(run.status, "finished") << run.error;
+  EXPECT_EQ(db->readMetric(run.id, "train/loss").size(), 20u);
+  // Rank 0 reported the world it trained in; only it spoke the protocol (no duplicate lines).
+  EXPECT_NE(run.device.find("2 ranks (gloo)"), std::string::npos) << run.device;
+  const std::string protocol = readFile(fs::path(run.workdir) / "slurm" / "attempt-1.jsonl");
+  size_t hellos = 0;
+  for (size_t at = protocol.find("\"hello\""); at != std::string::npos;
+       at = protocol.find("\"hello\"", at + 1))
+    ++hellos;
+  EXPECT_EQ(hellos, 1u) << protocol;
+  const std::vector<std::string> ids = jobIds(run.workdir);
+  ASSERT_EQ(ids.size(), 1u);
+  const std::string job = scontrolShowJob(ids[0]);
+  EXPECT_NE(job.find("NumTasks=2"), std::string::npos) << job;
+  EXPECT_NE(job.find("JobState=COMPLETED"), std::string::npos) << job;
+  const std::string script = readFile(fs::path(run.workdir) / "slurm" / "job-1.sh");
+  EXPECT_NE(script.find("'srun' '--ntasks=2'"), std::string::npos) << script;
 }

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 #include "storage/database.h"
+#include "storage/worker_log_replay.h"
 #include "temp_dir.h"
 
 namespace deepladder::storage {
@@ -135,6 +137,36 @@ TEST(Ingester, CrashThenReplayOfTheFullLogEqualsOneCleanIngest) {
   EXPECT_EQ(counts(*crashed), counts(*clean));
   EXPECT_EQ(crashed->run(a)->step, clean->run(b)->step);
   EXPECT_EQ(crashed->run(a)->status, "finished");
+}
+
+TEST(WorkerLogReplay, RecoversWhatTheSchedulerNeverStoredWithoutTouchingTheStatus) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t run = db->insertRun(RunRecord{});
+  const auto log = syntheticLog(/*with_done=*/true);
+  // The scheduler stored the first 40 lines, then died; the worker's own log holds everything,
+  // ending in a torn line (the worker was killed mid-write).
+  ingest(*db, run, std::vector<std::string>(log.begin(), log.begin() + 40), 8);
+  db->setRunStatus(run, "interrupted", "its scheduler stopped");
+  {
+    std::ofstream out(dir.file("protocol.jsonl"));
+    for (const auto& line : log) out << line << "\n";
+    out << "{\"type\":\"metric\",\"st";
+  }
+  EXPECT_GT(replayWorkerLog(*db, run, dir.file("protocol.jsonl")), 100);
+  auto clean = Database::open(dir.file("clean.db"));
+  const int64_t b = clean->insertRun(RunRecord{});
+  ingest(*clean, b, log, 8);
+  const Counts replayed = counts(*db);
+  const Counts expected = counts(*clean);
+  EXPECT_EQ(replayed.metrics, expected.metrics);
+  EXPECT_EQ(replayed.lens, expected.lens);
+  EXPECT_EQ(replayed.evals, expected.evals);
+  EXPECT_EQ(replayed.checkpoints, expected.checkpoints);
+  EXPECT_EQ(db->run(run)->status, "interrupted");  // done/hello/error are not replayed
+  EXPECT_EQ(replayWorkerLog(*db, run, dir.file("missing.jsonl")), 0);
+  replayWorkerLog(*db, run, dir.file("protocol.jsonl"));
+  EXPECT_EQ(counts(*db).metrics, expected.metrics);  // replaying twice duplicates nothing
 }
 
 TEST(Ingester, BatchesUntilFlushRowsOrAForcedFlush) {

@@ -129,6 +129,13 @@ TEST(Rendezvous, FirstSlurmHost) {
   EXPECT_THROW(firstSlurmHost("gpu[01"), UserError);
 }
 
+TEST(Rendezvous, EachRankTrainsOnItsOwnGpu) {
+  EXPECT_EQ(deviceIndexForRank(3, 8), 3);  // torchrun: every rank sees the node's 8 GPUs
+  EXPECT_EQ(deviceIndexForRank(3, 1), 0);  // pinned (local backend, srun --gpus-per-task)
+  EXPECT_EQ(deviceIndexForRank(1, 2), 1);  // pinned to two GPUs: still one of its own
+  EXPECT_EQ(deviceIndexForRank(0, 0), 0);
+}
+
 // --- slices and shards -------------------------------------------------------------------------
 
 TEST(BatchSlice, RanksTakeDisjointEqualRows) {
