@@ -6,8 +6,10 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -134,6 +136,46 @@ TEST_F(Workbench, FrontierFitsAndExportsTables) {
   window.showView(MainWindow::kFrontier);
   window.exportPlot(dir_->filePath("frontier.svg"));
   EXPECT_GT(QFileInfo(dir_->filePath("frontier.svg")).size(), 1000);
+}
+
+// Graphs of `plot` drawn as a filled band (a channel fill to another graph) that hold data.
+int filledBands(QCustomPlot& plot) {
+  int n = 0;
+  for (int i = 0; i < plot.graphCount(); ++i)
+    n += plot.graph(i)->channelFillGraph() != nullptr && !plot.graph(i)->data()->isEmpty();
+  return n;
+}
+
+TEST_F(Workbench, FrontierOffersTheSourcesArmsAsBaselineAndDrawsBootstrapBands) {
+  MainWindow window;
+  ASSERT_TRUE(window.openDatabase(db_path_, true));
+  FrontierView& view = *window.frontier();
+  QComboBox& baseline = *view.baselineChoice();
+  ASSERT_EQ(baseline.count(), 2);
+  EXPECT_EQ(baseline.itemText(0), "growth");
+  EXPECT_EQ(baseline.itemText(1), "vanilla");
+  EXPECT_EQ(baseline.currentText(), "vanilla");  // the default baseline when the source has it
+
+  // The fit runs on a worker thread: the event loop keeps turning until it arrives.
+  QSignalSpy fitted(&view, &FrontierView::fitted);
+  view.fitNow();
+  EXPECT_FALSE(view.result().has_value()) << "fitNow() must not block the GUI thread";
+  ASSERT_TRUE(fitted.wait(60000));
+  ASSERT_TRUE(view.result().has_value());
+  EXPECT_EQ(view.result()->baseline, "vanilla");
+  EXPECT_GT(view.result()->bootstrap_used, 0);
+  EXPECT_EQ(filledBands(*view.frontierPlot()), 2) << "one band per arm behind its curve";
+  EXPECT_EQ(filledBands(*view.multiplierPlot()), 1) << "the multiplier's band";
+
+  // Another baseline and C0: the other arm becomes the reference.
+  baseline.setCurrentText("growth");
+  view.c0Field()->setText("1e19");
+  view.fitNow(/*blocking=*/true);
+  ASSERT_TRUE(view.result().has_value());
+  EXPECT_EQ(view.result()->baseline, "growth");
+  EXPECT_EQ(view.result()->c_ref, 1e19);
+  ASSERT_EQ(view.result()->multipliers.size(), 1u);
+  EXPECT_EQ(view.result()->multipliers[0].arm, "vanilla");
 }
 
 TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
