@@ -5,6 +5,7 @@
 
 #include <QFileInfo>
 #include <QImage>
+#include <QPalette>
 #include <cmath>
 #include <filesystem>
 
@@ -104,6 +105,34 @@ void expectWritten(QCustomPlot& plot, const std::string& stem) {
   }
   const QImage png(QString::fromStdString(outDir() + "/" + stem + ".png"));
   EXPECT_EQ(png.width(), 960 * 2);
+}
+
+TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {
+  ensureGuiApplication();
+  const auto table = syntheticResults();
+  auto options = fitting::defaultFrontierOptions();
+  options.bootstrap = 20;
+  const auto result = fitting::fitFrontier(table, options);
+  QCustomPlot plot;
+  plot.resize(640, 400);
+  QPalette dark = plot.palette();
+  const QColor ink(230, 230, 230), base(30, 30, 34);
+  dark.setColor(QPalette::Base, base);
+  dark.setColor(QPalette::Window, base);
+  dark.setColor(QPalette::Text, ink);
+  dark.setColor(QPalette::WindowText, ink);
+  plot.setPalette(dark);
+  drawFrontier(plot, {table, result, "Compute frontier"});
+  EXPECT_EQ(plot.xAxis->tickLabelColor(), ink);
+  EXPECT_EQ(plot.legend->textColor(), ink);
+  const QImage shown = plot.toPixmap(640, 400).toImage();
+  EXPECT_LT(QColor(shown.pixel(3, 3)).lightness(), 60) << "the screen follows the dark theme";
+  const QString path = QString::fromStdString(outDir() + "/frontier_dark_theme_export.png");
+  savePlot(plot, path);
+  const QImage exported(path);
+  ASSERT_FALSE(exported.isNull());
+  EXPECT_EQ(QColor(exported.pixel(3, 3)), QColor(Qt::white)) << "exports are paper-white";
+  EXPECT_EQ(plot.xAxis->tickLabelColor(), ink) << "back to the theme after the export";
 }
 
 TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {

@@ -117,7 +117,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     QCPGraph* key = plot.addGraph();
     key->setPen(Qt::NoPen);
     key->setBrush(QColor(120, 120, 120, 70));
-    key->setName(QStringLiteral("shading: %1% bootstrap band of the fit (%2 resamples)")
+    key->setName(QStringLiteral("%1% bootstrap band (%2 resamples)")
                      .arg(qRound(result.ci_level * 100))
                      .arg(result.bootstrap_used));
   }
@@ -131,9 +131,9 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
       if (it->key >= x_lo && it->key <= x_hi && std::isfinite(it->value) && it->value > 0)
         y_hi = std::max(y_hi, it->value);
   plot.yAxis->setRange(y_lo / 1.05, y_hi * 1.05);
-  // Loss falls with compute, so the data fills top-left and bottom-right; bottom-left (above
-  // the E line, which the legend names) is the corner the curves leave free.
-  placeLegendInside(plot, Qt::AlignBottom | Qt::AlignLeft);
+  // Loss falls with compute, so the data fills top-left and bottom-right: the legend goes to
+  // the upper right or lower left, whichever covers less of the points, curves and bands.
+  placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft});
   plot.replot();
 }
 

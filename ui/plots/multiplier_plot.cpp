@@ -129,8 +129,9 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     const double pad = 0.08 * (y_hi - y_lo + 1e-9);
     plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
   }
-  // The band widens to the right, growing away from the 1x line: the upper left stays free.
-  placeLegendInside(plot, Qt::AlignTop | Qt::AlignLeft);
+  // The band widens to the right, away from the 1x line: usually the upper left stays free.
+  placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight,
+                                   Qt::AlignBottom | Qt::AlignLeft});
   plot.replot();
 }
 
