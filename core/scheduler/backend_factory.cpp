@@ -1,0 +1,38 @@
+// Backend and scheduler options from a ladder's resources (see backend_factory.h).
+#include "core/scheduler/backend_factory.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/errors.h"
+#include "core/scheduler/local_backend.h"
+
+#if __has_include("core/scheduler/slurm_backend.h")
+#include "core/scheduler/slurm_backend.h"
+#define DEEPLADDER_HAVE_SLURM 1
+#endif
+
+namespace deepladder::scheduler {
+
+std::unique_ptr<Backend> makeBackend(const ladder::Resources& resources) {
+  if (resources.backend == "slurm") {
+#ifdef DEEPLADDER_HAVE_SLURM
+    return std::make_unique<SlurmBackend>(resources);
+#else
+    throw UserError("backend \"slurm\" is not available in this build");
+#endif
+  }
+  const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  return std::make_unique<LocalBackend>(localSlots(resources, cores, detectGpus()));
+}
+
+SchedulerOptions schedulerOptionsFor(const ladder::Resources& resources,
+                                     const std::string& worker_path) {
+  SchedulerOptions options;
+  options.worker_path = worker_path;
+  options.retries = resources.retries;
+  options.heartbeat_timeout_s = resources.heartbeat_timeout_s;
+  return options;
+}
+
+}  // namespace deepladder::scheduler
