@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include "storage/database.h"
@@ -20,6 +21,7 @@
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/ladder_designer_view.h"
+#include "ui/workbench/ladder_form.h"
 #include "ui/workbench/lens_view.h"
 #include "ui/workbench/main_window.h"
 #include "ui/workbench/run_monitor_view.h"
@@ -211,6 +213,101 @@ TEST_F(Workbench, DesignerValidatesLiveWithTheCliMessages) {
   EXPECT_FALSE(designer.validationMessage().isEmpty());
   EXPECT_TRUE(designer.validationMessage().contains("designer"))
       << designer.validationMessage().toStdString();
+}
+
+// The quick ladder of DesignerValidatesLiveWithTheCliMessages.
+const char* kQuickLadder =
+    "[ladder]\nname = \"quick\"\nseeds = [1]\n"
+    "[model]\nseq_len = 64\nmlp = \"gelu\"\n"
+    "[data]\nkind = \"builtin\"\n"
+    "[train]\nbatch_size = 16\nlr = 3e-3\neval_every = 100\n"
+    "[sizes]\ndepths = [2, 3, 4]\nwidth_per_depth = 32\nhead_dim = 16\n"
+    "[budget]\nrule = \"tokens_per_param\"\ntokens_per_param = 10\n"
+    "[arms.vanilla]\n"
+    "[resources]\nbackend = \"local\"\ndevices = \"cpu\"\nslots = 2\n";
+
+// Types into a form field as a user would (the form reacts to a finished edit).
+void typeInto(QLineEdit* edit, const QString& text) {
+  ASSERT_NE(edit, nullptr);
+  edit->setText(text);
+  edit->setModified(true);
+  emit edit->editingFinished();
+}
+
+TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {
+  LadderDesignerView designer;
+  designer.setText(kQuickLadder);
+  LadderForm& form = *designer.form();
+  ASSERT_TRUE(designer.formEnabled());
+  EXPECT_EQ(form.field("ladder", "name")->text(), "quick");
+  EXPECT_EQ(form.field("ladder", "seeds")->text(), "1");
+  EXPECT_EQ(form.field("sizes", "depths")->text(), "2, 3, 4");
+  EXPECT_EQ(form.field("train", "batch_size")->text(), "16");
+  EXPECT_EQ(form.field("resources", "slots")->text(), "2");
+  EXPECT_EQ(form.choice("budget", "rule")->currentText(), "tokens_per_param");
+  EXPECT_EQ(form.choice("data", "kind")->currentText(), "builtin");
+  EXPECT_EQ(form.field("train", "checkpoint_every")->text(), "") << "absent: the default";
+  ASSERT_EQ(form.armsTable()->rowCount(), 1);
+  EXPECT_EQ(form.armsTable()->item(0, 0)->text(), "vanilla");
+  EXPECT_EQ(form.sizesMode()->currentIndex(), 0) << "a depth ladder";
+
+  // Training and resources fields write into the text; seeds change the plan.
+  typeInto(form.field("train", "lr"), "0.001");
+  typeInto(form.field("resources", "retries"), "5");
+  typeInto(form.field("ladder", "seeds"), "1, 2");
+  EXPECT_EQ(designer.validationMessage(), "");
+  EXPECT_TRUE(designer.text().contains("lr = 0.001")) << designer.text().toStdString();
+  EXPECT_TRUE(designer.text().contains("retries = 5")) << designer.text().toStdString();
+  EXPECT_EQ(designer.plannedRuns(), 6);
+
+  // Budget rule flops with one budget per size.
+  form.choice("budget", "rule")->setCurrentText("flops");
+  typeInto(form.field("budget", "flops"), "1e12, 2e12, 4e12");
+  EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
+  // Round trip: the rewritten text, read back, fills the form the same way.
+  EXPECT_EQ(form.choice("budget", "rule")->currentText(), "flops") << designer.text().toStdString();
+  EXPECT_EQ(form.field("budget", "flops")->text(), "1e12, 2e12, 4e12");
+
+  // A second arm with a train override doubles the plan.
+  QTableWidget& arms = *form.armsTable();
+  arms.insertRow(1);
+  arms.setItem(1, 2, new QTableWidgetItem("train = { lr = 0.002 }"));
+  arms.setItem(1, 1, new QTableWidgetItem(""));
+  arms.setItem(1, 0, new QTableWidgetItem("slow"));  // the last edit triggers the rewrite
+  EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
+  EXPECT_EQ(designer.plannedRuns(), 12);
+  EXPECT_TRUE(designer.text().contains("[arms.slow")) << designer.text().toStdString();
+
+  // Explicit sizes instead of the depth ladder.
+  form.sizesMode()->setCurrentIndex(1);
+  emit form.sizesMode()->activated(1);
+  QTableWidget& sizes = *form.sizesTable();
+  sizes.insertRow(0);
+  sizes.setItem(0, 1, new QTableWidgetItem("d_model = 32, n_layer = 1, n_head = 2"));
+  sizes.setItem(0, 0, new QTableWidgetItem("tiny"));
+  typeInto(form.field("budget", "flops"), "1e12");
+  EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
+  EXPECT_FALSE(designer.text().contains("depths")) << designer.text().toStdString();
+  EXPECT_EQ(designer.plannedRuns(), 4);  // 2 arms x 1 size x 2 seeds
+}
+
+TEST_F(Workbench, DesignerFormStaysOffABrokenTextAndNamesBadFields) {
+  LadderDesignerView designer;
+  designer.setText(kQuickLadder);
+  // A field the spec cannot take: the text is left alone and the message names the field.
+  const QString before = designer.text();
+  typeInto(designer.form()->field("train", "batch_size"), "sixteen");
+  EXPECT_EQ(designer.text(), before);
+  // A text that does not parse: the CLI's message, the form disabled, the text untouched.
+  const QString broken = "[ladder\nname = \"x\"\n";
+  designer.setText(broken);
+  EXPECT_FALSE(designer.validationMessage().isEmpty());
+  EXPECT_TRUE(designer.validationMessage().contains("designer"))
+      << designer.validationMessage().toStdString();
+  EXPECT_FALSE(designer.formEnabled());
+  EXPECT_EQ(designer.text(), broken);
+  designer.setText(kQuickLadder);
+  EXPECT_TRUE(designer.formEnabled());
 }
 
 }  // namespace

@@ -1,0 +1,171 @@
+// The window's own scheduler against the real worker (offscreen): a tiny ladder queued from the
+// designer's text runs in-process; its rows reach "finished" in the run monitor's model, fed
+// live by the scheduler's signals; while it runs, the database's scheduler lock is held (a
+// headless `deepladder run` would be refused); a cancelled run ends cancelled; stopping the
+// scheduler leaves the running run interrupted and the lock free; Resume finishes the ladder
+// and Retry brings the cancelled run to "finished" too.
+#include "ui/workbench/in_process_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <chrono>
+#include <functional>
+
+#include "core/errors.h"
+#include "core/scheduler/scheduler_lock.h"
+#include "storage/database.h"
+#include "ui/plots/offscreen_app.h"
+#include "ui/workbench/main_window.h"
+#include "ui/workbench/run_monitor_view.h"
+#include "ui/workbench/run_table_model.h"
+
+namespace deepladder::ui {
+namespace {
+
+// Three one-slot runs of 200 steps on the built-in corpus (seconds each on one core).
+const char* kTinyLadder = R"([ladder]
+name = "gui-tiny"
+seeds = [1]
+
+[model]
+seq_len = 32
+n_head = 2
+
+[data]
+kind = "builtin"
+
+[train]
+batch_size = 4
+warmup_steps = 2
+eval_every = 20
+eval_batches = 2
+checkpoint_every = 10
+threads = 1
+
+[sizes]
+list = [ { name = "a", d_model = 32, n_layer = 1 },
+         { name = "b", d_model = 32, n_layer = 2 },
+         { name = "c", d_model = 32, n_layer = 3 } ]
+
+[budget]
+rule = "tokens"
+tokens = 25600
+
+[arms.vanilla]
+
+[resources]
+backend = "local"
+devices = "cpu"
+slots = 1
+retries = 1
+)";
+
+// Processes events until `done()` or `seconds` pass.
+bool waitFor(const std::function<bool()>& done, int seconds = 180) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    QTest::qWait(50);
+  }
+  return done();
+}
+
+std::string statusInModel(RunMonitorView& runs, int64_t id) {
+  const int row = runs.model()->rowOfRun(id);
+  return row < 0 ? "" : runs.model()->runAt(row)->run.status;
+}
+
+int countInModel(RunMonitorView& runs, const std::string& status) {
+  int n = 0;
+  for (int r = 0; r < runs.model()->rowCount(); ++r)
+    n += runs.model()->runAt(r)->run.status == status;
+  return n;
+}
+
+bool lockIsFree(const std::string& db) {
+  try {
+    scheduler::SchedulerLock lock(db);
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
+  plots::ensureGuiApplication();
+  QCoreApplication::setOrganizationName("deepladder-test");
+  qputenv("DEEPLADDER_WORKER", DEEPLADDER_BINARY_DIR "/bin/deepladder-worker");
+  QTemporaryDir dir;
+  const std::string db = dir.filePath("runs.db").toStdString();
+  storage::Database::open(db);  // an empty database, as `deepladder` would create
+
+  MainWindow window;
+  ASSERT_TRUE(window.openDatabase(QString::fromStdString(db), /*quiet=*/true));
+  RunMonitorView& runs = *window.runs();
+  QSignalSpy metrics(runs.scheduler(), &InProcessScheduler::runMetric);
+  ASSERT_TRUE(window.runLadderText(kTinyLadder, /*quiet=*/true));
+  ASSERT_TRUE(runs.ownsScheduler());
+  EXPECT_FALSE(lockIsFree(db)) << "the window must hold the database's scheduler lock";
+
+  // Rows appear (queued), then the first run (biggest first: "c") finishes, fed live.
+  ASSERT_TRUE(waitFor([&] { return runs.model()->rowCount() == 3; }, 30));
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") >= 1; }))
+      << "no run finished; worker: " << DEEPLADDER_BINARY_DIR "/bin/deepladder-worker";
+  EXPECT_GT(metrics.count(), 0) << "the monitor was not fed by the scheduler's signals";
+
+  // Cancel a run that has not started yet.
+  int64_t cancelled = 0;
+  for (int r = 0; r < runs.model()->rowCount() && !cancelled; ++r)
+    if (runs.model()->runAt(r)->run.status == "queued") cancelled = runs.model()->runAt(r)->run.id;
+  ASSERT_NE(cancelled, 0) << "expected a queued run behind the running one";
+  runs.cancelRuns({cancelled});
+  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "cancelled"; }, 30));
+
+  // Let the next run get past a checkpoint, then stop the scheduler: the run ends interrupted
+  // (resumable) and the lock is released.
+  int64_t running = 0;
+  ASSERT_TRUE(waitFor([&] {
+    for (int r = 0; r < runs.model()->rowCount(); ++r) {
+      const auto& run = runs.model()->runAt(r)->run;
+      if (run.status == "running" && run.step >= 30) running = run.id;
+    }
+    return running != 0;
+  }));
+  ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/false));
+  EXPECT_FALSE(runs.ownsScheduler());
+  EXPECT_TRUE(lockIsFree(db));
+  {
+    auto check = storage::Database::open(db, true);
+    EXPECT_EQ(check->run(running)->status, "interrupted") << check->run(running)->error;
+  }
+
+  // Resume: every run but the cancelled one finishes.
+  runs.resumeLadders({});
+  ASSERT_TRUE(
+      waitFor([&] { return countInModel(runs, "finished") == 2 && !runs.ownsScheduler(); }));
+  EXPECT_EQ(statusInModel(runs, cancelled), "cancelled");
+  {
+    auto check = storage::Database::open(db, true);
+    int64_t resumed_from = -1;
+    for (const auto& e : check->events(running))
+      if (e.name == "resumed") resumed_from = e.step;
+    EXPECT_GT(resumed_from, 0) << "the interrupted run resumes from its last checkpoint";
+  }
+
+  // Retry the cancelled run: it finishes as well.
+  runs.retryRuns({cancelled});
+  ASSERT_TRUE(
+      waitFor([&] { return countInModel(runs, "finished") == 3 && !runs.ownsScheduler(); }));
+  auto check = storage::Database::open(db, true);
+  for (const auto& s : check->listRuns()) {
+    EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
+    EXPECT_GT(s.run.step, 0);
+  }
+}
+
+}  // namespace
+}  // namespace deepladder::ui
