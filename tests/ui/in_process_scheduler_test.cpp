@@ -2,8 +2,9 @@
 // designer's text runs in-process; its rows reach "finished" in the run monitor's model, fed
 // live by the scheduler's signals; while it runs, the database's scheduler lock is held (a
 // headless `deepladder run` would be refused); a cancelled run ends cancelled; stopping the
-// scheduler leaves the running run interrupted and the lock free; Resume finishes the ladder
-// and Retry brings the cancelled run to "finished" too.
+// scheduler leaves the running run interrupted and the lock free; Resume finishes the ladder;
+// Retry queues the cancelled run again, and closing with "keep running" hands it to a detached
+// headless `deepladder resume` that finishes it while the monitor follows by polling.
 #include "ui/workbench/in_process_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -99,6 +100,7 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   plots::ensureGuiApplication();
   QCoreApplication::setOrganizationName("deepladder-test");
   qputenv("DEEPLADDER_WORKER", DEEPLADDER_BINARY_DIR "/bin/deepladder-worker");
+  qputenv("DEEPLADDER_CLI", DEEPLADDER_BINARY_DIR "/bin/deepladder");
   QTemporaryDir dir;
   const std::string db = dir.filePath("runs.db").toStdString();
   storage::Database::open(db);  // an empty database, as `deepladder` would create
@@ -156,11 +158,23 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
     EXPECT_GT(resumed_from, 0) << "the interrupted run resumes from its last checkpoint";
   }
 
-  // Retry the cancelled run: it finishes as well.
+  // Retry the cancelled run, then close-and-keep-running: the window's scheduler stops and a
+  // detached headless `deepladder resume` takes the run over; the monitor follows it by polling
+  // and the window cannot start a scheduler of its own meanwhile.
   runs.retryRuns({cancelled});
-  ASSERT_TRUE(
-      waitFor([&] { return countInModel(runs, "finished") == 3 && !runs.ownsScheduler(); }));
+  ASSERT_TRUE(runs.ownsScheduler());
+  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "running"; }, 60));
+  ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/true));
+  EXPECT_FALSE(runs.ownsScheduler());
+  ASSERT_TRUE(waitFor([&] { return !lockIsFree(db); }, 30)) << "no headless scheduler took over";
+  const int64_t ladder = *storage::Database::open(db, true)->run(cancelled)->ladder_id;
+  EXPECT_THROW(runs.scheduler()->runLadder(ladder), UserError)
+      << "the headless scheduler owns the database";
+  EXPECT_FALSE(runs.ownsScheduler());
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") == 3; }));
+  ASSERT_TRUE(waitFor([&] { return lockIsFree(db); }, 30)) << "the headless resume did not end";
   auto check = storage::Database::open(db, true);
+  EXPECT_EQ(check->integrityCheck(), "ok");
   for (const auto& s : check->listRuns()) {
     EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
     EXPECT_GT(s.run.step, 0);

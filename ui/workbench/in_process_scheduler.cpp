@@ -29,6 +29,12 @@ QString workerProgramPath() {
   return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("deepladder-worker"));
 }
 
+QString cliProgramPath() {
+  const QString env = qEnvironmentVariable("DEEPLADDER_CLI");
+  if (!env.isEmpty()) return env;
+  return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("deepladder"));
+}
+
 InProcessScheduler::InProcessScheduler(QString db_path, QString worker_path, QObject* parent)
     : QObject(parent), db_path_(std::move(db_path)), worker_path_(std::move(worker_path)) {}
 

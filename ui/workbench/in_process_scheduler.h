@@ -26,6 +26,8 @@ namespace deepladder::ui {
 
 // $DEEPLADDER_WORKER, else deepladder-worker beside this program.
 QString workerProgramPath();
+// $DEEPLADDER_CLI, else the `deepladder` command beside this program (for the hand-off).
+QString cliProgramPath();
 
 class InProcessScheduler : public QObject {
   Q_OBJECT

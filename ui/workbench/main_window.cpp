@@ -298,7 +298,7 @@ bool MainWindow::stopOwnScheduler(bool hand_off, int wait_ms) {
   QApplication::restoreOverrideCursor();
   if (!stopped) return false;
   if (hand_off) {
-    const QString cli = QDir(QCoreApplication::applicationDirPath()).filePath("deepladder");
+    const QString cli = cliProgramPath();
     if (!QProcess::startDetached(cli, {"resume", "--db", db_path_, "--quiet"}))
       QMessageBox::warning(this, tr("Cannot hand the runs over"),
                            tr("Could not start %1. The runs are interrupted; continue them with "
@@ -354,7 +354,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     box.setDefaultButton(keep);
     box.exec();
     if (box.clickedButton() == stop) {
-      const QString cli = QDir(QCoreApplication::applicationDirPath()).filePath("deepladder");
+      const QString cli = cliProgramPath();
       QProcess::startDetached(cli, {"cancel", "all", "--db", db_path_});
     } else if (box.clickedButton() != keep) {
       event->ignore();
