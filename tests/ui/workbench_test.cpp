@@ -10,7 +10,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
@@ -213,6 +215,30 @@ TEST_F(Workbench, DesignerValidatesLiveWithTheCliMessages) {
   EXPECT_FALSE(designer.validationMessage().isEmpty());
   EXPECT_TRUE(designer.validationMessage().contains("designer"))
       << designer.validationMessage().toStdString();
+}
+
+TEST_F(Workbench, WindowRemembersItsSplittersAndRunTableColumns) {
+  QSettings().remove("layout");
+  QList<int> saved;
+  int saved_width = 0;
+  {
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    auto* splitter = window.frontier()->findChild<QSplitter*>();
+    ASSERT_NE(splitter, nullptr);
+    splitter->setSizes({300, 500});
+    window.runs()->table()->setColumnWidth(RunTableModel::kArm, 222);
+    saved = splitter->sizes();
+    saved_width = window.runs()->table()->columnWidth(RunTableModel::kArm);
+    ASSERT_TRUE(window.close());  // no database, nothing running: closes and saves
+  }
+  MainWindow again;
+  again.resize(1200, 800);
+  again.show();
+  EXPECT_EQ(again.frontier()->findChild<QSplitter*>()->sizes(), saved);
+  EXPECT_EQ(again.runs()->table()->columnWidth(RunTableModel::kArm), saved_width);
+  QSettings().remove("layout");
 }
 
 // The quick ladder of DesignerValidatesLiveWithTheCliMessages.
