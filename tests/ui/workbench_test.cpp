@@ -69,6 +69,29 @@ TEST_F(Workbench, RunTableShowsEveryRunWithDerivedColumns) {
   EXPECT_EQ(resets.count(), 0);
 }
 
+TEST_F(Workbench, RunTableTakesLiveFiguresFromTheScheduler) {
+  auto db = storage::Database::open(db_path_.toStdString(), true);
+  RunTableModel model;
+  model.setRuns(db->listRuns(), 1.7e9 + 100);
+  const int row = model.rowOfRun(9);
+  ASSERT_GE(row, 0);
+  QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+  // Run 9 plans 2000 steps (fixture config): step 1000 is half way.
+  model.applyLiveMetric(9, 1000, 1000 * 1024, 2.5, std::nan(""), 7000, 1.7e9 + 200);
+  EXPECT_EQ(changed.count(), 1);
+  EXPECT_EQ(model.index(row, RunTableModel::kProgress).data().toString(), "50%");
+  EXPECT_EQ(model.index(row, RunTableModel::kTrainLoss).data().toString(), "2.5000");
+  EXPECT_EQ(model.index(row, RunTableModel::kValLoss).data().toString(), "3.3952")
+      << "a value the line did not carry stays as it was";
+  EXPECT_EQ(model.index(row, RunTableModel::kTokensPerSecond).data().toString(), "7000");
+  EXPECT_FALSE(model.index(row, RunTableModel::kEta).data().toString().isEmpty());
+  model.applyLiveStatus(9, "finished", "");
+  EXPECT_EQ(model.index(row, RunTableModel::kStatus).data().toString(), "finished");
+  EXPECT_EQ(model.index(row, RunTableModel::kProgress).data().toString(), "100%");
+  model.applyLiveMetric(12345, 1, 1, 1, 1, 1, 0);  // unknown run: ignored
+  EXPECT_EQ(changed.count(), 2);
+}
+
 TEST_F(Workbench, PollerDeliversSnapshotsFromItsThread) {
   RunPoller poller(db_path_, 50);
   QSignalSpy spy(&poller, &RunPoller::runsLoaded);
@@ -273,6 +296,8 @@ TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {
   EXPECT_EQ(form.choice("budget", "rule")->currentText(), "tokens_per_param");
   EXPECT_EQ(form.choice("data", "kind")->currentText(), "builtin");
   EXPECT_EQ(form.field("train", "checkpoint_every")->text(), "") << "absent: the default";
+  EXPECT_TRUE(form.field("budget", "tokens_per_param")->isEnabled());
+  EXPECT_FALSE(form.field("budget", "flops")->isEnabled()) << "only the rule's own field";
   ASSERT_EQ(form.armsTable()->rowCount(), 1);
   EXPECT_EQ(form.armsTable()->item(0, 0)->text(), "vanilla");
   EXPECT_EQ(form.sizesMode()->currentIndex(), 0) << "a depth ladder";
@@ -288,6 +313,7 @@ TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {
 
   // Budget rule flops with one budget per size.
   form.choice("budget", "rule")->setCurrentText("flops");
+  EXPECT_TRUE(form.field("budget", "flops")->isEnabled());
   typeInto(form.field("budget", "flops"), "1e12, 2e12, 4e12");
   EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
   // Round trip: the rewritten text, read back, fills the form the same way.

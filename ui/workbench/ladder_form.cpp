@@ -12,8 +12,10 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QStackedWidget>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <sstream>
 
 #include "core/architecture.h"
@@ -104,6 +106,28 @@ QTableWidget* makeTable(const QStringList& headers) {
   return t;
 }
 
+// The Preset column edits with a list of the architecture presets (empty: none).
+class PresetDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&,
+                        const QModelIndex&) const override {
+    auto* combo = new QComboBox(parent);
+    combo->addItem(QString());
+    for (const auto& name : armPresetNames()) combo->addItem(QString::fromStdString(name));
+    return combo;
+  }
+  void setEditorData(QWidget* editor, const QModelIndex& index) const override {
+    auto* combo = static_cast<QComboBox*>(editor);
+    const int i = combo->findText(index.data().toString());
+    combo->setCurrentIndex(std::max(0, i));
+  }
+  void setModelData(QWidget* editor, QAbstractItemModel* model,
+                    const QModelIndex& index) const override {
+    model->setData(index, static_cast<QComboBox*>(editor)->currentText());
+  }
+};
+
 }  // namespace
 
 LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
@@ -135,6 +159,7 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
   arms_->setToolTip(tr("Preset: one of %1 (empty: the arm's name when it names one).\n"
                        "Overrides, e.g.: model = { n_layer = 6 }, train = { lr = 1e-3 }")
                         .arg(presets.join(QStringLiteral(", "))));
+  arms_->setItemDelegateForColumn(kArmPreset, new PresetDelegate(arms_));
   auto* arm_buttons = new QHBoxLayout;
   auto* add_arm = new QPushButton(tr("Add arm"));
   auto* remove_arm = new QPushButton(tr("Remove arm"));
@@ -224,6 +249,8 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
               "2e10, for time estimates"));
   layout->addStretch(1);
 
+  connect(choice("budget", "rule"), &QComboBox::currentTextChanged, this,
+          [this] { enableBudgetFields(); });
   connect(sizes_mode_, &QComboBox::activated, this, [this](int index) {
     sizes_stack_->setCurrentIndex(index);
     emit edited();
@@ -241,6 +268,7 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
     connect(t, &QTableWidget::itemChanged, this, [this] {
       if (!loading_) emit edited();
     });
+  enableBudgetFields();
 }
 
 QLineEdit* LadderForm::addLine(const std::string& table, const std::string& key, Kind kind,
@@ -269,6 +297,14 @@ QComboBox* LadderForm::addChoice(const std::string& table, const std::string& ke
   connect(combo, &QComboBox::activated, this, [this] { emit edited(); });
   bindings_.push_back({table, key, Kind::kChoice, combo, label});
   return combo;
+}
+
+void LadderForm::enableBudgetFields() {
+  // Only the field the rule reads is editable (the default rule is tokens_per_param).
+  QString rule = choice("budget", "rule")->currentText();
+  if (choice("budget", "rule")->currentIndex() == 0) rule = QStringLiteral("tokens_per_param");
+  for (const char* key : {"tokens", "tokens_per_param", "flops"})
+    field("budget", key)->setEnabled(rule == QLatin1String(key));
 }
 
 void LadderForm::addTableRow(QTableWidget* table) {
@@ -350,6 +386,7 @@ bool LadderForm::loadFrom(const std::string& toml_text) {
   sizes_mode_->setCurrentIndex(list ? 1 : 0);
   sizes_stack_->setCurrentIndex(list ? 1 : 0);
   arms_->resizeColumnToContents(kArmName);
+  enableBudgetFields();
   loading_ = false;
   return true;
 }

@@ -55,6 +55,7 @@ class LadderForm : public QWidget {
   QComboBox* addChoice(const std::string& table, const std::string& key, const QString& label,
                        const QStringList& choices);
   void addTableRow(QTableWidget* table);
+  void enableBudgetFields();
   std::vector<Binding> bindings_;
   QTableWidget* arms_;
   QComboBox* sizes_mode_;
