@@ -100,10 +100,8 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(status_);
   layout->addWidget(split, 1);
   connect(fit, &QPushButton::clicked, this, [this] { fitNow(); });
-  connect(source_, &QComboBox::activated, this, [this] {
-    fillBaselineChoices();
-    fitNow();
-  });
+  connect(source_, &QComboBox::currentTextChanged, this, [this] { fillBaselineChoices(); });
+  connect(source_, &QComboBox::activated, this, [this] { fitNow(); });
   connect(baseline_, &QComboBox::activated, this, [this] { fitNow(); });
   connect(c_ref_, &QLineEdit::returnPressed, this, [this] { fitNow(); });
 }

@@ -31,6 +31,8 @@ class FrontierView : public QWidget {
   QCustomPlot* frontierPlot() const { return frontier_; }
   QCustomPlot* multiplierPlot() const { return multiplier_; }
   const std::optional<fitting::FrontierResult>& result() const { return result_; }
+  // The ladders and imported sources that can be fitted.
+  QComboBox* sourceChoice() const { return source_; }
   // The baseline choices: the arms of the current source.
   QComboBox* baselineChoice() const { return baseline_; }
   QLineEdit* c0Field() const { return c_ref_; }

@@ -92,6 +92,8 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(top);
   split->addWidget(bottom);
+  split->setStretchFactor(0, 3);  // the form and the text get most of the height
+  split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buttons);
   layout->addWidget(split, 1);

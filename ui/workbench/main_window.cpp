@@ -311,11 +311,17 @@ bool MainWindow::stopOwnScheduler(bool hand_off, int wait_ms) {
 void MainWindow::changeEvent(QEvent* event) {
   QMainWindow::changeEvent(event);
   if (event->type() != QEvent::PaletteChange) return;
-  // The system switched between light and dark: every plot takes the new frame colours.
-  for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
-    plots::applyPlotPalette(*plot, plot->palette());
-    plot->replot();
-  }
+  // The system switched between light and dark: every plot takes the new frame colours, once
+  // the new palette has reached the children (after this event).
+  QMetaObject::invokeMethod(
+      this,
+      [this] {
+        for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
+          plots::applyPlotPalette(*plot, plot->palette());
+          plot->replot();
+        }
+      },
+      Qt::QueuedConnection);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
