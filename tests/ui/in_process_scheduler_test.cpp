@@ -164,6 +164,8 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   runs.retryRuns({cancelled});
   ASSERT_TRUE(runs.ownsScheduler());
   ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "running"; }, 60));
+  const QStringList handed = runs.scheduler()->resumeArguments();
+  ASSERT_TRUE(handed.contains("--ladder")) << "the window ran one ladder: hand over just that one";
   ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/true));
   EXPECT_FALSE(runs.ownsScheduler());
   ASSERT_TRUE(waitFor([&] { return !lockIsFree(db); }, 30)) << "no headless scheduler took over";

@@ -63,10 +63,12 @@ void InProcessScheduler::runLadder(int64_t ladder_id) {
     std::lock_guard<std::mutex> guard(mutex_);
     if (accepting_) {  // the thread picks it up after the ladder in progress
       ladders_.push_back(ladder_id);
+      session_ladders_.insert(ladder_id);
       return;
     }
   }
   takeLock();
+  session_ladders_ = {ladder_id};
   {
     std::lock_guard<std::mutex> guard(mutex_);
     ladders_ = {ladder_id};
@@ -104,6 +106,21 @@ int64_t InProcessScheduler::enqueueAndRun(const QString& toml, const QString& so
   }
   runLadder(ladder_id);
   return ladder_id;
+}
+
+QStringList InProcessScheduler::resumeArguments() const {
+  QStringList args = {QStringLiteral("resume"), QStringLiteral("--db"), db_path_,
+                      QStringLiteral("--quiet")};
+  if (session_ladders_.size() != 1) return args;
+  try {
+    auto db = storage::Database::open(db_path_.toStdString(), /*read_only=*/true);
+    const int64_t id = *session_ladders_.begin();
+    const ladder::LadderSpec spec = ladder::parseLadder(db->ladderSpec(id), "stored ladder");
+    args << QStringLiteral("--ladder") << QString::fromStdString(spec.hash);
+  } catch (const std::exception&) {
+    // The stored spec no longer parses: resume everything rather than nothing.
+  }
+  return args;
 }
 
 void InProcessScheduler::onThreadFinished() {

@@ -9,11 +9,13 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 
 class QThread;
 
@@ -52,6 +54,9 @@ class InProcessScheduler : public QObject {
   // Waits up to `ms` for the thread to end; true when it has (or never ran).
   bool wait(int ms);
   const QString& databasePath() const { return db_path_; }
+  // Arguments of the `deepladder resume` that carries on what this scheduler ran: the ladder
+  // (by hash) when it ran one, every resumable ladder when it ran several.
+  QStringList resumeArguments() const;
 
  signals:
   void runLaunched(qint64 run_id, QString where);
@@ -73,6 +78,7 @@ class InProcessScheduler : public QObject {
   int thread_generation_ = 0;  // a finished signal of an older thread is ignored
   mutable std::mutex mutex_;
   std::deque<int64_t> ladders_;              // guarded by mutex_
+  std::set<int64_t> session_ladders_;        // GUI thread: ladders asked for since the last start
   bool accepting_ = false;                   // guarded: the thread will still take ladders
   bool stop_requested_ = false;              // guarded
   scheduler::Scheduler* current_ = nullptr;  // guarded: the scheduler now running

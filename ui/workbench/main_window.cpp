@@ -299,7 +299,7 @@ bool MainWindow::stopOwnScheduler(bool hand_off, int wait_ms) {
   if (!stopped) return false;
   if (hand_off) {
     const QString cli = cliProgramPath();
-    if (!QProcess::startDetached(cli, {"resume", "--db", db_path_, "--quiet"}))
+    if (!QProcess::startDetached(cli, scheduler->resumeArguments()))
       QMessageBox::warning(this, tr("Cannot hand the runs over"),
                            tr("Could not start %1. The runs are interrupted; continue them with "
                               "`deepladder resume --db %2`.")
