@@ -105,7 +105,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   const double x_lo = c_min / 4, x_hi = c_max * 4;
   if (std::isfinite(E) && E > 0) {
     QCPGraph* e_line = plot.addGraph();
-    e_line->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+    setReferenceLinePen(*e_line);
     e_line->addData(x_lo, E);
     e_line->addData(x_hi, E);
     e_line->setName(QStringLiteral("E = %1 (%2)")

@@ -113,7 +113,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
 
   // The 1x line: no advantage either way.
   QCPGraph* one = plot.addGraph();
-  one->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+  setReferenceLinePen(*one);
   one->addData(x_lo, 1.0);
   one->addData(x_hi, 1.0);
   one->setName(QStringLiteral("1\u00D7 (no gain)"));

@@ -106,6 +106,20 @@ void placeLegendInFreestCorner(QCustomPlot& plot, const std::vector<Qt::Alignmen
   placeLegendInside(plot, best);
 }
 
+namespace {
+const char* kReferenceLine = "deepladder_reference_line";
+QColor referenceGrey(bool dark) {
+  return dark ? QColor(165, 165, 165) : QColor(90, 90, 90);
+}
+}  // namespace
+
+void setReferenceLinePen(QCPGraph& graph, double width) {
+  graph.setProperty(kReferenceLine, true);
+  graph.setPen(
+      QPen(referenceGrey(graph.parentPlot() && isDarkPalette(graph.parentPlot()->palette())), width,
+           Qt::DashLine));
+}
+
 bool isDarkPalette(const QPalette& palette) {
   return palette.color(QPalette::Base).lightness() < 128;
 }
@@ -141,6 +155,12 @@ void applyPlotPalette(QCustomPlot& plot, const QPalette& palette) {
   QColor border = ink;
   border.setAlpha(60);
   if (plot.legend->borderPen().style() != Qt::NoPen) plot.legend->setBorderPen(QPen(border));
+  for (int i = 0; i < plot.graphCount(); ++i)
+    if (plot.graph(i)->property(kReferenceLine).toBool()) {
+      QPen pen = plot.graph(i)->pen();
+      pen.setColor(referenceGrey(dark));
+      plot.graph(i)->setPen(pen);
+    }
   for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)
     if (auto* text = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i)))
       text->setTextColor(ink);

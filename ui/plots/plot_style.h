@@ -9,6 +9,7 @@
 
 class QCustomPlot;
 class QCPAxis;
+class QCPGraph;
 class QPalette;
 
 namespace deepladder::plots {
@@ -34,6 +35,9 @@ void placeLegendInside(QCustomPlot& plot, Qt::Alignment corner);
 // the window's, so plots follow the system's light or dark theme. Data colours stay as they
 // are. preparePlot applies the plot widget's own palette; exports always use lightPalette().
 void applyPlotPalette(QCustomPlot& plot, const QPalette& palette);
+// Draws `graph` as a reference line (E, 1x, eps, chance): a dashed grey that applyPlotPalette
+// keeps readable on a light or a dark background.
+void setReferenceLinePen(QCPGraph& graph, double width = 1.2);
 // A light palette (white paper, black ink): what exports are written with.
 QPalette lightPalette();
 // True when `palette` draws light text on a dark base.
