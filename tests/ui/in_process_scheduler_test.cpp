@@ -11,6 +11,7 @@
 
 #include <QCoreApplication>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <chrono>
@@ -110,6 +111,8 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   RunMonitorView& runs = *window.runs();
   QSignalSpy metrics(runs.scheduler(), &InProcessScheduler::runMetric);
   ASSERT_TRUE(window.runLadderText(kTinyLadder, /*quiet=*/true));
+  EXPECT_TRUE(window.statusBar()->currentMessage().contains("\"gui-tiny\": 3 run(s) queued"))
+      << window.statusBar()->currentMessage().toStdString();
   ASSERT_TRUE(runs.ownsScheduler());
   EXPECT_FALSE(lockIsFree(db)) << "the window must hold the database's scheduler lock";
 

@@ -89,7 +89,8 @@ void InProcessScheduler::runLadder(int64_t ladder_id) {
   thread_->start();
 }
 
-int64_t InProcessScheduler::enqueueAndRun(const QString& toml, const QString& source_name) {
+int64_t InProcessScheduler::enqueueAndRun(const QString& toml, const QString& source_name,
+                                          QString* summary) {
   const ladder::LadderSpec spec =
       ladder::parseLadder(toml.toStdString(), source_name.toStdString());
   bool accepting = false;
@@ -98,14 +99,31 @@ int64_t InProcessScheduler::enqueueAndRun(const QString& toml, const QString& so
     accepting = accepting_;
   }
   if (!accepting) takeLock();  // like `deepladder run`: nothing is queued without the lock
-  int64_t ladder_id = 0;
-  {
+  storage::EnqueueResult queued;
+  try {
     auto db = storage::Database::open(db_path_.toStdString());
-    ladder_id = storage::enqueueLadder(*db, spec, storage::defaultWorkRoot(db_path_.toStdString()))
-                    .ladder_id;
+    queued = storage::enqueueLadder(*db, spec, storage::defaultWorkRoot(db_path_.toStdString()));
+  } catch (...) {
+    if (!thread_) lock_.reset();  // nothing runs: let a headless scheduler have the database
+    throw;
   }
-  runLadder(ladder_id);
-  return ladder_id;
+  if (summary) {
+    const QString name = QString::fromStdString(spec.name);
+    if (queued.new_ladder)
+      *summary = tr("ladder \"%1\": %n run(s) queued", "", queued.runs_added).arg(name);
+    else
+      *summary = tr("ladder \"%1\" was already in the database: %2 finished run(s) kept, %3 "
+                    "failed run(s) queued again")
+                     .arg(name)
+                     .arg(queued.runs_finished)
+                     .arg(queued.runs_requeued);
+    if (queued.changed_spec)
+      *summary +=
+          tr(" (its spec changed since it was last run: this is a new ladder; the old "
+             "one's runs stay in the database)");
+  }
+  runLadder(queued.ladder_id);
+  return queued.ladder_id;
 }
 
 QStringList InProcessScheduler::resumeArguments() const {

@@ -43,8 +43,10 @@ class InProcessScheduler : public QObject {
   void runLadder(int64_t ladder_id);
   // Parses a ladder spec (UserError with the CLI's message), puts it into the database (runs in
   // <db dir>/deepladder-work, as `deepladder run` does) under the lock, then runs it as
-  // runLadder does; returns the ladder's id. UserError as above when the lock is held.
-  int64_t enqueueAndRun(const QString& toml, const QString& source_name);
+  // runLadder does; returns the ladder's id and says what was queued in `summary`. UserError as
+  // above when the lock is held.
+  int64_t enqueueAndRun(const QString& toml, const QString& source_name,
+                        QString* summary = nullptr);
   // True from runLadder() until the thread has ended and released the lock.
   bool isRunning() const;
   // Runs being trained right now.

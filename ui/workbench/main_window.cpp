@@ -276,8 +276,8 @@ bool MainWindow::runLadderText(const QString& toml, bool quiet) {
   try {
     if (db_path_.isEmpty())
       throw UserError("open a database first (File > Open database…): the ladder's runs go there");
-    runs_->runLadderText(toml);
-    statusBar()->showMessage(tr("Running the ladder in this window"), 5000);
+    statusBar()->showMessage(tr("Running in this window: %1").arg(runs_->runLadderText(toml)),
+                             10000);
     showView(kRuns);
     return true;
   } catch (const std::exception& e) {

@@ -262,12 +262,14 @@ QString RunMonitorView::resumeLadders(const std::vector<int64_t>& run_ids) {
   return tr("resuming %n ladder(s) in this window", "", int(ladders.size()));
 }
 
-int64_t RunMonitorView::runLadderText(const QString& toml) {
-  const int64_t id = scheduler_->enqueueAndRun(toml, QStringLiteral("designer"));
+QString RunMonitorView::runLadderText(const QString& toml) {
+  QString summary;
+  scheduler_->enqueueAndRun(toml, QStringLiteral("designer"), &summary);
   poller_->setInterval(kLivePollMs);
   poller_->pollNow();
+  last_action_ = summary;
   updateSummary();
-  return id;
+  return summary;
 }
 
 void RunMonitorView::startLadders(const std::vector<int64_t>& ladder_ids) {

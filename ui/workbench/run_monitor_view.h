@@ -43,8 +43,8 @@ class RunMonitorView : public QWidget {
   QString retryRuns(const std::vector<int64_t>& run_ids);
   QString resumeLadders(const std::vector<int64_t>& run_ids);  // none: every resumable ladder
   // Queues a new ladder (TOML text; UserError with the CLI's message when invalid) and runs it
-  // with the window's scheduler; returns its id.
-  int64_t runLadderText(const QString& toml);
+  // with the window's scheduler; returns what was queued.
+  QString runLadderText(const QString& toml);
 
  signals:
   void compareRequested(std::vector<int64_t> run_ids);
