@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QSettings>
+#include <QShortcut>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTableWidget>
@@ -341,6 +342,23 @@ TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {
   EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
   EXPECT_FALSE(designer.text().contains("depths")) << designer.text().toStdString();
   EXPECT_EQ(designer.plannedRuns(), 4);  // 2 arms x 1 size x 2 seeds
+}
+
+TEST_F(Workbench, DesignerRunsWithCtrlReturnOnlyAValidLadder) {
+  LadderDesignerView designer;
+  designer.setDatabase(db_path_);
+  designer.setText(kQuickLadder);
+  QShortcut* run_key = nullptr;
+  for (QShortcut* s : designer.findChildren<QShortcut*>())
+    if (s->key() == QKeySequence(Qt::CTRL | Qt::Key_Return)) run_key = s;
+  ASSERT_NE(run_key, nullptr);
+  QSignalSpy requested(&designer, &LadderDesignerView::runRequested);
+  emit run_key->activated();
+  ASSERT_EQ(requested.count(), 1);
+  EXPECT_EQ(requested.at(0).at(0).toString(), designer.text());
+  designer.setText("[ladder]\nname = \"x\"\n");  // not a valid ladder: Run does nothing
+  emit run_key->activated();
+  EXPECT_EQ(requested.count(), 1);
 }
 
 TEST_F(Workbench, DesignerFormStaysOffABrokenTextAndNamesBadFields) {

@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -103,6 +104,11 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   connect(source_, &QComboBox::currentTextChanged, this, [this] { fillBaselineChoices(); });
   connect(source_, &QComboBox::activated, this, [this] { fitNow(); });
   connect(baseline_, &QComboBox::activated, this, [this] { fitNow(); });
+  // Ctrl+Return fits while this view has the focus.
+  auto* fit_key = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+  fit_key->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(fit_key, &QShortcut::activated, this, [this] { fitNow(); });
+  fit->setToolTip(tr("Fit the frontier (Ctrl+Return)"));
   connect(c_ref_, &QLineEdit::returnPressed, this, [this] { fitNow(); });
 }
 

@@ -11,6 +11,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
@@ -72,7 +73,7 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   run_ = new QPushButton(tr("Run"));
   run_->setToolTip(
       tr("Queue this ladder in the open database and run it in this window "
-         "(watch it in the Runs view)"));
+         "(watch it in the Runs view). Ctrl+Return"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(open);
   buttons->addWidget(save);
@@ -124,6 +125,10 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
     return path;
   };
   connect(save, &QPushButton::clicked, this, save_as);
+  // Ctrl+Return runs while this view has the focus.
+  auto* run_key = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+  run_key->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(run_key, &QShortcut::activated, run_, &QPushButton::click);
   connect(run_, &QPushButton::clicked, this, [this] {
     validate();
     if (message_.isEmpty() && !db_path_.isEmpty()) emit runRequested(text());

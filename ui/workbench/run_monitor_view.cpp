@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -59,7 +60,7 @@ RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
   auto* retry = new QPushButton(tr("Retry"));
   auto* resume = new QPushButton(tr("Resume"));
   compare->setToolTip(tr("Overlay the selected runs' curves in the Compare view"));
-  cancel->setToolTip(tr("Stop the selected runs (they end cancelled)"));
+  cancel->setToolTip(tr("Stop the selected runs (they end cancelled). Delete"));
   cancel_ladder->setToolTip(tr("Stop every unfinished run of the selected runs' ladders"));
   retry->setToolTip(
       tr("Queue the selected failed or cancelled runs again and run them here "
@@ -123,6 +124,10 @@ RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
   });
   connect(retry, &QPushButton::clicked, this,
           [this] { act([this] { return retryRuns(selectedRunIds()); }); });
+  // Keys while the table has the focus: Delete cancels the selected runs (asking first).
+  auto* cancel_key = new QShortcut(QKeySequence::Delete, table_);
+  cancel_key->setContext(Qt::WidgetShortcut);
+  connect(cancel_key, &QShortcut::activated, cancel, &QPushButton::click);
   connect(resume, &QPushButton::clicked, this,
           [this] { act([this] { return resumeLadders(selectedRunIds()); }); });
 }
