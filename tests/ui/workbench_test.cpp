@@ -344,6 +344,26 @@ TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {
   EXPECT_EQ(designer.plannedRuns(), 4);  // 2 arms x 1 size x 2 seeds
 }
 
+TEST_F(Workbench, DesignerFormEditsKeepTheTextsCommentsAndOrder) {
+  LadderDesignerView designer;
+  QString commented = QString("# my notes on this ladder\n") + kQuickLadder;
+  designer.setText(commented.replace("lr = 3e-3", "lr = 3e-3  # tuned on d2"));
+  LadderForm& form = *designer.form();
+  typeInto(form.field("train", "lr"), "0.002");       // changed in place
+  typeInto(form.field("train", "eval_every"), "");    // removed
+  typeInto(form.field("resources", "retries"), "4");  // added to [resources]
+  typeInto(form.field("train", "checkpoint_every"), "50");
+  EXPECT_EQ(designer.validationMessage(), "");
+  const QString text = designer.text();
+  EXPECT_TRUE(text.startsWith("# my notes on this ladder\n")) << text.toStdString();
+  EXPECT_TRUE(text.contains("lr = 0.002  # tuned on d2")) << text.toStdString();
+  EXPECT_FALSE(text.contains("eval_every")) << text.toStdString();
+  EXPECT_TRUE(text.contains("slots = 2\nretries = 4\n")) << text.toStdString();
+  EXPECT_TRUE(text.contains("lr = 0.002  # tuned on d2\ncheckpoint_every = 50\n"))
+      << text.toStdString();
+  EXPECT_TRUE(text.indexOf("[model]") < text.indexOf("[train]")) << "sections keep their order";
+}
+
 TEST_F(Workbench, DesignerRunsWithCtrlReturnOnlyAValidLadder) {
   LadderDesignerView designer;
   designer.setDatabase(db_path_);

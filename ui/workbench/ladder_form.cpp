@@ -17,8 +17,10 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "core/architecture.h"
+#include "ui/workbench/toml_text_edit.h"
 
 namespace deepladder::ui {
 namespace {
@@ -26,23 +28,6 @@ namespace {
 constexpr int kArmName = 0, kArmPreset = 1, kArmOverrides = 2;
 constexpr int kSizeName = 0, kSizeKeys = 1;
 const QString kDefault = QStringLiteral("(default)");
-
-// The node at [table] (dotted, e.g. "resources.slurm") or null.
-toml::table* tableAt(toml::table& doc, const std::string& path, bool create) {
-  toml::table* t = &doc;
-  std::stringstream parts(path);
-  std::string part;
-  while (std::getline(parts, part, '.')) {
-    toml::node* next = t->get(part);
-    if (!next) {
-      if (!create) return nullptr;
-      next = &t->insert_or_assign(part, toml::table{}).first->second;
-    }
-    t = next->as_table();
-    if (!t) return nullptr;
-  }
-  return t;
-}
 
 QString numberText(const toml::node& n) {
   if (auto i = n.value_exact<int64_t>()) return QString::number(*i);
@@ -403,6 +388,7 @@ std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QSt
     if (error) *error = message;
     return std::nullopt;
   };
+  const toml::table original = doc;
   const bool list_mode = sizes_mode_->currentIndex() == 1;
   for (const auto& b : bindings_) {
     if (b.table == "sizes" && list_mode) continue;  // the depth fields belong to the other mode
@@ -503,7 +489,32 @@ std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QSt
   }
   std::ostringstream out;
   out << doc << "\n";
-  return out.str();
+  const std::string rewritten = out.str();
+
+  // The arms or the sizes changed shape: the whole text is rewritten from the form.
+  const toml::table* old_arms = tableAt(original, "arms");
+  const toml::table* old_sizes = tableAt(original, "sizes");
+  const toml::node* old_list = old_sizes ? old_sizes->get("list") : nullptr;
+  const toml::node* new_list = sizes->get("list");
+  const bool arms_changed = !old_arms || !(*old_arms == *doc["arms"].as_table());
+  const bool sizes_changed = (old_list == nullptr) != (new_list == nullptr) ||
+                             (old_list && new_list && tomlRepr(*old_list) != tomlRepr(*new_list));
+  if (arms_changed || sizes_changed) return rewritten;
+  // Otherwise each changed value is edited where it stands.
+  std::string text = toml_text;
+  for (const auto& b : bindings_) {
+    if (b.table == "sizes" && list_mode) continue;
+    const toml::table* want_table = tableAt(doc, b.table);
+    const toml::table* have_table = tableAt(original, b.table);
+    const toml::node* want = want_table ? want_table->get(b.key) : nullptr;
+    const toml::node* have = have_table ? have_table->get(b.key) : nullptr;
+    if ((want == nullptr) == (have == nullptr) && (!want || tomlRepr(*want) == tomlRepr(*have)))
+      continue;
+    const std::optional<std::string> edited = editValueInPlace(text, b.table, b.key, want);
+    if (!edited) return rewritten;
+    text = *edited;
+  }
+  return text;
 }
 
 }  // namespace deepladder::ui
