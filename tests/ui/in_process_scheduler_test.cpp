@@ -28,7 +28,7 @@
 namespace deepladder::ui {
 namespace {
 
-// Three one-slot runs of 200 steps on the built-in corpus (seconds each on one core).
+// Three one-slot runs of 500 steps on the built-in corpus (seconds each on one core).
 const char* kTinyLadder = R"([ladder]
 name = "gui-tiny"
 seeds = [1]
@@ -55,7 +55,7 @@ list = [ { name = "a", d_model = 32, n_layer = 1 },
 
 [budget]
 rule = "tokens"
-tokens = 25600
+tokens = 64000
 
 [arms.vanilla]
 
@@ -115,6 +115,8 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
       << window.statusBar()->currentMessage().toStdString();
   ASSERT_TRUE(runs.ownsScheduler());
   EXPECT_FALSE(lockIsFree(db)) << "the window must hold the database's scheduler lock";
+  EXPECT_TRUE(runs.schedulerOwnerText().contains("this window"))
+      << runs.schedulerOwnerText().toStdString();
 
   // Rows appear (queued), then the first run (biggest first: "c") finishes, fed live.
   ASSERT_TRUE(waitFor([&] { return runs.model()->rowCount() == 3; }, 30));
@@ -171,7 +173,10 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   ASSERT_TRUE(handed.contains("--ladder")) << "the window ran one ladder: hand over just that one";
   ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/true));
   EXPECT_FALSE(runs.ownsScheduler());
-  ASSERT_TRUE(waitFor([&] { return !lockIsFree(db); }, 30)) << "no headless scheduler took over";
+  // (Watched through the lock file's pid, never by probing the lock: a probe at the wrong
+  // moment would turn the headless resume away.)
+  ASSERT_TRUE(waitFor([&] { return runs.schedulerOwnerText().contains("another process"); }, 30))
+      << "no headless scheduler took over: " << runs.schedulerOwnerText().toStdString();
   const int64_t ladder = *storage::Database::open(db, true)->run(cancelled)->ladder_id;
   EXPECT_THROW(runs.scheduler()->runLadder(ladder), UserError)
       << "the headless scheduler owns the database";

@@ -1,7 +1,9 @@
 // The run monitor view (see run_monitor_view.h).
 #include "ui/workbench/run_monitor_view.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -12,6 +14,8 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <cerrno>
+#include <csignal>
 #include <functional>
 #include <set>
 
@@ -31,6 +35,17 @@ constexpr int kLivePollMs = 5000;  // own scheduler: events are live, polling on
 
 double nowUnix() {
   return QDateTime::currentMSecsSinceEpoch() / 1000.0;
+}
+
+// The pid of a live process other than this one that holds (or last held) the database's
+// scheduler lock, read from the lock file without taking the lock; 0 when there is none.
+qint64 otherSchedulerPid(const QString& db_path) {
+  QFile lock(db_path + QStringLiteral(".scheduler.lock"));
+  if (!lock.open(QIODevice::ReadOnly)) return 0;
+  bool ok = false;
+  const qint64 pid = QString::fromLatin1(lock.read(32)).trimmed().toLongLong(&ok);
+  if (!ok || pid <= 0 || pid == QCoreApplication::applicationPid()) return 0;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM ? pid : 0;
 }
 
 // "finished: final loss 3.2" -> "finished"; "retry: ..." -> "queued" (the scheduler requeued it).
@@ -182,12 +197,19 @@ void RunMonitorView::updateSummary() {
   for (int r = 0; r < model_->rowCount(); ++r) running += model_->runAt(r)->run.status == "running";
   summary_->setText(tr("%1 runs, %2 running").arg(model_->rowCount()).arg(running) +
                     (last_action_.isEmpty() ? QString() : QStringLiteral(" — ") + last_action_));
-  if (ownsScheduler())
+  if (ownsScheduler()) {
     owner_->setText(tr("Scheduler: this window (live)"));
-  else if (running > 0)
-    owner_->setText(tr("Scheduler: another process (polled every second)"));
-  else
+  } else if (const qint64 pid = otherSchedulerPid(db_path_); pid > 0) {
+    owner_->setText(tr("Scheduler: another process, pid %1 (followed every second)").arg(pid));
+  } else if (running > 0) {
+    owner_->setText(tr("No scheduler is running: Resume continues the runs left running"));
+  } else {
     owner_->setText(tr("Scheduler: idle"));
+  }
+}
+
+QString RunMonitorView::schedulerOwnerText() const {
+  return owner_->text();
 }
 
 bool RunMonitorView::ownsScheduler() const {

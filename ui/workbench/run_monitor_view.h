@@ -35,6 +35,8 @@ class RunMonitorView : public QWidget {
   int runningCount() const;
   // True while this window's own scheduler is running (not a headless one).
   bool ownsScheduler() const;
+  // Who runs the database's scheduler, as the footer says it.
+  QString schedulerOwnerText() const;
 
   // The actions behind the buttons (no confirmation dialogs; each returns what it did, for the
   // status line, or throws UserError, e.g. when a headless scheduler holds the database).
