@@ -16,6 +16,8 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
 
 #include "storage/database.h"
 #include "tests/ui/fixture_database.h"
@@ -263,6 +265,27 @@ TEST_F(Workbench, WindowRemembersItsSplittersAndRunTableColumns) {
   EXPECT_EQ(again.frontier()->findChild<QSplitter*>()->sizes(), saved);
   EXPECT_EQ(again.runs()->table()->columnWidth(RunTableModel::kArm), saved_width);
   QSettings().remove("layout");
+}
+
+TEST_F(Workbench, ClosingOverRunsLeftByAStoppedSchedulerAsksNothing) {
+  // The fixture's run 9 is marked running, but no scheduler holds the database: nothing runs,
+  // so closing the window has nothing to ask.
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(window.openDatabase(db_path_, true));
+  for (int i = 0; i < 100 && window.runs()->model()->rowCount() < 9; ++i) QTest::qWait(20);
+  ASSERT_EQ(window.runs()->runningCount(), 1);
+  EXPECT_EQ(window.runs()->otherSchedulerPid(), 0);
+  bool asked = false;
+  QTimer::singleShot(3000, &window, [&asked] {
+    if (QWidget* dialog = QApplication::activeModalWidget()) {
+      asked = true;
+      dialog->close();
+    }
+  });
+  EXPECT_TRUE(window.close());
+  EXPECT_FALSE(asked);
+  QSettings().remove("layout");  // leave no layout behind for the other tests' windows
 }
 
 // The quick ladder of DesignerValidatesLiveWithTheCliMessages.

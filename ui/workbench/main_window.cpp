@@ -348,11 +348,14 @@ void MainWindow::closeEvent(QCloseEvent* event) {
       event->ignore();
       return;
     }
-  } else if (running > 0) {
+  } else if (const qint64 pid = runs_->otherSchedulerPid(); running > 0 && pid > 0) {
+    // (Runs marked running without a live scheduler are left over from one that stopped:
+    // nothing runs, so there is nothing to ask.)
     QMessageBox box(QMessageBox::Question, tr("Runs are still running"),
-                    tr("%n run(s) are running. They belong to a separate `deepladder run` "
-                       "process and can keep going without this window.",
-                       "", running),
+                    tr("%n run(s) are running. They belong to a separate deepladder scheduler "
+                       "(pid %1) and can keep going without this window.",
+                       "", running)
+                        .arg(pid),
                     QMessageBox::NoButton, this);
     QPushButton* keep = box.addButton(tr("Keep running"), QMessageBox::AcceptRole);
     QPushButton* stop = box.addButton(tr("Stop them"), QMessageBox::DestructiveRole);

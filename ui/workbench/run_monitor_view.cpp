@@ -39,7 +39,7 @@ double nowUnix() {
 
 // The pid of a live process other than this one that holds (or last held) the database's
 // scheduler lock, read from the lock file without taking the lock; 0 when there is none.
-qint64 otherSchedulerPid(const QString& db_path) {
+qint64 otherSchedulerPidOf(const QString& db_path) {
   QFile lock(db_path + QStringLiteral(".scheduler.lock"));
   if (!lock.open(QIODevice::ReadOnly)) return 0;
   bool ok = false;
@@ -199,13 +199,17 @@ void RunMonitorView::updateSummary() {
                     (last_action_.isEmpty() ? QString() : QStringLiteral(" — ") + last_action_));
   if (ownsScheduler()) {
     owner_->setText(tr("Scheduler: this window (live)"));
-  } else if (const qint64 pid = otherSchedulerPid(db_path_); pid > 0) {
+  } else if (const qint64 pid = otherSchedulerPidOf(db_path_); pid > 0) {
     owner_->setText(tr("Scheduler: another process, pid %1 (followed every second)").arg(pid));
   } else if (running > 0) {
     owner_->setText(tr("No scheduler is running: Resume continues the runs left running"));
   } else {
     owner_->setText(tr("Scheduler: idle"));
   }
+}
+
+qint64 RunMonitorView::otherSchedulerPid() const {
+  return db_path_.isEmpty() ? 0 : otherSchedulerPidOf(db_path_);
 }
 
 QString RunMonitorView::schedulerOwnerText() const {

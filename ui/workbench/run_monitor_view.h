@@ -37,6 +37,8 @@ class RunMonitorView : public QWidget {
   bool ownsScheduler() const;
   // Who runs the database's scheduler, as the footer says it.
   QString schedulerOwnerText() const;
+  // The pid of another live process that owns the database's scheduler (lock file), or 0.
+  qint64 otherSchedulerPid() const;
 
   // The actions behind the buttons (no confirmation dialogs; each returns what it did, for the
   // status line, or throws UserError, e.g. when a headless scheduler holds the database).
