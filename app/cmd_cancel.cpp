@@ -10,6 +10,7 @@
 #include "app/command_registry.h"
 #include "core/errors.h"
 #include "storage/database.h"
+#include "storage/run_control.h"
 
 namespace deepladder::app {
 namespace {
@@ -41,13 +42,7 @@ int runCancel(const CancelOptions& options) {
                       options.db_path + ". See 'deepladder status'");
     for (const auto& s : db->listRuns(ladder)) targets.push_back(s.run);
   }
-  int cancelled = 0;
-  for (const auto& run : targets) {
-    if (run.status == "queued" || run.status == "running" || run.status == "interrupted") {
-      db->setRunStatus(run.id, "cancelled", "cancelled by the user");
-      ++cancelled;
-    }
-  }
+  const int cancelled = storage::cancelRuns(*db, targets);
   std::printf("cancelled %d run(s)\n", cancelled);
   return 0;
 }

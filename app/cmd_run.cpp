@@ -13,6 +13,7 @@
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
+#include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
 
 namespace deepladder::app {
@@ -43,7 +44,7 @@ int runLadder(const RunOptions& options) {
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);
   const fs::path root = options.workdir.empty()
-                            ? fs::absolute(options.db_path).parent_path() / "deepladder-work"
+                            ? fs::path(storage::defaultWorkRoot(options.db_path))
                             : fs::path(options.workdir);
   const storage::EnqueueResult queued = storage::enqueueLadder(*db, spec, root.string());
   if (queued.changed_spec)
@@ -80,16 +81,13 @@ int resumeLadders(const RunOptions& options) {
     only = db->findLadder(options.ladder);
     if (!only) throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
   }
-  std::map<int64_t, bool> ladders;
-  for (const auto& s : db->listRuns(only))
-    if (s.run.ladder_id && (s.run.status == "queued" || s.run.status == "interrupted"))
-      ladders[*s.run.ladder_id] = true;
+  const std::vector<int64_t> ladders = storage::laddersToResume(*db, only);
   if (ladders.empty()) {
     std::printf("nothing to resume in %s\n", options.db_path.c_str());
     return 0;
   }
   int unfinished = 0;
-  for (const auto& [ladder_id, unused] : ladders) {
+  for (const int64_t ladder_id : ladders) {
     std::string name;
     for (const auto& s : db->listRuns(ladder_id)) name = s.ladder_name;
     const std::string spec_text = db->ladderSpec(ladder_id);

@@ -9,16 +9,11 @@
 #include "app/run_execution.h"
 #include "core/errors.h"
 #include "core/protocol.h"
-#include "core/scheduler/local_backend.h"
+#include "core/scheduler/backend_factory.h"
 #include "core/scheduler/scheduler.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
 #include "storage/run_store_sqlite.h"
-
-#if __has_include("core/scheduler/slurm_backend.h")
-#include "core/scheduler/slurm_backend.h"
-#define DEEPLADDER_HAVE_SLURM 1
-#endif
 
 namespace deepladder::app {
 
@@ -34,23 +29,9 @@ void stopScheduler(int) {
 int runLadderQueue(storage::Database& db, int64_t ladder_id, const ladder::Resources& resources,
                    const LadderRunOptions& options) {
   storage::SqliteRunStore store(db, ladder_id);
-  std::unique_ptr<scheduler::Backend> backend;
-  if (resources.backend == "slurm") {
-#ifdef DEEPLADDER_HAVE_SLURM
-    backend = std::make_unique<scheduler::SlurmBackend>(resources);
-#else
-    throw UserError("backend \"slurm\" is not available in this build");
-#endif
-  } else {
-    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    backend = std::make_unique<scheduler::LocalBackend>(
-        scheduler::localSlots(resources, cores, scheduler::detectGpus()), resources.peer_timeout_s);
-  }
-  scheduler::SchedulerOptions sched_options;
-  sched_options.worker_path =
-      options.worker_path.empty() ? findWorkerProgram() : options.worker_path;
-  sched_options.retries = resources.retries;
-  sched_options.heartbeat_timeout_s = resources.heartbeat_timeout_s;
+  std::unique_ptr<scheduler::Backend> backend = scheduler::makeBackend(resources);
+  const scheduler::SchedulerOptions sched_options = scheduler::schedulerOptionsFor(
+      resources, options.worker_path.empty() ? findWorkerProgram() : options.worker_path);
 
   std::map<int64_t, scheduler::PendingRun> planned;
   double total_flops = 0;

@@ -95,6 +95,14 @@ struct ArmMultipliers {
   double per_decade_hi = kNaN;                 // bootstrap percentile (1+level)/2 of per_decade
 };
 
+// One bootstrap replicate's fit of one arm (kept so that bands of any derived curve, L(C) or
+// M(C), come from the very resamples behind the parameter intervals).
+struct FrontierDraw {
+  double E = kNaN;      // E of the replicate's fit
+  double A = kNaN;      // A of the replicate's fit
+  double gamma = kNaN;  // gamma of the replicate's fit
+};
+
 struct FrontierResult {
   double c_ref = 1e18;                      // C0
   std::string baseline;                     // arm whose E is shared
@@ -104,6 +112,9 @@ struct FrontierResult {
   double ci_level = 0.95;                   // interval level
   std::vector<ArmFit> arms;                 // baseline first, then the others by name
   std::vector<ArmMultipliers> multipliers;  // every non-baseline arm, same order as arms
+  // [replicate][arm], arms in the order of `arms`: every bootstrap fit that succeeded
+  // (bootstrap_used of them); empty without a bootstrap. See fitting/frontier_band.h.
+  std::vector<std::vector<FrontierDraw>> bootstrap_draws;
 };
 
 // --- Chinchilla: L(N, D) = E + A / N^alpha + B / D^beta ------------------------------------

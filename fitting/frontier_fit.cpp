@@ -237,7 +237,13 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
   if (options.bootstrap > 0) {
     const auto reps = runBootstrap(arms, options);
     const double lo = (1.0 - options.ci_level) / 2, hi = 1.0 - lo;
-    for (const auto& r : reps) result.bootstrap_used += r.ok ? 1 : 0;
+    for (const auto& r : reps) {
+      if (!r.ok) continue;
+      result.bootstrap_used += 1;
+      std::vector<FrontierDraw> draw;
+      for (size_t a = 0; a < r.E.size(); ++a) draw.push_back({r.E[a], r.A[a], r.gamma[a]});
+      result.bootstrap_draws.push_back(std::move(draw));
+    }
     for (size_t a = 0; a < result.arms.size(); ++a) {
       ArmFit& f = result.arms[a];
       const auto E = collect(reps, [a](const Replicate& r) { return r.E[a]; });

@@ -11,6 +11,10 @@ namespace deepladder::storage {
 
 namespace fs = std::filesystem;
 
+std::string defaultWorkRoot(const std::string& db_path) {
+  return (fs::absolute(db_path).parent_path() / "deepladder-work").string();
+}
+
 EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
                             const std::string& work_root) {
   EnqueueResult result;

@@ -21,6 +21,9 @@ struct EnqueueResult {
   int runs_finished = 0;  // already done, kept
 };
 
+// Where runs go by default: deepladder-work beside the database (absolute).
+std::string defaultWorkRoot(const std::string& db_path);
+
 // work_root: runs go to <work_root>/<ladder>-<hash>/<run name>/.
 EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
                             const std::string& work_root);

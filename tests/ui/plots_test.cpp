@@ -5,6 +5,7 @@
 
 #include <QFileInfo>
 #include <QImage>
+#include <QPalette>
 #include <cmath>
 #include <filesystem>
 
@@ -85,10 +86,14 @@ TEST(LensDepth, HandBuiltProfiles) {
 
 fitting::ResultsTable syntheticResults() {
   fitting::ResultsTable t;
-  t.source = "synthetic (design doc exponents 0.111 vs 0.117, E 1.8)";
-  for (auto [arm, A, g] : {std::tuple{"vanilla", 1.2, 0.111}, {"growth", 1.15, 0.117}})
+  t.source = "synthetic (design doc exponents 0.111 vs 0.117, E 1.8, +-0.4% wiggle)";
+  // A fixed +-0.4% wiggle stands in for seed noise, so the bootstrap bands have some width.
+  const double wiggle[] = {0.004, -0.004, 0.0, 0.004, -0.004};
+  for (auto [arm, A, g] : {std::tuple{"vanilla", 1.2, 0.111}, {"growth", 1.15, 0.117}}) {
+    int i = 0;
     for (double c : {1e17, 1e18, 1e19, 1e20, 1e21})
-      t.points.push_back({arm, c, 1.8 + A * std::pow(c / 1e18, -g)});
+      t.points.push_back({arm, c, (1.8 + A * std::pow(c / 1e18, -g)) * (1 + wiggle[i++])});
+  }
   return t;
 }
 
@@ -100,6 +105,34 @@ void expectWritten(QCustomPlot& plot, const std::string& stem) {
   }
   const QImage png(QString::fromStdString(outDir() + "/" + stem + ".png"));
   EXPECT_EQ(png.width(), 960 * 2);
+}
+
+TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {
+  ensureGuiApplication();
+  const auto table = syntheticResults();
+  auto options = fitting::defaultFrontierOptions();
+  options.bootstrap = 20;
+  const auto result = fitting::fitFrontier(table, options);
+  QCustomPlot plot;
+  plot.resize(640, 400);
+  QPalette dark = plot.palette();
+  const QColor ink(230, 230, 230), base(30, 30, 34);
+  dark.setColor(QPalette::Base, base);
+  dark.setColor(QPalette::Window, base);
+  dark.setColor(QPalette::Text, ink);
+  dark.setColor(QPalette::WindowText, ink);
+  plot.setPalette(dark);
+  drawFrontier(plot, {table, result, "Compute frontier"});
+  EXPECT_EQ(plot.xAxis->tickLabelColor(), ink);
+  EXPECT_EQ(plot.legend->textColor(), ink);
+  const QImage shown = plot.toPixmap(640, 400).toImage();
+  EXPECT_LT(QColor(shown.pixel(3, 3)).lightness(), 60) << "the screen follows the dark theme";
+  const QString path = QString::fromStdString(outDir() + "/frontier_dark_theme_export.png");
+  savePlot(plot, path);
+  const QImage exported(path);
+  ASSERT_FALSE(exported.isNull());
+  EXPECT_EQ(QColor(exported.pixel(3, 3)), QColor(Qt::white)) << "exports are paper-white";
+  EXPECT_EQ(plot.xAxis->tickLabelColor(), ink) << "back to the theme after the export";
 }
 
 TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {

@@ -6,10 +6,18 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QLineEdit>
+#include <QSettings>
+#include <QShortcut>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
 
 #include "storage/database.h"
 #include "tests/ui/fixture_database.h"
@@ -18,6 +26,7 @@
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/ladder_designer_view.h"
+#include "ui/workbench/ladder_form.h"
 #include "ui/workbench/lens_view.h"
 #include "ui/workbench/main_window.h"
 #include "ui/workbench/run_monitor_view.h"
@@ -61,6 +70,29 @@ TEST_F(Workbench, RunTableShowsEveryRunWithDerivedColumns) {
   QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
   model.setRuns(db->listRuns(), 1.7e9 + 100);
   EXPECT_EQ(resets.count(), 0);
+}
+
+TEST_F(Workbench, RunTableTakesLiveFiguresFromTheScheduler) {
+  auto db = storage::Database::open(db_path_.toStdString(), true);
+  RunTableModel model;
+  model.setRuns(db->listRuns(), 1.7e9 + 100);
+  const int row = model.rowOfRun(9);
+  ASSERT_GE(row, 0);
+  QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+  // Run 9 plans 2000 steps (fixture config): step 1000 is half way.
+  model.applyLiveMetric(9, 1000, 1000 * 1024, 2.5, std::nan(""), 7000, 1.7e9 + 200);
+  EXPECT_EQ(changed.count(), 1);
+  EXPECT_EQ(model.index(row, RunTableModel::kProgress).data().toString(), "50%");
+  EXPECT_EQ(model.index(row, RunTableModel::kTrainLoss).data().toString(), "2.5000");
+  EXPECT_EQ(model.index(row, RunTableModel::kValLoss).data().toString(), "3.3952")
+      << "a value the line did not carry stays as it was";
+  EXPECT_EQ(model.index(row, RunTableModel::kTokensPerSecond).data().toString(), "7000");
+  EXPECT_FALSE(model.index(row, RunTableModel::kEta).data().toString().isEmpty());
+  model.applyLiveStatus(9, "finished", "");
+  EXPECT_EQ(model.index(row, RunTableModel::kStatus).data().toString(), "finished");
+  EXPECT_EQ(model.index(row, RunTableModel::kProgress).data().toString(), "100%");
+  model.applyLiveMetric(12345, 1, 1, 1, 1, 1, 0);  // unknown run: ignored
+  EXPECT_EQ(changed.count(), 2);
 }
 
 TEST_F(Workbench, PollerDeliversSnapshotsFromItsThread) {
@@ -136,6 +168,46 @@ TEST_F(Workbench, FrontierFitsAndExportsTables) {
   EXPECT_GT(QFileInfo(dir_->filePath("frontier.svg")).size(), 1000);
 }
 
+// Graphs of `plot` drawn as a filled band (a channel fill to another graph) that hold data.
+int filledBands(QCustomPlot& plot) {
+  int n = 0;
+  for (int i = 0; i < plot.graphCount(); ++i)
+    n += plot.graph(i)->channelFillGraph() != nullptr && !plot.graph(i)->data()->isEmpty();
+  return n;
+}
+
+TEST_F(Workbench, FrontierOffersTheSourcesArmsAsBaselineAndDrawsBootstrapBands) {
+  MainWindow window;
+  ASSERT_TRUE(window.openDatabase(db_path_, true));
+  FrontierView& view = *window.frontier();
+  QComboBox& baseline = *view.baselineChoice();
+  ASSERT_EQ(baseline.count(), 2);
+  EXPECT_EQ(baseline.itemText(0), "growth");
+  EXPECT_EQ(baseline.itemText(1), "vanilla");
+  EXPECT_EQ(baseline.currentText(), "vanilla");  // the default baseline when the source has it
+
+  // The fit runs on a worker thread: the event loop keeps turning until it arrives.
+  QSignalSpy fitted(&view, &FrontierView::fitted);
+  view.fitNow();
+  EXPECT_FALSE(view.result().has_value()) << "fitNow() must not block the GUI thread";
+  ASSERT_TRUE(fitted.wait(60000));
+  ASSERT_TRUE(view.result().has_value());
+  EXPECT_EQ(view.result()->baseline, "vanilla");
+  EXPECT_GT(view.result()->bootstrap_used, 0);
+  EXPECT_EQ(filledBands(*view.frontierPlot()), 2) << "one band per arm behind its curve";
+  EXPECT_EQ(filledBands(*view.multiplierPlot()), 1) << "the multiplier's band";
+
+  // Another baseline and C0: the other arm becomes the reference.
+  baseline.setCurrentText("growth");
+  view.c0Field()->setText("1e19");
+  view.fitNow(/*blocking=*/true);
+  ASSERT_TRUE(view.result().has_value());
+  EXPECT_EQ(view.result()->baseline, "growth");
+  EXPECT_EQ(view.result()->c_ref, 1e19);
+  ASSERT_EQ(view.result()->multipliers.size(), 1u);
+  EXPECT_EQ(view.result()->multipliers[0].arm, "vanilla");
+}
+
 TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
   LensView lens;
   lens.setDatabase(db_path_);
@@ -169,6 +241,186 @@ TEST_F(Workbench, DesignerValidatesLiveWithTheCliMessages) {
   EXPECT_FALSE(designer.validationMessage().isEmpty());
   EXPECT_TRUE(designer.validationMessage().contains("designer"))
       << designer.validationMessage().toStdString();
+}
+
+TEST_F(Workbench, WindowRemembersItsSplittersAndRunTableColumns) {
+  QSettings().remove("layout");
+  QList<int> saved;
+  int saved_width = 0;
+  {
+    MainWindow window;
+    window.resize(1200, 800);
+    window.show();
+    auto* splitter = window.frontier()->findChild<QSplitter*>();
+    ASSERT_NE(splitter, nullptr);
+    splitter->setSizes({300, 500});
+    window.runs()->table()->setColumnWidth(RunTableModel::kArm, 222);
+    saved = splitter->sizes();
+    saved_width = window.runs()->table()->columnWidth(RunTableModel::kArm);
+    ASSERT_TRUE(window.close());  // no database, nothing running: closes and saves
+  }
+  MainWindow again;
+  again.resize(1200, 800);
+  again.show();
+  EXPECT_EQ(again.frontier()->findChild<QSplitter*>()->sizes(), saved);
+  EXPECT_EQ(again.runs()->table()->columnWidth(RunTableModel::kArm), saved_width);
+  QSettings().remove("layout");
+}
+
+TEST_F(Workbench, ClosingOverRunsLeftByAStoppedSchedulerAsksNothing) {
+  // The fixture's run 9 is marked running, but no scheduler holds the database: nothing runs,
+  // so closing the window has nothing to ask.
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(window.openDatabase(db_path_, true));
+  for (int i = 0; i < 100 && window.runs()->model()->rowCount() < 9; ++i) QTest::qWait(20);
+  ASSERT_EQ(window.runs()->runningCount(), 1);
+  EXPECT_EQ(window.runs()->otherSchedulerPid(), 0);
+  bool asked = false;
+  QTimer::singleShot(3000, &window, [&asked] {
+    if (QWidget* dialog = QApplication::activeModalWidget()) {
+      asked = true;
+      dialog->close();
+    }
+  });
+  EXPECT_TRUE(window.close());
+  EXPECT_FALSE(asked);
+  QSettings().remove("layout");  // leave no layout behind for the other tests' windows
+}
+
+// The quick ladder of DesignerValidatesLiveWithTheCliMessages.
+const char* kQuickLadder =
+    "[ladder]\nname = \"quick\"\nseeds = [1]\n"
+    "[model]\nseq_len = 64\nmlp = \"gelu\"\n"
+    "[data]\nkind = \"builtin\"\n"
+    "[train]\nbatch_size = 16\nlr = 3e-3\neval_every = 100\n"
+    "[sizes]\ndepths = [2, 3, 4]\nwidth_per_depth = 32\nhead_dim = 16\n"
+    "[budget]\nrule = \"tokens_per_param\"\ntokens_per_param = 10\n"
+    "[arms.vanilla]\n"
+    "[resources]\nbackend = \"local\"\ndevices = \"cpu\"\nslots = 2\n";
+
+// Types into a form field as a user would (the form reacts to a finished edit).
+void typeInto(QLineEdit* edit, const QString& text) {
+  ASSERT_NE(edit, nullptr);
+  edit->setText(text);
+  edit->setModified(true);
+  emit edit->editingFinished();
+}
+
+TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {
+  LadderDesignerView designer;
+  designer.setText(kQuickLadder);
+  LadderForm& form = *designer.form();
+  ASSERT_TRUE(designer.formEnabled());
+  EXPECT_EQ(form.field("ladder", "name")->text(), "quick");
+  EXPECT_EQ(form.field("ladder", "seeds")->text(), "1");
+  EXPECT_EQ(form.field("sizes", "depths")->text(), "2, 3, 4");
+  EXPECT_EQ(form.field("train", "batch_size")->text(), "16");
+  EXPECT_EQ(form.field("resources", "slots")->text(), "2");
+  EXPECT_EQ(form.choice("budget", "rule")->currentText(), "tokens_per_param");
+  EXPECT_EQ(form.choice("data", "kind")->currentText(), "builtin");
+  EXPECT_EQ(form.field("train", "checkpoint_every")->text(), "") << "absent: the default";
+  EXPECT_TRUE(form.field("budget", "tokens_per_param")->isEnabled());
+  EXPECT_FALSE(form.field("budget", "flops")->isEnabled()) << "only the rule's own field";
+  ASSERT_EQ(form.armsTable()->rowCount(), 1);
+  EXPECT_EQ(form.armsTable()->item(0, 0)->text(), "vanilla");
+  EXPECT_EQ(form.sizesMode()->currentIndex(), 0) << "a depth ladder";
+
+  // Training and resources fields write into the text; seeds change the plan.
+  typeInto(form.field("train", "lr"), "0.001");
+  typeInto(form.field("resources", "retries"), "5");
+  typeInto(form.field("ladder", "seeds"), "1, 2");
+  EXPECT_EQ(designer.validationMessage(), "");
+  EXPECT_TRUE(designer.text().contains("lr = 0.001")) << designer.text().toStdString();
+  EXPECT_TRUE(designer.text().contains("retries = 5")) << designer.text().toStdString();
+  EXPECT_EQ(designer.plannedRuns(), 6);
+
+  // Budget rule flops with one budget per size.
+  form.choice("budget", "rule")->setCurrentText("flops");
+  EXPECT_TRUE(form.field("budget", "flops")->isEnabled());
+  typeInto(form.field("budget", "flops"), "1e12, 2e12, 4e12");
+  EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
+  // Round trip: the rewritten text, read back, fills the form the same way.
+  EXPECT_EQ(form.choice("budget", "rule")->currentText(), "flops") << designer.text().toStdString();
+  EXPECT_EQ(form.field("budget", "flops")->text(), "1e12, 2e12, 4e12");
+
+  // A second arm with a train override doubles the plan.
+  QTableWidget& arms = *form.armsTable();
+  arms.insertRow(1);
+  arms.setItem(1, 2, new QTableWidgetItem("train = { lr = 0.002 }"));
+  arms.setItem(1, 1, new QTableWidgetItem(""));
+  arms.setItem(1, 0, new QTableWidgetItem("slow"));  // the last edit triggers the rewrite
+  EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
+  EXPECT_EQ(designer.plannedRuns(), 12);
+  EXPECT_TRUE(designer.text().contains("[arms.slow")) << designer.text().toStdString();
+
+  // Explicit sizes instead of the depth ladder.
+  form.sizesMode()->setCurrentIndex(1);
+  emit form.sizesMode()->activated(1);
+  QTableWidget& sizes = *form.sizesTable();
+  sizes.insertRow(0);
+  sizes.setItem(0, 1, new QTableWidgetItem("d_model = 32, n_layer = 1, n_head = 2"));
+  sizes.setItem(0, 0, new QTableWidgetItem("tiny"));
+  typeInto(form.field("budget", "flops"), "1e12");
+  EXPECT_EQ(designer.validationMessage(), "") << designer.text().toStdString();
+  EXPECT_FALSE(designer.text().contains("depths")) << designer.text().toStdString();
+  EXPECT_EQ(designer.plannedRuns(), 4);  // 2 arms x 1 size x 2 seeds
+}
+
+TEST_F(Workbench, DesignerFormEditsKeepTheTextsCommentsAndOrder) {
+  LadderDesignerView designer;
+  QString commented = QString("# my notes on this ladder\n") + kQuickLadder;
+  designer.setText(commented.replace("lr = 3e-3", "lr = 3e-3  # tuned on d2"));
+  LadderForm& form = *designer.form();
+  typeInto(form.field("train", "lr"), "0.002");       // changed in place
+  typeInto(form.field("train", "eval_every"), "");    // removed
+  typeInto(form.field("resources", "retries"), "4");  // added to [resources]
+  typeInto(form.field("train", "checkpoint_every"), "50");
+  EXPECT_EQ(designer.validationMessage(), "");
+  const QString text = designer.text();
+  EXPECT_TRUE(text.startsWith("# my notes on this ladder\n")) << text.toStdString();
+  EXPECT_TRUE(text.contains("lr = 0.002  # tuned on d2")) << text.toStdString();
+  EXPECT_FALSE(text.contains("eval_every")) << text.toStdString();
+  EXPECT_TRUE(text.contains("slots = 2\nretries = 4\n")) << text.toStdString();
+  EXPECT_TRUE(text.contains("lr = 0.002  # tuned on d2\ncheckpoint_every = 50\n"))
+      << text.toStdString();
+  EXPECT_TRUE(text.indexOf("[model]") < text.indexOf("[train]")) << "sections keep their order";
+}
+
+TEST_F(Workbench, DesignerRunsWithCtrlReturnOnlyAValidLadder) {
+  LadderDesignerView designer;
+  designer.setDatabase(db_path_);
+  designer.setText(kQuickLadder);
+  QShortcut* run_key = nullptr;
+  for (QShortcut* s : designer.findChildren<QShortcut*>())
+    if (s->key() == QKeySequence(Qt::CTRL | Qt::Key_Return)) run_key = s;
+  ASSERT_NE(run_key, nullptr);
+  QSignalSpy requested(&designer, &LadderDesignerView::runRequested);
+  emit run_key->activated();
+  ASSERT_EQ(requested.count(), 1);
+  EXPECT_EQ(requested.at(0).at(0).toString(), designer.text());
+  designer.setText("[ladder]\nname = \"x\"\n");  // not a valid ladder: Run does nothing
+  emit run_key->activated();
+  EXPECT_EQ(requested.count(), 1);
+}
+
+TEST_F(Workbench, DesignerFormStaysOffABrokenTextAndNamesBadFields) {
+  LadderDesignerView designer;
+  designer.setText(kQuickLadder);
+  // A field the spec cannot take: the text is left alone and the message names the field.
+  const QString before = designer.text();
+  typeInto(designer.form()->field("train", "batch_size"), "sixteen");
+  EXPECT_EQ(designer.text(), before);
+  // A text that does not parse: the CLI's message, the form disabled, the text untouched.
+  const QString broken = "[ladder\nname = \"x\"\n";
+  designer.setText(broken);
+  EXPECT_FALSE(designer.validationMessage().isEmpty());
+  EXPECT_TRUE(designer.validationMessage().contains("designer"))
+      << designer.validationMessage().toStdString();
+  EXPECT_FALSE(designer.formEnabled());
+  EXPECT_EQ(designer.text(), broken);
+  designer.setText(kQuickLadder);
+  EXPECT_TRUE(designer.formEnabled());
 }
 
 }  // namespace

@@ -1,21 +1,30 @@
 // The workbench in a real X server: starts Xvfb (Debian's xvfb) on a free display, opens the
 // main window on the fixture database, visits every view, exports a PNG and an SVG, and saves
-// a screenshot of each view to ${build}/tests/ui/screenshots/<view>.png for a human to look at.
+// a screenshot of each view to ${build}/tests/ui/screenshots/<view>.png for a human to look at,
+// plus the frontier of a noisy import (bootstrap bands), the end of the designer's form, and the
+// frontier under a dark palette.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
 #include <QApplication>
 #include <QFileInfo>
+#include <QPalette>
 #include <QPixmap>
 #include <QProcess>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <tuple>
 
+#include "storage/database.h"
 #include "tests/ui/fixture_database.h"
 #include "ui/workbench/compare_view.h"
 #include "ui/workbench/frontier_view.h"
+#include "ui/workbench/ladder_designer_view.h"
 #include "ui/workbench/main_window.h"
 
 namespace deepladder::ui {
@@ -42,6 +51,26 @@ TEST(Xvfb, MainWindowVisitsEveryViewAndSavesScreenshots) {
     QTemporaryDir dir;
     const QString db = dir.filePath("fixture.db");
     testing::buildFixtureDatabase(db.toStdString());
+    {
+      // An imported ladder with seed noise (two seeds per rung, +-1% apart, the design doc's
+      // exponents), so the bootstrap bands have a width to look at.
+      auto store = storage::Database::open(db.toStdString());
+      std::vector<storage::ExternalPoint> points;
+      for (auto [arm, A, g] : {std::tuple{"vanilla", 1.2, 0.111}, {"growth", 1.15, 0.117}})
+        for (int rung = 0; rung < 6; ++rung)
+          for (double wiggle : {0.01, -0.01}) {
+            const double c = 1e17 * std::pow(10.0, 0.5 * rung);
+            const double noise = wiggle * (rung % 2 ? 1.0 : 0.4);
+            points.push_back({"noisy-import",
+                              arm,
+                              c,
+                              (1.8 + A * std::pow(c / 1e18, -g)) * (1 + noise),
+                              {},
+                              {},
+                              {}});
+          }
+      store->replaceExternalPoints("noisy-import", points);
+    }
     const std::string shots = std::string(DEEPLADDER_BINARY_DIR) + "/tests/ui/screenshots";
     std::filesystem::create_directories(shots);
 
@@ -65,6 +94,35 @@ TEST(Xvfb, MainWindowVisitsEveryViewAndSavesScreenshots) {
       ASSERT_TRUE(shot.save(path)) << path.toStdString();
       EXPECT_GT(QFileInfo(path).size(), 5000) << names[v];
       if (v == MainWindow::kCompare) EXPECT_GE(window.compare()->plot()->graphCount(), 5);
+    }
+    // The frontier of the noisy import, with visible bands.
+    window.showView(MainWindow::kFrontier);
+    window.frontier()->sourceChoice()->setCurrentText("noisy-import");
+    window.frontier()->fitNow(/*blocking=*/true);
+    ASSERT_TRUE(window.frontier()->result().has_value());
+    ASSERT_TRUE(window.grab().save(QString::fromStdString(shots + "/frontier_bands.png")));
+    // The designer's form further down (budget, training, resources).
+    window.showView(MainWindow::kDesigner);
+    if (auto* scroll = window.designer()->findChild<QScrollArea*>())
+      scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->maximum());
+    QTest::qWait(100);
+    ASSERT_TRUE(window.grab().save(QString::fromStdString(shots + "/designer_form_end.png")));
+    // A dark system palette: the plots follow it.
+    {
+      QPalette dark;
+      dark.setColor(QPalette::Window, QColor(45, 45, 48));
+      dark.setColor(QPalette::WindowText, QColor(225, 225, 225));
+      dark.setColor(QPalette::Base, QColor(30, 30, 32));
+      dark.setColor(QPalette::AlternateBase, QColor(40, 40, 44));
+      dark.setColor(QPalette::Text, QColor(225, 225, 225));
+      dark.setColor(QPalette::Button, QColor(55, 55, 58));
+      dark.setColor(QPalette::ButtonText, QColor(225, 225, 225));
+      QApplication::setPalette(dark);
+      window.showView(MainWindow::kFrontier);
+      QTest::qWait(200);
+      ASSERT_TRUE(window.grab().save(QString::fromStdString(shots + "/frontier_dark.png")));
+      EXPECT_EQ(window.frontier()->frontierPlot()->xAxis->tickLabelColor(), QColor(225, 225, 225));
+      QApplication::setPalette(QPalette());
     }
     window.showView(MainWindow::kFrontier);
     const QString png = QString::fromStdString(shots + "/export_frontier.png");

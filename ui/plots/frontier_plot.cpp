@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
 #include "ui/plots/plot_style.h"
 
@@ -37,10 +39,12 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     return;
   }
 
-  int index = 0;
-  for (const auto& fit : result.arms) {
+  std::vector<QCPGraph*> curves;  // the fitted curves (bands and points are not)
+  bool any_band = false;
+  for (size_t arm_index = 0; arm_index < result.arms.size(); ++arm_index) {
+    const fitting::ArmFit& fit = result.arms[arm_index];
     const bool is_baseline = fit.arm == result.baseline;
-    const QColor color = seriesColor(index++);
+    const QColor color = seriesColor(static_cast<int>(arm_index));
     // Points.
     QCPGraph* points = plot.addGraph();
     points->setLineStyle(QCPGraph::lsNone);
@@ -53,16 +57,32 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
       arm_lo = std::min(arm_lo, p.compute_flops);
       arm_hi = std::max(arm_hi, p.compute_flops);
     }
-    // Fitted curve over the arm's rungs, extended a factor 3 each side.
+    // Fitted curve over the arm's rungs, extended a factor 3 each side, with its bootstrap band
+    // (pointwise percentiles of L(C) over the resamples) drawn faintly behind it.
+    QCPGraph* band_hi = plot.addGraph();
+    QCPGraph* band_lo = plot.addGraph();
+    for (QCPGraph* g : {band_hi, band_lo}) {
+      g->setPen(Qt::NoPen);
+      g->removeFromLegend();
+      g->setLayer(QStringLiteral("grid"));  // above the grid lines, below every point and curve
+    }
+    band_hi->setBrush(faded(color, 40));
+    band_hi->setChannelFillGraph(band_lo);
     QCPGraph* curve = plot.addGraph();
     QPen pen(color, is_baseline ? 2.6 : 1.8);
     curve->setPen(pen);
+    curves.push_back(curve);
     if (std::isfinite(fit.E) && std::isfinite(fit.A) && std::isfinite(fit.gamma) && arm_hi > 0) {
-      const double lo = std::log10(arm_lo / 3), hi = std::log10(arm_hi * 3);
-      for (int i = 0; i <= 120; ++i) {
-        const double c = std::pow(10.0, lo + (hi - lo) * i / 120.0);
-        curve->addData(c, fitting::frontierLoss(c, result.c_ref, fit.E, fit.A, fit.gamma));
+      const auto band = fitting::frontierBand(
+          result, arm_index, fitting::logSpacedComputes(arm_lo / 3, arm_hi * 3, 121));
+      for (const auto& p : band) {
+        curve->addData(p.compute, p.value);
+        if (std::isfinite(p.lo) && std::isfinite(p.hi) && p.lo > 0) {
+          band_hi->addData(p.compute, p.hi);
+          band_lo->addData(p.compute, p.lo);
+        }
       }
+      any_band = any_band || !band_hi->data()->isEmpty();
     }
     QString name = QString::fromStdString(fit.arm);
     if (is_baseline) name += QStringLiteral(" (baseline)");
@@ -85,26 +105,35 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   const double x_lo = c_min / 4, x_hi = c_max * 4;
   if (std::isfinite(E) && E > 0) {
     QCPGraph* e_line = plot.addGraph();
-    e_line->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+    setReferenceLinePen(*e_line);
     e_line->addData(x_lo, E);
     e_line->addData(x_hi, E);
     e_line->setName(QStringLiteral("E = %1 (%2)")
                         .arg(compactNumber(E, 4))
                         .arg(result.joint ? QStringLiteral("joint") : QStringLiteral("shared")));
   }
+  if (any_band) {
+    // One legend entry says what the shading is; each arm's band has its arm's colour.
+    QCPGraph* key = plot.addGraph();
+    key->setPen(Qt::NoPen);
+    key->setBrush(QColor(120, 120, 120, 70));
+    key->setName(QStringLiteral("%1% bootstrap band (%2 resamples)")
+                     .arg(qRound(result.ci_level * 100))
+                     .arg(result.bootstrap_used));
+  }
   plot.xAxis->setRange(x_lo, x_hi);
   double y_lo = l_min, y_hi = l_max;
   if (std::isfinite(E) && E > 0) y_lo = std::min(y_lo, E);
-  // The fitted curves run past the outer rungs: keep their visible part inside the rect.
-  for (int i = 0; i < plot.graphCount(); ++i)
-    for (auto it = plot.graph(i)->data()->constBegin(); it != plot.graph(i)->data()->constEnd();
-         ++it)
+  // The fitted curves run past the outer rungs: keep their visible part inside the rect (the
+  // bands may leave it where the rungs end: they are context, not data).
+  for (QCPGraph* g : curves)
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
       if (it->key >= x_lo && it->key <= x_hi && std::isfinite(it->value) && it->value > 0)
         y_hi = std::max(y_hi, it->value);
   plot.yAxis->setRange(y_lo / 1.05, y_hi * 1.05);
-  // Loss falls with compute, so the data fills top-left and bottom-right; bottom-left (above
-  // the E line, which the legend names) is the corner the curves leave free.
-  placeLegendInside(plot, Qt::AlignBottom | Qt::AlignLeft);
+  // Loss falls with compute, so the data fills top-left and bottom-right: the legend goes to
+  // the upper right or lower left, whichever covers less of the points, curves and bands.
+  placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft});
   plot.replot();
 }
 

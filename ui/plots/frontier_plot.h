@@ -1,6 +1,7 @@
 // The compute frontier on log-log axes: each arm's finished runs (final loss vs training FLOPs),
-// its fitted curve L(C) = E + A (C/C0)^-gamma across and a little beyond its rungs, the
-// baseline drawn heavier and named as such, and the shared irreducible loss E as a dashed line.
+// its fitted curve L(C) = E + A (C/C0)^-gamma across and a little beyond its rungs with the
+// curve's bootstrap band faintly behind it (fitting::frontierBand), the baseline drawn heavier and
+// named as such, and the shared irreducible loss E as a dashed line.
 #pragma once
 
 #include <QString>

@@ -56,7 +56,7 @@ void drawLens(QCustomPlot& plot, const LensPlotInput& input) {
   }
 
   QCPGraph* eps_line = plot.addGraph();
-  eps_line->setPen(QPen(QColor(90, 90, 90), 1.1, Qt::DashLine));
+  setReferenceLinePen(*eps_line, 1.1);
   eps_line->addData(-0.5, input.eps);
   eps_line->addData(static_cast<double>(max_blocks) - 0.5, input.eps);
   eps_line->setName(QStringLiteral("\u03B5 = %1 nats").arg(input.eps));

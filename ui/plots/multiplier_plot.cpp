@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
 #include "ui/plots/plot_style.h"
 
@@ -39,60 +40,61 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     for (const auto& p : m.measured) x_lo = std::min(x_lo, p.compute);
     for (const auto& p : m.projected) x_lo = std::min(x_lo, p.compute);
   }
+  if (input.compute_lo > 0) x_lo = input.compute_lo;
   if (!std::isfinite(x_lo)) x_lo = result.c_ref;
   const double x_hi = std::max(input.compute_hi, x_lo * 10);
 
+  const auto grid = fitting::logSpacedComputes(x_lo, x_hi, 161);
   int index = 1;  // colour 0 is the baseline's in the frontier plot
   for (const auto& m : result.multipliers) {
     const QColor color = seriesColor(index++);
-    const fitting::ArmFit* arm = nullptr;
-    for (const auto& f : result.arms)
-      if (f.arm == m.arm) arm = &f;
-    // Band from the bootstrap intervals at the projected computes.
+    size_t arm_index = 0;
+    for (size_t a = 0; a < result.arms.size(); ++a)
+      if (result.arms[a].arm == m.arm) arm_index = a;
+    // The projected curve and its band: pointwise bootstrap percentiles of M(C) over the same
+    // resamples as the frontier band (fitting::multiplierBand); a result without the resamples
+    // (read from JSON, say) falls back to the intervals at its projected computes.
     QCPGraph* upper = plot.addGraph();
     QCPGraph* lower = plot.addGraph();
-    for (const auto& p : m.projected) {
-      if (!std::isfinite(p.ci_lo) || !std::isfinite(p.ci_hi) || p.compute > x_hi * 1.0001) continue;
-      upper->addData(p.compute, p.ci_hi);
-      lower->addData(p.compute, p.ci_lo);
-      y_hi = std::max(y_hi, p.ci_hi);
-      y_lo = std::min(y_lo, p.ci_lo);
+    QCPGraph* curve = plot.addGraph();
+    const auto band = base && arm_index > 0 ? fitting::multiplierBand(result, arm_index, grid)
+                                            : std::vector<fitting::BandPoint>{};
+    for (const auto& p : band) {
+      if (std::isfinite(p.value)) {
+        curve->addData(p.compute, p.value);
+        y_hi = std::max(y_hi, p.value);
+        y_lo = std::min(y_lo, p.value);
+      }
+      if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) continue;
+      upper->addData(p.compute, p.hi);
+      lower->addData(p.compute, p.lo);
+      y_hi = std::max(y_hi, p.hi);
+      y_lo = std::min(y_lo, p.lo);
     }
-    upper->setPen(Qt::NoPen);
-    lower->setPen(Qt::NoPen);
+    if (upper->data()->isEmpty())
+      for (const auto& p : m.projected) {
+        if (!std::isfinite(p.ci_lo) || !std::isfinite(p.ci_hi) || p.compute > x_hi * 1.0001)
+          continue;
+        upper->addData(p.compute, p.ci_hi);
+        lower->addData(p.compute, p.ci_lo);
+        y_hi = std::max(y_hi, p.ci_hi);
+        y_lo = std::min(y_lo, p.ci_lo);
+      }
+    for (QCPGraph* g : {upper, lower}) {
+      g->setPen(Qt::NoPen);
+      g->removeFromLegend();
+      g->setLayer(QStringLiteral("grid"));  // above the grid lines, below every point and curve
+    }
     upper->setBrush(faded(color, 45));
     upper->setChannelFillGraph(lower);
-    upper->removeFromLegend();
-    lower->setName(QStringLiteral("%1 %2% interval")
-                       .arg(QString::fromStdString(m.arm))
-                       .arg(qRound(result.ci_level * 100)));
-    lower->setBrush(faded(color, 45));  // legend icon only; the fill is drawn by `upper`
-    lower->setChannelFillGraph(nullptr);
-    lower->setBrush(Qt::NoBrush);
-    lower->removeFromLegend();
     const bool has_band = !upper->data()->isEmpty();
 
-    // Projected curve from the fits.
-    QCPGraph* curve = plot.addGraph();
     curve->setPen(QPen(color, 2.0));
-    if (base && arm) {
-      const double lo = std::log10(x_lo), hi = std::log10(x_hi);
-      for (int i = 0; i <= 160; ++i) {
-        const double c = std::pow(10.0, lo + (hi - lo) * i / 160.0);
-        const double v =
-            fitting::projectedMultiplier(c, result.c_ref, base->A, base->gamma, arm->A, arm->gamma);
-        if (!std::isfinite(v)) continue;
-        curve->addData(c, v);
-        y_hi = std::max(y_hi, v);
-        y_lo = std::min(y_lo, v);
-      }
-    }
     QString name = QString::fromStdString(m.arm) + QStringLiteral(" projected");
     if (std::isfinite(m.per_decade))
       name += QStringLiteral(" (\u00D7%1 per decade)").arg(QString::number(m.per_decade, 'f', 3));
     if (has_band) name += QStringLiteral(", band %1%").arg(qRound(result.ci_level * 100));
     curve->setName(name);
-    if (has_band) curve->setBrush(Qt::NoBrush);
 
     // Measured points.
     QCPGraph* measured = plot.addGraph();
@@ -111,7 +113,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
 
   // The 1x line: no advantage either way.
   QCPGraph* one = plot.addGraph();
-  one->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+  setReferenceLinePen(*one);
   one->addData(x_lo, 1.0);
   one->addData(x_hi, 1.0);
   one->setName(QStringLiteral("1\u00D7 (no gain)"));
@@ -127,9 +129,9 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     const double pad = 0.08 * (y_hi - y_lo + 1e-9);
     plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
   }
-  // On a log axis a widening band leaves the lower left free; on a linear one, the upper left.
-  placeLegendInside(plot,
-                    log_y ? (Qt::AlignBottom | Qt::AlignLeft) : (Qt::AlignTop | Qt::AlignLeft));
+  // The band widens to the right, away from the 1x line: usually the upper left stays free.
+  placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight,
+                                   Qt::AlignBottom | Qt::AlignLeft});
   plot.replot();
 }
 

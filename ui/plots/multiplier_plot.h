@@ -19,6 +19,8 @@ struct MultiplierPlotInput {
   fitting::FrontierResult result;
   double compute_hi = 1e26;  // right end of the projected curve
   QString title;
+  double compute_lo = 0.0;  // left end (the smallest rung's compute); 0 = the first measured or
+                            // projected compute
 };
 
 void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input);

@@ -7,10 +7,34 @@
 #include <QSvgGenerator>
 
 #include "core/errors.h"
+#include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
 
+namespace {
+
+// Exports are paper-white whatever the screen's theme: the plot is drawn with the light palette
+// while it is written, then goes back to the theme's colours.
+class LightForExport {
+ public:
+  explicit LightForExport(QCustomPlot& plot) : plot_(plot), dark_(isDarkPalette(plot.palette())) {
+    if (dark_) applyPlotPalette(plot_, lightPalette());
+  }
+  ~LightForExport() {
+    if (!dark_) return;
+    applyPlotPalette(plot_, plot_.palette());
+    plot_.replot();
+  }
+
+ private:
+  QCustomPlot& plot_;
+  bool dark_;
+};
+
+}  // namespace
+
 void savePlot(QCustomPlot& plot, const QString& path, int width, int height) {
+  LightForExport light(plot);
   const QString suffix = QFileInfo(path).suffix().toLower();
   const std::string where = path.toStdString();
   bool ok = false;

@@ -3,6 +3,7 @@
 
 #include <qcustomplot.h>
 
+#include <QPalette>
 #include <cmath>
 
 namespace deepladder::plots {
@@ -66,6 +67,103 @@ void preparePlot(QCustomPlot& plot, const QString& title, const QString& x_label
     plot.plotLayout()->insertRow(0);
     plot.plotLayout()->addElement(0, 0, new QCPTextElement(&plot, title, title_font));
   }
+  applyPlotPalette(plot, plot.palette());
+}
+
+void placeLegendInFreestCorner(QCustomPlot& plot, const std::vector<Qt::Alignment>& corners) {
+  if (plot.legend->itemCount() == 0 || corners.empty()) return;
+  // Pixel positions of what is drawn: every data point, and for a filled band a few points
+  // between its edges.
+  std::vector<QPointF> drawn;
+  plot.replot(QCustomPlot::rpImmediateRefresh);  // axis ranges -> pixels at the current size
+  for (int i = 0; i < plot.graphCount(); ++i) {
+    QCPGraph* g = plot.graph(i);
+    if (!g->visible()) continue;
+    QCPGraph* other = g->channelFillGraph();
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+      if (!std::isfinite(it->value)) continue;
+      drawn.push_back(g->coordsToPixels(it->key, it->value));
+      if (!other) continue;
+      auto match = other->data()->findBegin(it->key, false);
+      if (match == other->data()->constEnd()) continue;
+      for (double f : {0.25, 0.5, 0.75}) {
+        const QPointF a = g->coordsToPixels(it->key, it->value);
+        const QPointF b = g->coordsToPixels(it->key, match->value);
+        drawn.push_back(a + f * (b - a));
+      }
+    }
+  }
+  Qt::Alignment best = corners.front();
+  long best_count = -1;
+  for (Qt::Alignment corner : corners) {
+    placeLegendInside(plot, corner);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    const QRectF rect = plot.legend->outerRect();
+    long count = 0;
+    for (const QPointF& p : drawn) count += rect.contains(p);
+    if (best_count < 0 || count < best_count) best = corner, best_count = count;
+  }
+  placeLegendInside(plot, best);
+}
+
+namespace {
+const char* kReferenceLine = "deepladder_reference_line";
+QColor referenceGrey(bool dark) {
+  return dark ? QColor(165, 165, 165) : QColor(90, 90, 90);
+}
+}  // namespace
+
+void setReferenceLinePen(QCPGraph& graph, double width) {
+  graph.setProperty(kReferenceLine, true);
+  graph.setPen(
+      QPen(referenceGrey(graph.parentPlot() && isDarkPalette(graph.parentPlot()->palette())), width,
+           Qt::DashLine));
+}
+
+bool isDarkPalette(const QPalette& palette) {
+  return palette.color(QPalette::Base).lightness() < 128;
+}
+
+QPalette lightPalette() {
+  QPalette p;
+  p.setColor(QPalette::Base, Qt::white);
+  p.setColor(QPalette::Window, Qt::white);
+  p.setColor(QPalette::Text, Qt::black);
+  p.setColor(QPalette::WindowText, Qt::black);
+  return p;
+}
+
+void applyPlotPalette(QCustomPlot& plot, const QPalette& palette) {
+  const bool dark = isDarkPalette(palette);
+  const QColor base = dark ? palette.color(QPalette::Base) : QColor(Qt::white);
+  const QColor ink = dark ? palette.color(QPalette::Text) : QColor(Qt::black);
+  plot.setBackground(base);
+  for (QCPAxis* axis : {plot.xAxis, plot.yAxis, plot.xAxis2, plot.yAxis2}) {
+    axis->setBasePen(QPen(ink, 1));
+    axis->setTickPen(QPen(ink, 1));
+    axis->setSubTickPen(QPen(ink, 1));
+    axis->setTickLabelColor(ink);
+    axis->setLabelColor(ink);
+    QColor grid = ink;
+    grid.setAlpha(dark ? 55 : 35);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+  }
+  plot.legend->setTextColor(ink);
+  QColor legend_fill = base;
+  legend_fill.setAlpha(225);
+  if (plot.legend->brush().style() != Qt::NoBrush) plot.legend->setBrush(legend_fill);
+  QColor border = ink;
+  border.setAlpha(60);
+  if (plot.legend->borderPen().style() != Qt::NoPen) plot.legend->setBorderPen(QPen(border));
+  for (int i = 0; i < plot.graphCount(); ++i)
+    if (plot.graph(i)->property(kReferenceLine).toBool()) {
+      QPen pen = plot.graph(i)->pen();
+      pen.setColor(referenceGrey(dark));
+      plot.graph(i)->setPen(pen);
+    }
+  for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)
+    if (auto* text = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i)))
+      text->setTextColor(ink);
 }
 
 void setLogAxis(QCPAxis& axis) {
@@ -117,6 +215,7 @@ void placeLegendInside(QCustomPlot& plot, Qt::Alignment corner) {
   }
   plot.legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
   plot.legend->setBrush(QColor(255, 255, 255, 225));
+  applyPlotPalette(plot, plot.palette());  // the legend's fill and border follow the theme
 }
 
 QString compactNumber(double value, int precision) {

@@ -1,12 +1,16 @@
 // Shared look of every deepladder plot: series colours, fonts, axis labels, log axes with
-// powers-of-ten ticks, and the legend in its own column to the right so it never covers data.
+// powers-of-ten ticks, the legend in its own column to the right so it never covers data, and
+// frame colours from the light or dark palette.
 #pragma once
 
 #include <QColor>
 #include <QString>
+#include <vector>
 
 class QCustomPlot;
 class QCPAxis;
+class QCPGraph;
+class QPalette;
 
 namespace deepladder::plots {
 
@@ -26,6 +30,23 @@ void placeLegendRight(QCustomPlot& plot);
 // Legend inside the axis rect at `corner` (for plots whose data leaves that corner empty),
 // on a translucent background.
 void placeLegendInside(QCustomPlot& plot, Qt::Alignment corner);
+
+// Colours of the plot's frame (background, axes, labels, grid, legend, title) from a palette:
+// the window's, so plots follow the system's light or dark theme. Data colours stay as they
+// are. preparePlot applies the plot widget's own palette; exports always use lightPalette().
+void applyPlotPalette(QCustomPlot& plot, const QPalette& palette);
+// Draws `graph` as a reference line (E, 1x, eps, chance): a dashed grey that applyPlotPalette
+// keeps readable on a light or a dark background.
+void setReferenceLinePen(QCPGraph& graph, double width = 1.2);
+// A light palette (white paper, black ink): what exports are written with.
+QPalette lightPalette();
+// True when `palette` draws light text on a dark base.
+bool isDarkPalette(const QPalette& palette);
+
+// Legend inside the axis rect at whichever corner covers the fewest drawn points (graph data
+// and the inside of filled bands), trying `corners` in order; ties keep the earlier corner.
+// Lays the plot out at its current size to measure.
+void placeLegendInFreestCorner(QCustomPlot& plot, const std::vector<Qt::Alignment>& corners);
 
 // Compact number for read-outs and legends: 1.23e+20 -> "1.23e20", 0.5 -> "0.5".
 QString compactNumber(double value, int precision = 3);

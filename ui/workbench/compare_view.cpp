@@ -135,7 +135,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
                                      plot_->graph(i + 1)->name() == label && g->name().isEmpty()))
             g->setVisible(!g->visible());
         }
-        pli->setTextColor(pli->plottable()->visible() ? Qt::black : QColor(170, 170, 170));
+        pli->setTextColor(pli->plottable()->visible() ? plot_->legend->textColor()
+                                                      : QColor(150, 150, 150));
         plots::redecimateCurves(*plot_);
         plot_->replot();
       });

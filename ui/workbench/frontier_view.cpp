@@ -10,10 +10,12 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "fitting/frontier_fit.h"
@@ -37,9 +39,6 @@ FitOutput fitSource(const QString& path, const std::string& source, fitting::Fro
   auto db = openExistingDatabase(path, true);
   FitOutput out;
   out.table = plots::resultsFromDatabase(*db, path.toStdString(), source);
-  double lo = 1e300;
-  for (const auto& p : out.table.points) lo = std::min(lo, p.compute_flops);
-  o.at = plots::multiplierBandComputes(lo, 1e26);
   out.result = fitting::fitFrontier(out.table, o);
   return out;
 }
@@ -50,9 +49,13 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   const auto defaults = fitting::defaultFrontierOptions();
   source_ = new QComboBox;
   source_->setMinimumContentsLength(16);
-  baseline_ = new QLineEdit(QString::fromStdString(defaults.baseline));
+  baseline_ = new QComboBox;
+  baseline_->setMinimumContentsLength(10);
+  baseline_->setToolTip(tr("The arm the others are compared with; its E is shared"));
   c_ref_ = new QLineEdit(QString::number(defaults.c_ref, 'g'));
   c_ref_->setMaximumWidth(90);
+  c_ref_->setToolTip(
+      tr("Reference compute C\u2080 of L(C) = E + A (C/C\u2080)^-\u03B3, e.g. 1e18"));
   bootstrap_ = new QSpinBox;
   bootstrap_->setRange(0, 10000);
   bootstrap_->setValue(200);
@@ -98,7 +101,15 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(status_);
   layout->addWidget(split, 1);
   connect(fit, &QPushButton::clicked, this, [this] { fitNow(); });
+  connect(source_, &QComboBox::currentTextChanged, this, [this] { fillBaselineChoices(); });
   connect(source_, &QComboBox::activated, this, [this] { fitNow(); });
+  connect(baseline_, &QComboBox::activated, this, [this] { fitNow(); });
+  // Ctrl+Return fits while this view has the focus.
+  auto* fit_key = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+  fit_key->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(fit_key, &QShortcut::activated, this, [this] { fitNow(); });
+  fit->setToolTip(tr("Fit the frontier (Ctrl+Return)"));
+  connect(c_ref_, &QLineEdit::returnPressed, this, [this] { fitNow(); });
 }
 
 void FrontierView::setDatabase(const QString& path) {
@@ -109,22 +120,43 @@ void FrontierView::setDatabase(const QString& path) {
 void FrontierView::reloadSources() {
   auto db = tryOpenDatabase(db_path_, true, nullptr);
   if (!db) return;
-  std::set<std::string> names;
+  std::map<std::string, std::set<std::string>> arms;  // source -> its arms
   for (const auto& s : db->listRuns())
-    if (!s.ladder_name.empty() && s.run.status == "finished") names.insert(s.ladder_name);
-  for (const auto& e : db->externalPoints()) names.insert(e.source);
+    if (!s.ladder_name.empty() && s.run.status == "finished") arms[s.ladder_name].insert(s.run.arm);
+  for (const auto& e : db->externalPoints()) arms[e.source].insert(e.arm);
+  arms_by_source_.clear();
+  std::set<std::string> names;
+  for (const auto& [source, source_arms] : arms) {
+    names.insert(source);
+    QStringList& list = arms_by_source_[QString::fromStdString(source)];
+    for (const auto& a : source_arms) list << QString::fromStdString(a);
+  }
   const QString current = source_->currentText();
   QSignalBlocker block(source_);
   source_->clear();
   for (const auto& n : names) source_->addItem(QString::fromStdString(n));
   if (!current.isEmpty() && source_->findText(current) >= 0) source_->setCurrentText(current);
+  fillBaselineChoices();
   if (names.empty()) status_->setText(tr("No ladder has finished runs yet: nothing to fit."));
+}
+
+void FrontierView::fillBaselineChoices() {
+  const QStringList arms = arms_by_source_.value(source_->currentText());
+  QString keep = baseline_->currentText();
+  if (!arms.contains(keep))
+    keep = arms.contains(QString::fromStdString(fitting::defaultFrontierOptions().baseline))
+               ? QString::fromStdString(fitting::defaultFrontierOptions().baseline)
+               : (arms.isEmpty() ? QString() : arms.first());
+  QSignalBlocker block(baseline_);
+  baseline_->clear();
+  baseline_->addItems(arms);
+  baseline_->setCurrentText(keep);
 }
 
 void FrontierView::fitNow(bool blocking) {
   if (source_->currentText().isEmpty()) return;
   fitting::FrontierOptions o = fitting::defaultFrontierOptions();
-  o.baseline = baseline_->text().trimmed().toStdString();
+  o.baseline = baseline_->currentText().toStdString();
   bool ok = false;
   o.c_ref = c_ref_->text().toDouble(&ok);
   if (!ok || !(o.c_ref > 0)) {
@@ -135,6 +167,7 @@ void FrontierView::fitNow(bool blocking) {
   const std::string source = source_->currentText().toStdString();
   status_->setText(tr("Fitting %1…").arg(source_->currentText()));
   if (blocking) {
+    ++fit_generation_;  // a fit still running in the background is superseded
     try {
       auto out = fitSource(db_path_, source, o);
       show(out.table, out.result);
@@ -143,29 +176,27 @@ void FrontierView::fitNow(bool blocking) {
     }
     return;
   }
+  const int generation = ++fit_generation_;
   std::function<FitOutput()> work = [path = db_path_, source, o] {
     return fitSource(path, source, o);
   };
   runInBackground<FitOutput>(
-      this, work, [this](FitOutput out) { show(out.table, out.result); },
-      [this](const QString& message) { status_->setText(tr("Fit failed: %1").arg(message)); });
+      this, work,
+      [this, generation](FitOutput out) {
+        if (generation == fit_generation_) show(out.table, out.result);
+      },
+      [this, generation](const QString& message) {
+        if (generation == fit_generation_) status_->setText(tr("Fit failed: %1").arg(message));
+      });
 }
 
 void FrontierView::show(const fitting::ResultsTable& table, const fitting::FrontierResult& result) {
-  // The band needs projections every quarter decade; the table keeps the CLI's 1e20..1e26.
   result_ = result;
-  for (auto& m : result_->multipliers) {
-    std::vector<fitting::ProjectedMultiplier> kept;
-    for (const auto& p : m.projected) {
-      const double decade = std::log10(p.compute);
-      if (std::abs(decade - std::round(decade)) < 1e-9 && std::lround(decade) % 2 == 0 &&
-          decade >= 19.5)
-        kept.push_back(p);
-    }
-    m.projected = kept;
-  }
   plots::drawFrontier(*frontier_, {table, result, tr("Compute frontier")});
-  plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier")});
+  double lowest = 0;
+  for (const auto& p : table.points)
+    if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
+  plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier"), lowest});
   table_->setPlainText(QString::fromStdString(fitting::scalingTableMarkdown(*result_)));
   status_->setText(tr("%1 points, %2 arms, %3 of %4 bootstrap resamples used.")
                        .arg(table.points.size())

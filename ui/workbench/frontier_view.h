@@ -1,8 +1,12 @@
-// Frontier + multiplier: pick a ladder (or imported source), baseline, C0 and bootstrap count;
-// the fit runs on a worker thread through fitting::fitFrontier and fills the frontier plot,
-// the multiplier plot (projected to 1e26 with its band) and the scaling table (Markdown).
+// Frontier + multiplier: pick a ladder (or imported source), its baseline arm, C0 and the
+// bootstrap count; the fit runs on a worker thread through fitting::fitFrontier (a newer fit
+// supersedes one still running) and fills the frontier plot (curves with their bootstrap bands),
+// the multiplier plot (projected to 1e26 with the band from the same resamples) and the scaling
+// table (Markdown).
 #pragma once
 
+#include <QMap>
+#include <QStringList>
 #include <QWidget>
 #include <optional>
 
@@ -27,15 +31,23 @@ class FrontierView : public QWidget {
   QCustomPlot* frontierPlot() const { return frontier_; }
   QCustomPlot* multiplierPlot() const { return multiplier_; }
   const std::optional<fitting::FrontierResult>& result() const { return result_; }
+  // The ladders and imported sources that can be fitted.
+  QComboBox* sourceChoice() const { return source_; }
+  // The baseline choices: the arms of the current source.
+  QComboBox* baselineChoice() const { return baseline_; }
+  QLineEdit* c0Field() const { return c_ref_; }
 
  signals:
   void fitted();
 
  private:
   void show(const fitting::ResultsTable& table, const fitting::FrontierResult& result);
+  void fillBaselineChoices();
   QString db_path_;
+  QMap<QString, QStringList> arms_by_source_;
+  int fit_generation_ = 0;  // results of older fits are dropped
   QComboBox* source_;
-  QLineEdit* baseline_;
+  QComboBox* baseline_;
   QLineEdit* c_ref_;
   QSpinBox* bootstrap_;
   QLabel* status_;

@@ -1,53 +1,31 @@
 // The Ladder designer (see ladder_designer_view.h).
 #include "ui/workbench/ladder_designer_view.h"
 
-#include <toml++/toml.h>
-
-#include <QComboBox>
-#include <QCoreApplication>
-#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFontDatabase>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <optional>
 #include <sstream>
 
 // Qt defines `slots` as a macro; ladder::Resources has a field of that name.
 #undef slots
 #include "core/ladder/ladder_spec.h"
+#include "ui/workbench/ladder_form.h"
 
 namespace deepladder::ui {
 namespace {
-
-QString joinNumbers(const toml::array* a) {
-  QStringList out;
-  if (a)
-    for (const auto& v : *a)
-      if (auto i = v.value<int64_t>()) out << QString::number(*i);
-  return out.join(QStringLiteral(", "));
-}
-
-toml::array numbersOf(const QString& text) {
-  toml::array out;
-  for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-    bool ok = false;
-    const qlonglong v = part.trimmed().toLongLong(&ok);
-    if (ok) out.push_back(static_cast<int64_t>(v));
-  }
-  return out;
-}
 
 QString duration(double s) {
   if (s < 120) return QStringLiteral("%1 s").arg(s, 0, 'f', 0);
@@ -61,29 +39,20 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   editor_ = new QPlainTextEdit;
   editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   editor_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  name_ = new QLineEdit;
-  seeds_ = new QLineEdit;
-  seeds_->setPlaceholderText(QStringLiteral("1, 2, 3"));
-  arms_ = new QLineEdit;
-  arms_->setPlaceholderText(QStringLiteral("vanilla, growth"));
-  depths_ = new QLineEdit;
-  depths_->setPlaceholderText(QStringLiteral("2, 4, 8"));
-  budget_rule_ = new QComboBox;
-  budget_rule_->addItems({"tokens_per_param", "tokens", "flops"});
-  budget_value_ = new QLineEdit;
-  auto* form = new QFormLayout;
-  form->addRow(tr("Name"), name_);
-  form->addRow(tr("Seeds"), seeds_);
-  form->addRow(tr("Arms"), arms_);
-  form->addRow(tr("Depths"), depths_);
-  form->addRow(tr("Budget rule"), budget_rule_);
-  form->addRow(tr("Budget value"), budget_value_);
+  form_ = new LadderForm;
+  form_scroll_ = new QScrollArea;
+  form_scroll_->setWidget(form_);
+  form_scroll_->setWidgetResizable(true);
+  form_scroll_->setMinimumWidth(380);
   auto* form_box = new QWidget;
   auto* form_layout = new QVBoxLayout(form_box);
-  auto* form_title = new QLabel(tr("<b>Form</b> (edits rewrite the TOML)"));
+  form_layout->setContentsMargins(0, 0, 0, 0);
+  auto* form_title =
+      new QLabel(tr("<b>Form</b>: edits rewrite the TOML; empty fields take the "
+                    "defaults"));
+  form_title->setWordWrap(true);
   form_layout->addWidget(form_title);
-  form_layout->addLayout(form);
-  form_layout->addStretch(1);
+  form_layout->addWidget(form_scroll_, 1);
 
   status_ = new QLabel;
   status_->setWordWrap(true);
@@ -102,7 +71,9 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   auto* open = new QPushButton(tr("Open…"));
   auto* save = new QPushButton(tr("Save as…"));
   run_ = new QPushButton(tr("Run"));
-  run_->setToolTip(tr("Save the ladder and start `deepladder run` on the open database"));
+  run_->setToolTip(
+      tr("Queue this ladder in the open database and run it in this window "
+         "(watch it in the Runs view). Ctrl+Return"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(open);
   buttons->addWidget(save);
@@ -122,6 +93,8 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(top);
   split->addWidget(bottom);
+  split->setStretchFactor(0, 3);  // the form and the text get most of the height
+  split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buttons);
   layout->addWidget(split, 1);
@@ -133,9 +106,7 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   connect(editor_, &QPlainTextEdit::textChanged, this, [this] {
     if (!syncing_) debounce_->start();
   });
-  for (QLineEdit* e : {name_, seeds_, arms_, depths_, budget_value_})
-    connect(e, &QLineEdit::editingFinished, this, &LadderDesignerView::formToText);
-  connect(budget_rule_, &QComboBox::activated, this, &LadderDesignerView::formToText);
+  connect(form_, &LadderForm::edited, this, &LadderDesignerView::formToText);
   connect(open, &QPushButton::clicked, this, [this] {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open ladder"), {}, tr("Ladders (*.toml)"));
@@ -144,7 +115,7 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
   });
   auto save_as = [this]() -> QString {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save ladder"), name_->text() + ".toml", tr("Ladders (*.toml)"));
+        this, tr("Save ladder"), QStringLiteral("ladder.toml"), tr("Ladders (*.toml)"));
     QFile f(path);
     if (path.isEmpty()) return {};
     if (!f.open(QIODevice::WriteOnly) || f.write(text().toUtf8()) < 0) {
@@ -154,15 +125,13 @@ LadderDesignerView::LadderDesignerView(QWidget* parent) : QWidget(parent) {
     return path;
   };
   connect(save, &QPushButton::clicked, this, save_as);
-  connect(run_, &QPushButton::clicked, this, [this, save_as] {
-    if (!message_.isEmpty() || db_path_.isEmpty()) return;
-    const QString path = save_as();
-    if (path.isEmpty()) return;
-    const QString cli = QDir(QCoreApplication::applicationDirPath()).filePath("deepladder");
-    if (!QProcess::startDetached(cli, {"run", path, "--db", db_path_, "--quiet"}))
-      QMessageBox::warning(this, tr("Cannot start"), tr("Could not start %1.").arg(cli));
-    else
-      status_->setText(tr("Started `deepladder run %1`; watch it in the Runs view.").arg(path));
+  // Ctrl+Return runs while this view has the focus.
+  auto* run_key = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+  run_key->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(run_key, &QShortcut::activated, run_, &QPushButton::click);
+  connect(run_, &QPushButton::clicked, this, [this] {
+    validate();
+    if (message_.isEmpty() && !db_path_.isEmpty()) emit runRequested(text());
   });
 }
 
@@ -221,73 +190,40 @@ void LadderDesignerView::validate() {
                          .arg(duration(seconds / std::max<int64_t>(1, spec.resources.slots))));
     // Text -> form.
     syncing_ = true;
-    try {
-      const auto doc = toml::parse(text);
-      name_->setText(QString::fromStdString(spec.name));
-      seeds_->setText(joinNumbers(doc["ladder"]["seeds"].as_array()));
-      QStringList arms;
-      for (const auto& a : spec.arms) arms << QString::fromStdString(a);
-      arms_->setText(arms.join(QStringLiteral(", ")));
-      depths_->setText(joinNumbers(doc["sizes"]["depths"].as_array()));
-      const auto rule = doc["budget"]["rule"].value_or(std::string("tokens_per_param"));
-      budget_rule_->setCurrentText(QString::fromStdString(rule));
-      const auto value = doc["budget"][rule].value<double>();
-      budget_value_->setText(value ? QString::number(*value, 'g') : QString());
-    } catch (const std::exception&) {
-    }
+    form_->loadFrom(text);
     syncing_ = false;
+    form_scroll_->setEnabled(true);
+    form_scroll_->setToolTip(QString());
   } catch (const std::exception& e) {
     message_ = QString::fromUtf8(e.what());
     status_->setText(QStringLiteral("\u2716 ") + message_);
     status_->setStyleSheet(QStringLiteral("color: #c0392b;"));
     run_->setEnabled(false);
+    // The form would rewrite a text it cannot read: keep it out of the way until the text is
+    // a valid ladder again.
+    form_scroll_->setEnabled(false);
+    form_scroll_->setToolTip(
+        tr("Fix the TOML text first (see the message below); the form "
+           "edits only a valid ladder."));
   }
+}
+
+bool LadderDesignerView::formEnabled() const {
+  return form_scroll_->isEnabled();
 }
 
 void LadderDesignerView::formToText() {
   if (syncing_) return;
-  toml::table doc;
-  try {
-    doc = toml::parse(editor_->toPlainText().toStdString());
-  } catch (const std::exception&) {
-    return;  // fix the text first; the form only edits a parseable file
+  QString error;
+  const std::optional<std::string> text =
+      form_->applyTo(editor_->toPlainText().toStdString(), &error);
+  if (!text) {
+    status_->setText(QStringLiteral("\u2716 ") + tr("Form: %1").arg(error));
+    status_->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    return;
   }
-  if (!doc["ladder"].as_table()) doc.insert_or_assign("ladder", toml::table{});
-  auto* ladder = doc["ladder"].as_table();
-  ladder->insert_or_assign("name", name_->text().toStdString());
-  ladder->insert_or_assign("seeds", numbersOf(seeds_->text()));
-  if (!depths_->text().trimmed().isEmpty()) {
-    if (!doc["sizes"].as_table()) doc.insert_or_assign("sizes", toml::table{});
-    doc["sizes"].as_table()->insert_or_assign("depths", numbersOf(depths_->text()));
-  }
-  if (!doc["budget"].as_table()) doc.insert_or_assign("budget", toml::table{});
-  auto* budget = doc["budget"].as_table();
-  const std::string rule = budget_rule_->currentText().toStdString();
-  budget->clear();
-  budget->insert_or_assign("rule", rule);
-  bool ok = false;
-  const double v = budget_value_->text().toDouble(&ok);
-  if (ok) {
-    if (rule == "flops" || v != std::floor(v))
-      budget->insert_or_assign(rule, v);
-    else
-      budget->insert_or_assign(rule, static_cast<int64_t>(v));
-  }
-  if (!doc["arms"].as_table()) doc.insert_or_assign("arms", toml::table{});
-  auto* arms = doc["arms"].as_table();
-  QStringList wanted;
-  for (const QString& a : arms_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-    wanted << a.trimmed();
-  std::vector<std::string> drop;
-  for (const auto& [k, _] : *arms)
-    if (!wanted.contains(QString::fromStdString(std::string(k.str())))) drop.emplace_back(k.str());
-  for (const auto& k : drop) arms->erase(k);
-  for (const QString& a : wanted)
-    if (!arms->contains(a.toStdString())) arms->insert(a.toStdString(), toml::table{});
-  std::ostringstream out;
-  out << doc << "\n";
   syncing_ = true;
-  editor_->setPlainText(QString::fromStdString(out.str()));
+  editor_->setPlainText(QString::fromStdString(*text));
   syncing_ = false;
   validate();
 }

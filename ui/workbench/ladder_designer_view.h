@@ -1,20 +1,23 @@
-// Ladder designer: the TOML text beside a small form (name, seeds, arms, depths, budget), kept
-// in sync both ways, validated live by ladder::parseLadder with the CLI's own messages, and a
-// plan preview (params, tokens, FLOPs, estimated time per run and in total). Run saves the
-// file and starts `deepladder run FILE --db DB` as a separate process.
+// Ladder designer: the TOML text beside a form of the whole spec (LadderForm), kept in sync
+// both ways: a valid text refills the form, a form edit rewrites the text; while the text does
+// not parse the form is disabled rather than allowed to clobber it. Validated live by
+// ladder::parseLadder with the CLI's own messages, and a
+// plan preview (params, tokens, FLOPs, estimated time per run and in total). Run hands the
+// valid spec to the window (runRequested), which queues it and runs it with its own scheduler.
 #pragma once
 
 #include <QWidget>
 
 class QPlainTextEdit;
-class QLineEdit;
-class QComboBox;
 class QLabel;
+class QScrollArea;
 class QTableWidget;
 class QTimer;
 class QPushButton;
 
 namespace deepladder::ui {
+
+class LadderForm;
 
 class LadderDesignerView : public QWidget {
   Q_OBJECT
@@ -26,6 +29,14 @@ class LadderDesignerView : public QWidget {
   // "" when valid, else parseLadder's message.
   QString validationMessage() const { return message_; }
   int plannedRuns() const;
+  QPushButton* runButton() const { return run_; }
+  LadderForm* form() const { return form_; }
+  // Whether the form can be edited (the text is a valid ladder).
+  bool formEnabled() const;
+
+ signals:
+  // Run was pressed on a valid ladder: its TOML text.
+  void runRequested(QString toml);
 
  private:
   void validate();
@@ -33,12 +44,8 @@ class LadderDesignerView : public QWidget {
   QString db_path_;
   QString message_;
   QPlainTextEdit* editor_;
-  QLineEdit* name_;
-  QLineEdit* seeds_;
-  QLineEdit* arms_;
-  QLineEdit* depths_;
-  QComboBox* budget_rule_;
-  QLineEdit* budget_value_;
+  LadderForm* form_;
+  QScrollArea* form_scroll_;
   QLabel* status_;
   QLabel* totals_;
   QTableWidget* plan_;

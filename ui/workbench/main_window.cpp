@@ -4,28 +4,34 @@
 #include <qcustomplot.h>
 
 #include <QAction>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 
 #include "core/errors.h"
 #include "fitting/scaling_table.h"
 #include "storage/database.h"
 #include "ui/plots/plot_export.h"
+#include "ui/plots/plot_style.h"
 #include "ui/workbench/compare_view.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/frontier_view.h"
+#include "ui/workbench/in_process_scheduler.h"
 #include "ui/workbench/ladder_designer_view.h"
 #include "ui/workbench/lens_view.h"
 #include "ui/workbench/run_monitor_view.h"
@@ -97,6 +103,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compare_->setCheckedRuns(ids);
     showView(kCompare);
   });
+  connect(designer_, &LadderDesignerView::runRequested, this,
+          [this](const QString& toml) { runLadderText(toml); });
+  connect(runs_, &RunMonitorView::schedulerStopped, this, [this](const QString& error) {
+    if (!error.isEmpty())
+      QMessageBox::warning(this, tr("Scheduler stopped"),
+                           tr("The window's scheduler stopped with an error:\n%1").arg(error));
+    refreshAll();
+  });
   connect(tabs_, &QTabWidget::currentChanged, this, [this](int index) {
     if (index == kCompare) compare_->reloadRuns();
   });
@@ -105,6 +119,28 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1280, 820);
   restoreState(settings.value("window/state").toByteArray());
   tabs_->setCurrentIndex(settings.value("window/tab", 0).toInt());
+  restoreLayout(settings);
+}
+
+// Every splitter of every view (plots beside tables, form beside text) and the run table's
+// columns, keyed by their place in the window: the layout a user arranged survives a restart.
+void MainWindow::restoreLayout(QSettings& settings) {
+  const auto splitters = findChildren<QSplitter*>();
+  for (int i = 0; i < splitters.size(); ++i) {
+    const QByteArray state =
+        settings.value(QStringLiteral("layout/splitter%1").arg(i)).toByteArray();
+    if (!state.isEmpty()) splitters[i]->restoreState(state);
+  }
+  const QByteArray header = settings.value(QStringLiteral("layout/run_table")).toByteArray();
+  if (!header.isEmpty()) runs_->table()->horizontalHeader()->restoreState(header);
+}
+
+void MainWindow::saveLayout(QSettings& settings) const {
+  const auto splitters = findChildren<QSplitter*>();
+  for (int i = 0; i < splitters.size(); ++i)
+    settings.setValue(QStringLiteral("layout/splitter%1").arg(i), splitters[i]->saveState());
+  settings.setValue(QStringLiteral("layout/run_table"),
+                    runs_->table()->horizontalHeader()->saveState());
 }
 
 void MainWindow::buildMenus() {
@@ -160,6 +196,14 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::openDatabase(const QString& path, bool quiet) {
+  if (runs_->ownsScheduler()) {
+    const QString message = tr("This window is running ladders on %1. Stop them (or wait for "
+                               "them to finish) before opening another database.")
+                                .arg(db_path_);
+    if (!quiet) QMessageBox::information(this, tr("Runs in progress"), message);
+    statusBar()->showMessage(message);
+    return false;
+  }
   DatabaseProblem problem;
   auto db = tryOpenDatabase(path, /*read_only=*/true, &problem);
   if (!db) {
@@ -228,13 +272,90 @@ void MainWindow::exportTable(const QString& path) {
     throw UserError("cannot write " + path.toStdString());
 }
 
+bool MainWindow::runLadderText(const QString& toml, bool quiet) {
+  try {
+    if (db_path_.isEmpty())
+      throw UserError("open a database first (File > Open database…): the ladder's runs go there");
+    statusBar()->showMessage(tr("Running in this window: %1").arg(runs_->runLadderText(toml)),
+                             10000);
+    showView(kRuns);
+    return true;
+  } catch (const std::exception& e) {
+    if (!quiet)
+      QMessageBox::warning(this, tr("Cannot run the ladder"), QString::fromUtf8(e.what()));
+    statusBar()->showMessage(QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::stopOwnScheduler(bool hand_off, int wait_ms) {
+  InProcessScheduler* scheduler = runs_->scheduler();
+  if (!scheduler || !scheduler->isRunning()) return true;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  statusBar()->showMessage(tr("Stopping the runs (they stay resumable)…"));
+  scheduler->stop();
+  const bool stopped = scheduler->wait(wait_ms);
+  QApplication::restoreOverrideCursor();
+  if (!stopped) return false;
+  if (hand_off) {
+    const QString cli = cliProgramPath();
+    if (!QProcess::startDetached(cli, scheduler->resumeArguments()))
+      QMessageBox::warning(this, tr("Cannot hand the runs over"),
+                           tr("Could not start %1. The runs are interrupted; continue them with "
+                              "`deepladder resume --db %2`.")
+                               .arg(cli, db_path_));
+  }
+  return true;
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+  QMainWindow::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange) return;
+  // The system switched between light and dark: every plot takes the new frame colours, once
+  // the new palette has reached the children (after this event).
+  QMetaObject::invokeMethod(
+      this,
+      [this] {
+        for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
+          plots::applyPlotPalette(*plot, plot->palette());
+          plot->replot();
+        }
+      },
+      Qt::QueuedConnection);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   const int running = runs_->runningCount();
-  if (running > 0) {
+  if (runs_->ownsScheduler()) {
     QMessageBox box(QMessageBox::Question, tr("Runs are still running"),
-                    tr("%n run(s) are running. They belong to a separate `deepladder run` "
-                       "process and can keep going without this window.",
-                       "", running),
+                    tr("This window is running %n run(s). Keep them running in the background "
+                       "(a headless `deepladder resume` takes over from their last checkpoints) "
+                       "or stop them (they can be resumed later)?",
+                       "", std::max(running, runs_->scheduler()->activeRuns())),
+                    QMessageBox::NoButton, this);
+    QPushButton* keep = box.addButton(tr("Keep running"), QMessageBox::AcceptRole);
+    QPushButton* stop = box.addButton(tr("Stop them"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(keep);
+    box.exec();
+    if (box.clickedButton() != keep && box.clickedButton() != stop) {
+      event->ignore();
+      return;
+    }
+    if (!stopOwnScheduler(box.clickedButton() == keep)) {
+      QMessageBox::warning(this, tr("Runs did not stop"),
+                           tr("The runs did not stop within a minute; the window stays open."));
+      event->ignore();
+      return;
+    }
+  } else if (const qint64 pid = runs_->otherSchedulerPid(); running > 0 && pid > 0) {
+    // (Runs marked running without a live scheduler are left over from one that stopped:
+    // nothing runs, so there is nothing to ask.)
+    QMessageBox box(QMessageBox::Question, tr("Runs are still running"),
+                    tr("%n run(s) are running. They belong to a separate deepladder scheduler "
+                       "(pid %1) and can keep going without this window.",
+                       "", running)
+                        .arg(pid),
                     QMessageBox::NoButton, this);
     QPushButton* keep = box.addButton(tr("Keep running"), QMessageBox::AcceptRole);
     QPushButton* stop = box.addButton(tr("Stop them"), QMessageBox::DestructiveRole);
@@ -242,8 +363,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     box.setDefaultButton(keep);
     box.exec();
     if (box.clickedButton() == stop) {
-      const QString cli = QDir(QCoreApplication::applicationDirPath()).filePath("deepladder");
-      for (const auto& id : std::vector<int64_t>{}) (void)id;
+      const QString cli = cliProgramPath();
       QProcess::startDetached(cli, {"cancel", "all", "--db", db_path_});
     } else if (box.clickedButton() != keep) {
       event->ignore();
@@ -254,6 +374,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
   settings.setValue("window/tab", tabs_->currentIndex());
+  saveLayout(settings);
   event->accept();
 }
 

@@ -1,7 +1,9 @@
 // The deepladder-gui main window: one tab per view (Runs, Compare, Frontier, Lens, Serial
 // task, Designer) over one database; File menu to open a database and export the current
 // plot (png/svg/pdf) or the scaling table (md/csv/tex/json); window layout, last database and
-// tab remembered with QSettings; a clear dialog for a database that cannot be opened.
+// tab remembered with QSettings; a clear dialog for a database that cannot be opened. The window
+// can own a scheduler (the Runs view's InProcessScheduler); closing it while its runs are running
+// asks whether to hand them to a headless `deepladder resume` or stop them (resumable).
 #pragma once
 
 #include <QMainWindow>
@@ -9,6 +11,7 @@
 class QTabWidget;
 class QCustomPlot;
 class QLabel;
+class QSettings;
 
 namespace deepladder::ui {
 
@@ -35,6 +38,12 @@ class MainWindow : public QMainWindow {
   // Throws UserError on a bad path/format.
   void exportPlot(const QString& path);
   void exportTable(const QString& path);
+  // Stops the window's own scheduler cleanly (running runs end interrupted) and waits for it;
+  // with `hand_off`, then starts a detached `deepladder resume` that carries the runs on.
+  // False when it did not stop within `wait_ms`.
+  bool stopOwnScheduler(bool hand_off, int wait_ms = 60000);
+  // Designer's Run: queue the ladder and run it with the window's scheduler (dialog on failure).
+  bool runLadderText(const QString& toml, bool quiet = false);
 
   RunMonitorView* runs() const { return runs_; }
   CompareView* compare() const { return compare_; }
@@ -45,9 +54,12 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
   void buildMenus();
+  void restoreLayout(QSettings& settings);
+  void saveLayout(QSettings& settings) const;
   void refreshAll();
   QString db_path_;
   QTabWidget* tabs_;

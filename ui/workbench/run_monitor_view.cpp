@@ -2,22 +2,59 @@
 #include "ui/workbench/run_monitor_view.h"
 
 #include <QCoreApplication>
-#include <QDir>
+#include <QDateTime>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QProcess>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <cerrno>
+#include <csignal>
+#include <functional>
+#include <set>
 
+#include "core/errors.h"
+#include "storage/database.h"
+#include "storage/run_control.h"
+#include "ui/workbench/database_access.h"
+#include "ui/workbench/in_process_scheduler.h"
 #include "ui/workbench/run_poller.h"
 #include "ui/workbench/run_table_model.h"
 
 namespace deepladder::ui {
+namespace {
+
+constexpr int kPollMs = 1000;      // following a headless scheduler
+constexpr int kLivePollMs = 5000;  // own scheduler: events are live, polling only re-syncs
+
+double nowUnix() {
+  return QDateTime::currentMSecsSinceEpoch() / 1000.0;
+}
+
+// The pid of a live process other than this one that holds (or last held) the database's
+// scheduler lock, read from the lock file without taking the lock; 0 when there is none.
+qint64 otherSchedulerPidOf(const QString& db_path) {
+  QFile lock(db_path + QStringLiteral(".scheduler.lock"));
+  if (!lock.open(QIODevice::ReadOnly)) return 0;
+  bool ok = false;
+  const qint64 pid = QString::fromLatin1(lock.read(32)).trimmed().toLongLong(&ok);
+  if (!ok || pid <= 0 || pid == QCoreApplication::applicationPid()) return 0;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM ? pid : 0;
+}
+
+// "finished: final loss 3.2" -> "finished"; "retry: ..." -> "queued" (the scheduler requeued it).
+std::string statusOfSettled(const QString& detail) {
+  const QString status = detail.section(QLatin1Char(':'), 0, 0).trimmed();
+  return status == QLatin1String("retry") ? "queued" : status.toStdString();
+}
+
+}  // namespace
 
 RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
   model_ = new RunTableModel(this);
@@ -33,12 +70,22 @@ RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
 
   auto* compare = new QPushButton(tr("Compare selected"));
-  auto* cancel = new QPushButton(tr("Cancel"));
-  auto* resume = new QPushButton(tr("Resume / retry"));
+  auto* cancel = new QPushButton(tr("Cancel runs"));
+  auto* cancel_ladder = new QPushButton(tr("Cancel ladder"));
+  auto* retry = new QPushButton(tr("Retry"));
+  auto* resume = new QPushButton(tr("Resume"));
   compare->setToolTip(tr("Overlay the selected runs' curves in the Compare view"));
-  cancel->setToolTip(tr("deepladder cancel: stop the selected runs"));
-  resume->setToolTip(tr("deepladder resume: start the pending, failed or interrupted runs again"));
+  cancel->setToolTip(tr("Stop the selected runs (they end cancelled). Delete"));
+  cancel_ladder->setToolTip(tr("Stop every unfinished run of the selected runs' ladders"));
+  retry->setToolTip(
+      tr("Queue the selected failed or cancelled runs again and run them here "
+         "(from their last checkpoint)"));
+  resume->setToolTip(
+      tr("Run the queued and interrupted runs of the selected runs' ladders "
+         "(of every ladder when nothing is selected) in this window"));
   summary_ = new QLabel;
+  owner_ = new QLabel;
+  owner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   table_ = new QTableView;
   table_->setModel(proxy_);
@@ -58,11 +105,16 @@ RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(filter_, 1);
   bar->addWidget(compare);
   bar->addWidget(cancel);
+  bar->addWidget(cancel_ladder);
+  bar->addWidget(retry);
   bar->addWidget(resume);
+  auto* footer = new QHBoxLayout;
+  footer->addWidget(summary_, 1);
+  footer->addWidget(owner_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(table_, 1);
-  layout->addWidget(summary_);
+  layout->addLayout(footer);
 
   connect(compare, &QPushButton::clicked, this,
           [this] { emit compareRequested(selectedRunIds()); });
@@ -72,34 +124,189 @@ RunMonitorView::RunMonitorView(QWidget* parent) : QWidget(parent) {
     const auto ids = selectedRunIds();
     if (ids.empty()) return;
     if (QMessageBox::question(this, tr("Cancel runs"),
-                              tr("Cancel %n run(s)? Their workers are stopped.", "",
-                                 int(ids.size()))) != QMessageBox::Yes)
-      return;
-    for (int64_t id : ids) runCli({"cancel", QString::number(id), "--db", db_path_});
+                              tr("Cancel %n run(s)? Running workers are stopped; the runs end "
+                                 "cancelled (Retry queues them again).",
+                                 "", int(ids.size()))) == QMessageBox::Yes)
+      act([this, ids] { return cancelRuns(ids); });
   });
-  connect(resume, &QPushButton::clicked, this, [this] {
-    runCli({"resume", "--db", db_path_, "--quiet"});
+  connect(cancel_ladder, &QPushButton::clicked, this, [this] {
+    const auto ids = selectedRunIds();
+    if (ids.empty()) return;
+    if (QMessageBox::question(this, tr("Cancel ladder"),
+                              tr("Cancel every unfinished run of the selected runs' ladders?")) ==
+        QMessageBox::Yes)
+      act([this, ids] { return cancelLadders(ids); });
   });
+  connect(retry, &QPushButton::clicked, this,
+          [this] { act([this] { return retryRuns(selectedRunIds()); }); });
+  // Keys while the table has the focus: Delete cancels the selected runs (asking first).
+  auto* cancel_key = new QShortcut(QKeySequence::Delete, table_);
+  cancel_key->setContext(Qt::WidgetShortcut);
+  connect(cancel_key, &QShortcut::activated, cancel, &QPushButton::click);
+  connect(resume, &QPushButton::clicked, this,
+          [this] { act([this] { return resumeLadders(selectedRunIds()); }); });
 }
 
 RunMonitorView::~RunMonitorView() = default;
 
 void RunMonitorView::setDatabase(const QString& path) {
   db_path_ = path;
-  poller_ = std::make_unique<RunPoller>(path);
+  delete scheduler_;  // the caller made sure it is not running
+  scheduler_ = new InProcessScheduler(path, workerProgramPath(), this);
+  connect(scheduler_, &InProcessScheduler::runLaunched, this, [this](qint64 id, QString where) {
+    model_->applyLiveStatus(id, "running", where.toStdString());
+    if (poller_) poller_->pollNow();
+  });
+  connect(scheduler_, &InProcessScheduler::runMetric, this,
+          [this](qint64 id, qint64 step, qint64 tokens, double train, double val, double rate) {
+            model_->applyLiveMetric(id, step, tokens, train, val, rate, nowUnix());
+          });
+  connect(scheduler_, &InProcessScheduler::runSettled, this, [this](qint64 id, QString detail) {
+    model_->applyLiveStatus(id, statusOfSettled(detail), "");
+    if (poller_) poller_->pollNow();
+    emit runsChanged();
+  });
+  connect(scheduler_, &InProcessScheduler::stopped, this, [this](QString error) {
+    if (poller_) {
+      poller_->setInterval(kPollMs);
+      poller_->pollNow();
+    }
+    last_action_ = error.isEmpty() ? tr("The window's scheduler has stopped.")
+                                   : tr("The window's scheduler stopped: %1").arg(error);
+    updateSummary();
+    emit schedulerStopped(error);
+  });
+
+  poller_ = std::make_unique<RunPoller>(path, kPollMs);
   connect(poller_.get(), &RunPoller::runsLoaded, this, [this](RunSnapshot runs, double now) {
     const bool first = model_->rowCount() == 0;
     model_->setRuns(*runs, now);
     if (first) table_->resizeColumnsToContents();
-    int running = 0;
-    for (const auto& s : *runs) running += s.run.status == "running";
-    summary_->setText(tr("%1 runs, %2 running — %3").arg(runs->size()).arg(running).arg(db_path_));
+    updateSummary();
     emit runsChanged();
   });
   connect(poller_.get(), &RunPoller::failed, this, [this](const QString& message) {
     summary_->setText(tr("Cannot read runs: %1").arg(message));
   });
   poller_->start();
+  updateSummary();
+}
+
+void RunMonitorView::updateSummary() {
+  int running = 0;
+  for (int r = 0; r < model_->rowCount(); ++r) running += model_->runAt(r)->run.status == "running";
+  summary_->setText(tr("%1 runs, %2 running").arg(model_->rowCount()).arg(running) +
+                    (last_action_.isEmpty() ? QString() : QStringLiteral(" — ") + last_action_));
+  if (ownsScheduler()) {
+    owner_->setText(tr("Scheduler: this window (live)"));
+  } else if (const qint64 pid = otherSchedulerPidOf(db_path_); pid > 0) {
+    owner_->setText(tr("Scheduler: another process, pid %1 (followed every second)").arg(pid));
+  } else if (running > 0) {
+    owner_->setText(tr("No scheduler is running: Resume continues the runs left running"));
+  } else {
+    owner_->setText(tr("Scheduler: idle"));
+  }
+}
+
+qint64 RunMonitorView::otherSchedulerPid() const {
+  return db_path_.isEmpty() ? 0 : otherSchedulerPidOf(db_path_);
+}
+
+QString RunMonitorView::schedulerOwnerText() const {
+  return owner_->text();
+}
+
+bool RunMonitorView::ownsScheduler() const {
+  return scheduler_ && scheduler_->isRunning();
+}
+
+void RunMonitorView::act(const std::function<QString()>& action) {
+  try {
+    last_action_ = action();
+  } catch (const std::exception& e) {
+    last_action_.clear();
+    QMessageBox::warning(this, tr("Cannot do that"), QString::fromUtf8(e.what()));
+  }
+  updateSummary();
+}
+
+QString RunMonitorView::cancelRuns(const std::vector<int64_t>& run_ids) {
+  auto db = openExistingDatabase(db_path_, /*read_only=*/false);
+  std::vector<storage::RunRecord> runs;
+  for (int64_t id : run_ids)
+    if (auto run = db->run(id)) runs.push_back(*run);
+  const int n = storage::cancelRuns(*db, runs);
+  poller_->pollNow();
+  return tr("cancelled %n run(s)", "", n);
+}
+
+QString RunMonitorView::cancelLadders(const std::vector<int64_t>& run_ids) {
+  auto db = openExistingDatabase(db_path_, /*read_only=*/false);
+  std::set<int64_t> ladders;
+  for (int64_t id : run_ids)
+    if (auto run = db->run(id); run && run->ladder_id) ladders.insert(*run->ladder_id);
+  int n = 0;
+  for (int64_t ladder : ladders) {
+    std::vector<storage::RunRecord> runs;
+    for (const auto& s : db->listRuns(ladder)) runs.push_back(s.run);
+    n += storage::cancelRuns(*db, runs);
+  }
+  poller_->pollNow();
+  return tr("cancelled %n run(s) of %1 ladder(s)", "", n).arg(ladders.size());
+}
+
+QString RunMonitorView::retryRuns(const std::vector<int64_t>& run_ids) {
+  std::set<int64_t> ladders;
+  int n = 0;
+  {
+    auto db = openExistingDatabase(db_path_, /*read_only=*/false);
+    for (int64_t id : run_ids) {
+      const auto run = db->run(id);
+      if (!run || !storage::retryRun(*db, id)) continue;
+      ++n;
+      if (run->ladder_id) ladders.insert(*run->ladder_id);
+    }
+  }
+  if (n == 0) return tr("nothing to retry: select failed or cancelled runs");
+  try {
+    startLadders({ladders.begin(), ladders.end()});
+  } catch (const UserError& e) {
+    // A headless scheduler owns the database: it takes the queued runs if it is running their
+    // ladder; otherwise Resume once it has ended.
+    return tr("queued %n run(s) again; %1", "", n).arg(QString::fromUtf8(e.what()));
+  }
+  return tr("queued %n run(s) again", "", n);
+}
+
+QString RunMonitorView::resumeLadders(const std::vector<int64_t>& run_ids) {
+  std::vector<int64_t> ladders;
+  {
+    auto db = openExistingDatabase(db_path_, /*read_only=*/true);
+    std::set<int64_t> wanted;
+    for (int64_t id : run_ids)
+      if (auto run = db->run(id); run && run->ladder_id) wanted.insert(*run->ladder_id);
+    for (int64_t ladder : storage::laddersToResume(*db))
+      if (wanted.empty() || wanted.count(ladder)) ladders.push_back(ladder);
+  }
+  if (ladders.empty()) return tr("nothing to resume: no queued or interrupted runs");
+  startLadders(ladders);
+  return tr("resuming %n ladder(s) in this window", "", int(ladders.size()));
+}
+
+QString RunMonitorView::runLadderText(const QString& toml) {
+  QString summary;
+  scheduler_->enqueueAndRun(toml, QStringLiteral("designer"), &summary);
+  poller_->setInterval(kLivePollMs);
+  poller_->pollNow();
+  last_action_ = summary;
+  updateSummary();
+  return summary;
+}
+
+void RunMonitorView::startLadders(const std::vector<int64_t>& ladder_ids) {
+  for (int64_t ladder : ladder_ids) scheduler_->runLadder(ladder);  // UserError: lock held
+  poller_->setInterval(kLivePollMs);
+  poller_->pollNow();
 }
 
 std::vector<int64_t> RunMonitorView::selectedRunIds() const {
@@ -115,15 +322,6 @@ int RunMonitorView::runningCount() const {
   int n = 0;
   for (int r = 0; r < model_->rowCount(); ++r) n += model_->runAt(r)->run.status == "running";
   return n;
-}
-
-void RunMonitorView::runCli(const QStringList& args) {
-  const QString cli =
-      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("deepladder"));
-  if (!QProcess::startDetached(cli, args))
-    QMessageBox::warning(
-        this, tr("deepladder not found"),
-        tr("Could not start %1. Install deepladder next to deepladder-gui.").arg(cli));
 }
 
 }  // namespace deepladder::ui

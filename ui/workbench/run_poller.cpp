@@ -22,7 +22,11 @@ class RunPoller::Worker : public QObject {
     timer_->start();
   }
 
- private:
+  void setInterval(int interval_ms) {
+    interval_ms_ = interval_ms;
+    if (timer_) timer_->setInterval(interval_ms);
+  }
+
   void poll() {
     try {
       if (!db_) db_ = openExistingDatabase(path_, /*read_only=*/true);
@@ -34,6 +38,7 @@ class RunPoller::Worker : public QObject {
     }
   }
 
+ private:
   RunPoller* owner_;
   QString path_;
   int interval_ms_;
@@ -57,6 +62,16 @@ void RunPoller::start() {
   thread_.start();
   QMetaObject::invokeMethod(
       worker_, [w = worker_] { w->begin(); }, Qt::QueuedConnection);
+}
+
+void RunPoller::pollNow() {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_] { w->poll(); }, Qt::QueuedConnection);
+}
+
+void RunPoller::setInterval(int interval_ms) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, interval_ms] { w->setInterval(interval_ms); }, Qt::QueuedConnection);
 }
 
 }  // namespace deepladder::ui

@@ -29,6 +29,10 @@ class RunPoller : public QObject {
   ~RunPoller() override;
   // Starts polling on a private thread; stops (and joins) in the destructor.
   void start();
+  // Reads a snapshot now (on the poller's thread), e.g. after a run changed status.
+  void pollNow();
+  // Polling interval; the monitor polls slowly while its own scheduler feeds it live.
+  void setInterval(int interval_ms);
 
  signals:
   void runsLoaded(deepladder::ui::RunSnapshot runs, double now_unix);

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QGuiApplication>
 #include <QPalette>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -90,6 +91,34 @@ void RunTableModel::setRuns(std::vector<storage::RunSummary> runs, double now_un
   rows_ = std::move(rows);
   if (!rows_.empty())
     emit dataChanged(index(0, 0), index(static_cast<int>(rows_.size()) - 1, kColumnCount - 1));
+}
+
+void RunTableModel::applyLiveMetric(int64_t run_id, int64_t step, int64_t tokens, double train_loss,
+                                    double val_loss, double tokens_per_s, double now_unix) {
+  const int r = rowOfRun(run_id);
+  if (r < 0) return;
+  Row& row = rows_[r];
+  auto& run = row.summary.run;
+  run.step = std::max(run.step, step);
+  run.tokens = std::max(run.tokens, tokens);
+  run.heartbeat = now_unix;
+  if (!std::isnan(train_loss)) row.summary.last_train_loss = train_loss;
+  if (!std::isnan(val_loss)) row.summary.last_val_loss = val_loss;
+  row.progress = progressOf(run);
+  row.tokens_per_s = std::isfinite(tokens_per_s) ? tokens_per_s : tokensPerSecondOf(run);
+  row.eta_s = etaSecondsOf(run, now_unix);
+  emit dataChanged(index(r, 0), index(r, kColumnCount - 1));
+}
+
+void RunTableModel::applyLiveStatus(int64_t run_id, const std::string& status,
+                                    const std::string& device) {
+  const int r = rowOfRun(run_id);
+  if (r < 0) return;
+  auto& run = rows_[r].summary.run;
+  run.status = status;
+  if (!device.empty()) run.device = device;
+  rows_[r].progress = progressOf(run);
+  emit dataChanged(index(r, 0), index(r, kColumnCount - 1));
 }
 
 const storage::RunSummary* RunTableModel::runAt(int row) const {

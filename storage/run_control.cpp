@@ -1,0 +1,41 @@
+// Cancel, retry and resume rules (see run_control.h).
+#include "storage/run_control.h"
+
+#include <set>
+
+namespace deepladder::storage {
+
+bool isCancellable(const std::string& status) {
+  return status == "queued" || status == "running" || status == "interrupted";
+}
+
+bool isRetryable(const std::string& status) {
+  return status == "failed" || status == "cancelled";
+}
+
+int cancelRuns(Database& db, const std::vector<RunRecord>& runs) {
+  int cancelled = 0;
+  for (const auto& run : runs)
+    if (isCancellable(run.status)) {
+      db.setRunStatus(run.id, "cancelled", "cancelled by the user");
+      ++cancelled;
+    }
+  return cancelled;
+}
+
+bool retryRun(Database& db, int64_t run_id) {
+  const std::optional<RunRecord> run = db.run(run_id);
+  if (!run || !isRetryable(run->status)) return false;
+  db.setRunStatus(run_id, "queued", "queued again by the user (was " + run->status + ")");
+  return true;
+}
+
+std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only) {
+  std::set<int64_t> ladders;
+  for (const auto& s : db.listRuns(only))
+    if (s.run.ladder_id && (s.run.status == "queued" || s.run.status == "interrupted"))
+      ladders.insert(*s.run.ladder_id);
+  return {ladders.begin(), ladders.end()};
+}
+
+}  // namespace deepladder::storage

@@ -1,0 +1,31 @@
+// What a user may do to runs, and doing it on the database: cancel unfinished runs, retry a
+// failed or cancelled one, find the ladders that have runs to resume. One set of rules for
+// `deepladder cancel` / `resume` and the workbench's Cancel / Retry / Resume buttons. A running
+// scheduler notices a cancellation within a second and stops that run's worker.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "storage/database.h"
+
+namespace deepladder::storage {
+
+// queued, running or interrupted: a run that has not ended yet.
+bool isCancellable(const std::string& status);
+// failed or cancelled: a run that ended without a result and may be queued again.
+bool isRetryable(const std::string& status);
+
+// Marks every cancellable run among `runs` cancelled; returns how many were.
+int cancelRuns(Database& db, const std::vector<RunRecord>& runs);
+
+// Queues a failed or cancelled run again (it resumes from its last checkpoint); false when the
+// run is missing or its status is not retryable.
+bool retryRun(Database& db, int64_t run_id);
+
+// Ladders (ids, ascending) with queued or interrupted runs; `only`: just that ladder.
+std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only = std::nullopt);
+
+}  // namespace deepladder::storage

@@ -1,0 +1,520 @@
+// The ladder designer's form (see ladder_form.h).
+#include "ui/workbench/ladder_form.h"
+
+#include <toml++/toml.h>
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QStyledItemDelegate>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+#include "core/architecture.h"
+#include "ui/workbench/toml_text_edit.h"
+
+namespace deepladder::ui {
+namespace {
+
+constexpr int kArmName = 0, kArmPreset = 1, kArmOverrides = 2;
+constexpr int kSizeName = 0, kSizeKeys = 1;
+const QString kDefault = QStringLiteral("(default)");
+
+QString numberText(const toml::node& n) {
+  if (auto i = n.value_exact<int64_t>()) return QString::number(*i);
+  if (auto d = n.value_exact<double>())  // 1e+12 reads as 1e12
+    return QString::number(*d, 'g', 12).replace(QStringLiteral("e+"), QStringLiteral("e"));
+  if (auto s = n.value_exact<std::string>()) return QString::fromStdString(*s);
+  if (auto b = n.value_exact<bool>()) return *b ? QStringLiteral("true") : QStringLiteral("false");
+  return {};
+}
+
+QString nodeText(const toml::node& n) {
+  if (const auto* a = n.as_array()) {
+    QStringList parts;
+    for (const auto& v : *a) parts << numberText(v);
+    return parts.join(QStringLiteral(", "));
+  }
+  return numberText(n);
+}
+
+// A table's keys (minus `skip`) as the inside of an inline table: `model = { n_layer = 4 }`.
+QString inlineText(const toml::table& source, const std::vector<std::string>& skip) {
+  toml::table t = source;
+  for (const auto& k : skip) t.erase(k);
+  if (t.empty()) return {};
+  t.is_inline(true);
+  for (auto&& [k, v] : t)
+    if (auto* sub = v.as_table()) sub->is_inline(true);
+  std::ostringstream out;
+  out << t;
+  QString text = QString::fromStdString(out.str()).trimmed();
+  if (text.startsWith('{') && text.endsWith('}')) text = text.mid(1, text.size() - 2).trimmed();
+  return text;
+}
+
+// The inside of an inline table back to a table; nullopt when it is not valid TOML.
+std::optional<toml::table> parseInline(const QString& text) {
+  try {
+    toml::table doc = toml::parse("x = { " + text.toStdString() + " }");
+    if (auto* t = doc["x"].as_table()) {
+      toml::table out = *t;
+      out.is_inline(false);
+      return out;
+    }
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+QString cell(const QTableWidget* table, int row, int column) {
+  const QTableWidgetItem* item = table->item(row, column);
+  return item ? item->text().trimmed() : QString();
+}
+
+QTableWidget* makeTable(const QStringList& headers) {
+  auto* t = new QTableWidget(0, headers.size());
+  t->setHorizontalHeaderLabels(headers);
+  t->verticalHeader()->hide();
+  t->horizontalHeader()->setStretchLastSection(true);
+  t->setMinimumHeight(90);
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  return t;
+}
+
+// The Preset column edits with a list of the architecture presets (empty: none).
+class PresetDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+  QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&,
+                        const QModelIndex&) const override {
+    auto* combo = new QComboBox(parent);
+    combo->addItem(QString());
+    for (const auto& name : armPresetNames()) combo->addItem(QString::fromStdString(name));
+    return combo;
+  }
+  void setEditorData(QWidget* editor, const QModelIndex& index) const override {
+    auto* combo = static_cast<QComboBox*>(editor);
+    const int i = combo->findText(index.data().toString());
+    combo->setCurrentIndex(std::max(0, i));
+  }
+  void setModelData(QWidget* editor, QAbstractItemModel* model,
+                    const QModelIndex& index) const override {
+    model->setData(index, static_cast<QComboBox*>(editor)->currentText());
+  }
+};
+
+}  // namespace
+
+LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto group = [&](const QString& title) {
+    auto* box = new QGroupBox(title);
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    layout->addWidget(box);
+    return form;
+  };
+  auto row = [](QFormLayout* form, const QString& label, QWidget* w) { form->addRow(label, w); };
+
+  // --- ladder
+  QFormLayout* ladder = group(tr("Ladder"));
+  row(ladder, tr("Name"), addLine("ladder", "name", Kind::kString, tr("name"), "my-ladder"));
+  row(ladder, tr("Description"),
+      addLine("ladder", "description", Kind::kString, tr("description"), ""));
+  row(ladder, tr("Task"), addChoice("ladder", "task", tr("task"), {"lm", "squaring"}));
+  row(ladder, tr("Seeds"), addLine("ladder", "seeds", Kind::kIntList, tr("seeds"), "1, 2, 3"));
+
+  // --- arms
+  auto* arms_box = new QGroupBox(tr("Arms (preset, then model/train overrides)"));
+  auto* arms_layout = new QVBoxLayout(arms_box);
+  arms_ = makeTable({tr("Arm"), tr("Preset"), tr("Overrides (TOML)")});
+  QStringList presets;
+  for (const auto& name : armPresetNames()) presets << QString::fromStdString(name);
+  arms_->setToolTip(tr("Preset: one of %1 (empty: the arm's name when it names one).\n"
+                       "Overrides, e.g.: model = { n_layer = 6 }, train = { lr = 1e-3 }")
+                        .arg(presets.join(QStringLiteral(", "))));
+  arms_->setItemDelegateForColumn(kArmPreset, new PresetDelegate(arms_));
+  auto* arm_buttons = new QHBoxLayout;
+  auto* add_arm = new QPushButton(tr("Add arm"));
+  auto* remove_arm = new QPushButton(tr("Remove arm"));
+  arm_buttons->addWidget(add_arm);
+  arm_buttons->addWidget(remove_arm);
+  arm_buttons->addStretch(1);
+  arms_layout->addWidget(arms_);
+  arms_layout->addLayout(arm_buttons);
+  layout->addWidget(arms_box);
+
+  // --- sizes
+  auto* sizes_box = new QGroupBox(tr("Sizes"));
+  auto* sizes_layout = new QVBoxLayout(sizes_box);
+  sizes_mode_ = new QComboBox;
+  sizes_mode_->addItems({tr("Depth ladder"), tr("Explicit list")});
+  sizes_layout->addWidget(sizes_mode_);
+  sizes_stack_ = new QStackedWidget;
+  auto* depth_page = new QWidget;
+  auto* depth_form = new QFormLayout(depth_page);
+  depth_form->setContentsMargins(0, 0, 0, 0);
+  row(depth_form, tr("Depths"),
+      addLine("sizes", "depths", Kind::kIntList, tr("depths"), "2, 4, 8"));
+  row(depth_form, tr("Width per depth"),
+      addLine("sizes", "width_per_depth", Kind::kInt, tr("width_per_depth"), "64"));
+  row(depth_form, tr("Head dim"), addLine("sizes", "head_dim", Kind::kInt, tr("head_dim"), "32"));
+  auto* list_page = new QWidget;
+  auto* list_layout = new QVBoxLayout(list_page);
+  list_layout->setContentsMargins(0, 0, 0, 0);
+  sizes_list_ = makeTable({tr("Size"), tr("Model keys (TOML)")});
+  sizes_list_->setToolTip(tr("e.g.: d_model = 64, n_layer = 2, n_head = 4"));
+  auto* size_buttons = new QHBoxLayout;
+  auto* add_size = new QPushButton(tr("Add size"));
+  auto* remove_size = new QPushButton(tr("Remove size"));
+  size_buttons->addWidget(add_size);
+  size_buttons->addWidget(remove_size);
+  size_buttons->addStretch(1);
+  list_layout->addWidget(sizes_list_);
+  list_layout->addLayout(size_buttons);
+  sizes_stack_->addWidget(depth_page);
+  sizes_stack_->addWidget(list_page);
+  sizes_layout->addWidget(sizes_stack_);
+  layout->addWidget(sizes_box);
+
+  // --- budget
+  QFormLayout* budget = group(tr("Budget"));
+  row(budget, tr("Rule"),
+      addChoice("budget", "rule", tr("budget rule"), {"tokens", "tokens_per_param", "flops"}));
+  row(budget, tr("Tokens per run"),
+      addLine("budget", "tokens", Kind::kNumber, tr("tokens"), "rule tokens"));
+  row(budget, tr("Tokens per param"),
+      addLine("budget", "tokens_per_param", Kind::kNumber, tr("tokens_per_param"),
+              "rule tokens_per_param, e.g. 20"));
+  row(budget, tr("FLOPs"),
+      addLine("budget", "flops", Kind::kNumberOrList, tr("flops"),
+              "rule flops: one budget or one per size"));
+
+  // --- training
+  QFormLayout* train = group(tr("Training, model and data defaults"));
+  row(train, tr("Batch size"), addLine("train", "batch_size", Kind::kInt, tr("batch_size"), "16"));
+  row(train, tr("Learning rate"), addLine("train", "lr", Kind::kNumber, tr("lr"), "0.003"));
+  row(train, tr("Schedule"), addChoice("train", "schedule", tr("schedule"), {"cosine", "wsd"}));
+  row(train, tr("Warm-up steps"),
+      addLine("train", "warmup_steps", Kind::kInt, tr("warmup_steps"), "20"));
+  row(train, tr("Eval every"), addLine("train", "eval_every", Kind::kInt, tr("eval_every"), "50"));
+  row(train, tr("Eval batches"),
+      addLine("train", "eval_batches", Kind::kInt, tr("eval_batches"), "8"));
+  row(train, tr("Checkpoint every"),
+      addLine("train", "checkpoint_every", Kind::kInt, tr("checkpoint_every"), "100"));
+  row(train, tr("Threads"),
+      addLine("train", "threads", Kind::kInt, tr("threads"), "0 = all cores"));
+  row(train, tr("Sequence length"), addLine("model", "seq_len", Kind::kInt, tr("seq_len"), "64"));
+  row(train, tr("Data"), addChoice("data", "kind", tr("data kind"), {"builtin", "text", "shards"}));
+
+  // --- resources
+  QFormLayout* res = group(tr("Resources"));
+  row(res, tr("Backend"), addChoice("resources", "backend", tr("backend"), {"local", "slurm"}));
+  row(res, tr("Devices"),
+      addLine("resources", "devices", Kind::kString, tr("devices"), "auto, cpu or 0,1"));
+  row(res, tr("Slots"), addLine("resources", "slots", Kind::kInt, tr("slots"), "0 = cores / 2"));
+  row(res, tr("Threads per slot"),
+      addLine("resources", "threads_per_slot", Kind::kInt, tr("threads_per_slot"), "0 = share"));
+  row(res, tr("Retries"), addLine("resources", "retries", Kind::kInt, tr("retries"), "2"));
+  row(res, tr("Heartbeat timeout (s)"),
+      addLine("resources", "heartbeat_timeout_s", Kind::kNumber, tr("heartbeat_timeout_s"), "300"));
+  row(res, tr("Throughput (FLOP/s)"),
+      addLine("resources", "throughput_flops", Kind::kNumber, tr("throughput_flops"),
+              "2e10, for time estimates"));
+  layout->addStretch(1);
+
+  connect(choice("budget", "rule"), &QComboBox::currentTextChanged, this,
+          [this] { enableBudgetFields(); });
+  connect(sizes_mode_, &QComboBox::activated, this, [this](int index) {
+    sizes_stack_->setCurrentIndex(index);
+    emit edited();
+  });
+  connect(add_arm, &QPushButton::clicked, this, [this] { addTableRow(arms_); });
+  connect(add_size, &QPushButton::clicked, this, [this] { addTableRow(sizes_list_); });
+  for (auto [button, table] : {std::pair{remove_arm, arms_}, {remove_size, sizes_list_}})
+    connect(button, &QPushButton::clicked, this, [this, table = table] {
+      const int r = table->currentRow();
+      if (r < 0) return;
+      table->removeRow(r);
+      emit edited();
+    });
+  for (QTableWidget* t : {arms_, sizes_list_})
+    connect(t, &QTableWidget::itemChanged, this, [this] {
+      if (!loading_) emit edited();
+    });
+  enableBudgetFields();
+}
+
+QLineEdit* LadderForm::addLine(const std::string& table, const std::string& key, Kind kind,
+                               const QString& label, const QString& placeholder) {
+  auto* edit = new QLineEdit;
+  edit->setPlaceholderText(placeholder);
+  edit->setToolTip(
+      QStringLiteral("[%1] %2").arg(QString::fromStdString(table), QString::fromStdString(key)));
+  connect(edit, &QLineEdit::editingFinished, this, [this, edit] {
+    if (!loading_ && edit->isModified()) {
+      edit->setModified(false);
+      emit edited();
+    }
+  });
+  bindings_.push_back({table, key, kind, edit, label});
+  return edit;
+}
+
+QComboBox* LadderForm::addChoice(const std::string& table, const std::string& key,
+                                 const QString& label, const QStringList& choices) {
+  auto* combo = new QComboBox;
+  combo->addItem(kDefault);
+  combo->addItems(choices);
+  combo->setToolTip(
+      QStringLiteral("[%1] %2").arg(QString::fromStdString(table), QString::fromStdString(key)));
+  connect(combo, &QComboBox::activated, this, [this] { emit edited(); });
+  bindings_.push_back({table, key, Kind::kChoice, combo, label});
+  return combo;
+}
+
+void LadderForm::enableBudgetFields() {
+  // Only the field the rule reads is editable (the default rule is tokens_per_param).
+  QString rule = choice("budget", "rule")->currentText();
+  if (choice("budget", "rule")->currentIndex() == 0) rule = QStringLiteral("tokens_per_param");
+  for (const char* key : {"tokens", "tokens_per_param", "flops"})
+    field("budget", key)->setEnabled(rule == QLatin1String(key));
+}
+
+void LadderForm::addTableRow(QTableWidget* table) {
+  loading_ = true;
+  const int r = table->rowCount();
+  table->insertRow(r);
+  table->setItem(r, 0,
+                 new QTableWidgetItem(table == arms_ ? QStringLiteral("vanilla")
+                                                     : QStringLiteral("d%1").arg(r + 1)));
+  for (int c = 1; c < table->columnCount(); ++c) table->setItem(r, c, new QTableWidgetItem);
+  if (table == sizes_list_)
+    table->item(r, kSizeKeys)->setText(QStringLiteral("d_model = 64, n_layer = 2, n_head = 4"));
+  loading_ = false;
+  table->setCurrentCell(r, 0);
+  emit edited();
+}
+
+QLineEdit* LadderForm::field(const std::string& table, const std::string& key) const {
+  for (const auto& b : bindings_)
+    if (b.table == table && b.key == key) return qobject_cast<QLineEdit*>(b.widget);
+  return nullptr;
+}
+
+QComboBox* LadderForm::choice(const std::string& table, const std::string& key) const {
+  for (const auto& b : bindings_)
+    if (b.table == table && b.key == key) return qobject_cast<QComboBox*>(b.widget);
+  return nullptr;
+}
+
+bool LadderForm::loadFrom(const std::string& toml_text) {
+  toml::table doc;
+  try {
+    doc = toml::parse(toml_text);
+  } catch (const std::exception&) {
+    return false;
+  }
+  loading_ = true;
+  for (const auto& b : bindings_) {
+    const toml::table* t = tableAt(doc, b.table, false);
+    const toml::node* n = t ? t->get(b.key) : nullptr;
+    const QString text = n ? nodeText(*n) : QString();
+    if (auto* edit = qobject_cast<QLineEdit*>(b.widget)) {
+      edit->setText(text);
+      edit->setModified(false);
+    } else if (auto* combo = qobject_cast<QComboBox*>(b.widget)) {
+      const int i = combo->findText(text);
+      combo->setCurrentIndex(text.isEmpty() || i < 0 ? 0 : i);
+    }
+  }
+  // Arms, in the file's order of keys.
+  arms_->setRowCount(0);
+  if (const toml::table* arms = tableAt(doc, "arms", false))
+    for (const auto& [name, node] : *arms) {
+      const toml::table* arm = node.as_table();
+      if (!arm) continue;
+      const int r = arms_->rowCount();
+      arms_->insertRow(r);
+      arms_->setItem(r, kArmName, new QTableWidgetItem(QString::fromStdString(std::string(name))));
+      arms_->setItem(r, kArmPreset,
+                     new QTableWidgetItem(QString::fromStdString(
+                         arm->get("preset") ? arm->get("preset")->value_or(std::string()) : "")));
+      arms_->setItem(r, kArmOverrides, new QTableWidgetItem(inlineText(*arm, {"preset"})));
+    }
+  // Sizes.
+  sizes_list_->setRowCount(0);
+  const toml::table* sizes = tableAt(doc, "sizes", false);
+  const toml::array* list = sizes && sizes->get("list") ? sizes->get("list")->as_array() : nullptr;
+  if (list)
+    for (const auto& entry : *list) {
+      const toml::table* size = entry.as_table();
+      if (!size) continue;
+      const int r = sizes_list_->rowCount();
+      sizes_list_->insertRow(r);
+      const std::string name =
+          size->get("name") ? size->get("name")->value_or(std::string()) : std::string();
+      sizes_list_->setItem(r, kSizeName, new QTableWidgetItem(QString::fromStdString(name)));
+      sizes_list_->setItem(r, kSizeKeys, new QTableWidgetItem(inlineText(*size, {"name"})));
+    }
+  sizes_mode_->setCurrentIndex(list ? 1 : 0);
+  sizes_stack_->setCurrentIndex(list ? 1 : 0);
+  arms_->resizeColumnToContents(kArmName);
+  enableBudgetFields();
+  loading_ = false;
+  return true;
+}
+
+std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QString* error) const {
+  toml::table doc;
+  try {
+    doc = toml::parse(toml_text);
+  } catch (const std::exception&) {
+    if (error) *error = tr("the TOML text does not parse: fix it first");
+    return std::nullopt;
+  }
+  auto fail = [&](const QString& message) -> std::optional<std::string> {
+    if (error) *error = message;
+    return std::nullopt;
+  };
+  const toml::table original = doc;
+  const bool list_mode = sizes_mode_->currentIndex() == 1;
+  for (const auto& b : bindings_) {
+    if (b.table == "sizes" && list_mode) continue;  // the depth fields belong to the other mode
+    QString text;
+    if (auto* edit = qobject_cast<QLineEdit*>(b.widget)) text = edit->text().trimmed();
+    if (auto* combo = qobject_cast<QComboBox*>(b.widget))
+      text = combo->currentIndex() == 0 ? QString() : combo->currentText();
+    toml::table* t = tableAt(doc, b.table, !text.isEmpty());
+    if (!t) {
+      if (text.isEmpty()) continue;
+      return fail(tr("[%1] is not a table in the text").arg(QString::fromStdString(b.table)));
+    }
+    if (text.isEmpty()) {
+      t->erase(b.key);
+      continue;
+    }
+    const QStringList parts = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    bool ok = true;
+    switch (b.kind) {
+      case Kind::kString:
+      case Kind::kChoice:
+        t->insert_or_assign(b.key, text.toStdString());
+        break;
+      case Kind::kInt: {
+        const qlonglong v = text.toLongLong(&ok);
+        if (!ok) return fail(tr("%1: \"%2\" is not a whole number").arg(b.label, text));
+        t->insert_or_assign(b.key, static_cast<int64_t>(v));
+        break;
+      }
+      case Kind::kNumber: {
+        const double v = text.toDouble(&ok);
+        if (!ok) return fail(tr("%1: \"%2\" is not a number").arg(b.label, text));
+        if (v == static_cast<double>(static_cast<int64_t>(v)) && !text.contains('.') &&
+            !text.contains('e', Qt::CaseInsensitive))
+          t->insert_or_assign(b.key, static_cast<int64_t>(v));
+        else
+          t->insert_or_assign(b.key, v);
+        break;
+      }
+      case Kind::kIntList: {
+        toml::array a;
+        for (const QString& p : parts) {
+          const qlonglong v = p.trimmed().toLongLong(&ok);
+          if (!ok) return fail(tr("%1: \"%2\" is not a whole number").arg(b.label, p.trimmed()));
+          a.push_back(static_cast<int64_t>(v));
+        }
+        t->insert_or_assign(b.key, a);
+        break;
+      }
+      case Kind::kNumberOrList: {
+        toml::array a;
+        for (const QString& p : parts) {
+          const double v = p.trimmed().toDouble(&ok);
+          if (!ok) return fail(tr("%1: \"%2\" is not a number").arg(b.label, p.trimmed()));
+          a.push_back(v);
+        }
+        if (a.size() == 1)
+          t->insert_or_assign(b.key, *a.get(0)->value<double>());
+        else
+          t->insert_or_assign(b.key, a);
+        break;
+      }
+    }
+  }
+  // Arms: the table replaces [arms] (each arm keeps what its overrides say).
+  toml::table arms;
+  for (int r = 0; r < arms_->rowCount(); ++r) {
+    const QString name = cell(arms_, r, kArmName);
+    if (name.isEmpty()) return fail(tr("arm %1 has no name").arg(r + 1));
+    std::optional<toml::table> arm = parseInline(cell(arms_, r, kArmOverrides));
+    if (!arm)
+      return fail(
+          tr("arm %1: the overrides are not TOML (write e.g. model = { n_layer = 4 })").arg(name));
+    if (!cell(arms_, r, kArmPreset).isEmpty())
+      arm->insert_or_assign("preset", cell(arms_, r, kArmPreset).toStdString());
+    arms.insert_or_assign(name.toStdString(), std::move(*arm));
+  }
+  doc.insert_or_assign("arms", std::move(arms));
+  // Sizes: either the depth ladder's keys or the list.
+  toml::table* sizes = tableAt(doc, "sizes", true);
+  if (list_mode) {
+    for (const char* key : {"depths", "width_per_depth", "head_dim"}) sizes->erase(key);
+    toml::array list;
+    for (int r = 0; r < sizes_list_->rowCount(); ++r) {
+      const QString name = cell(sizes_list_, r, kSizeName);
+      if (name.isEmpty()) return fail(tr("size %1 has no name").arg(r + 1));
+      std::optional<toml::table> size = parseInline(cell(sizes_list_, r, kSizeKeys));
+      if (!size)
+        return fail(tr("size %1: the model keys are not TOML (write e.g. d_model = 64, "
+                       "n_layer = 2)")
+                        .arg(name));
+      size->insert_or_assign("name", name.toStdString());
+      list.push_back(std::move(*size));
+    }
+    sizes->insert_or_assign("list", std::move(list));
+  } else {
+    sizes->erase("list");
+  }
+  std::ostringstream out;
+  out << doc << "\n";
+  const std::string rewritten = out.str();
+
+  // The arms or the sizes changed shape: the whole text is rewritten from the form.
+  const toml::table* old_arms = tableAt(original, "arms");
+  const toml::table* old_sizes = tableAt(original, "sizes");
+  const toml::node* old_list = old_sizes ? old_sizes->get("list") : nullptr;
+  const toml::node* new_list = sizes->get("list");
+  const bool arms_changed = !old_arms || !(*old_arms == *doc["arms"].as_table());
+  const bool sizes_changed = (old_list == nullptr) != (new_list == nullptr) ||
+                             (old_list && new_list && tomlRepr(*old_list) != tomlRepr(*new_list));
+  if (arms_changed || sizes_changed) return rewritten;
+  // Otherwise each changed value is edited where it stands.
+  std::string text = toml_text;
+  for (const auto& b : bindings_) {
+    if (b.table == "sizes" && list_mode) continue;
+    const toml::table* want_table = tableAt(doc, b.table);
+    const toml::table* have_table = tableAt(original, b.table);
+    const toml::node* want = want_table ? want_table->get(b.key) : nullptr;
+    const toml::node* have = have_table ? have_table->get(b.key) : nullptr;
+    if ((want == nullptr) == (have == nullptr) && (!want || tomlRepr(*want) == tomlRepr(*have)))
+      continue;
+    const std::optional<std::string> edited = editValueInPlace(text, b.table, b.key, want);
+    if (!edited) return rewritten;
+    text = *edited;
+  }
+  return text;
+}
+
+}  // namespace deepladder::ui
