@@ -61,13 +61,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     // (pointwise percentiles of L(C) over the resamples) drawn faintly behind it.
     QCPGraph* band_hi = plot.addGraph();
     QCPGraph* band_lo = plot.addGraph();
-    for (QCPGraph* g : {band_hi, band_lo}) {
-      g->setPen(Qt::NoPen);
-      g->removeFromLegend();
-      g->setLayer(QStringLiteral("grid"));  // above the grid lines, below every point and curve
-    }
-    band_hi->setBrush(faded(color, 40));
-    band_hi->setChannelFillGraph(band_lo);
+    makeBand(*band_hi, *band_lo, color, 40);
     QCPGraph* curve = plot.addGraph();
     QPen pen(color, is_baseline ? 2.6 : 1.8);
     curve->setPen(pen);

@@ -80,13 +80,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
         y_hi = std::max(y_hi, p.ci_hi);
         y_lo = std::min(y_lo, p.ci_lo);
       }
-    for (QCPGraph* g : {upper, lower}) {
-      g->setPen(Qt::NoPen);
-      g->removeFromLegend();
-      g->setLayer(QStringLiteral("grid"));  // above the grid lines, below every point and curve
-    }
-    upper->setBrush(faded(color, 45));
-    upper->setChannelFillGraph(lower);
+    makeBand(*upper, *lower, color, 45);
     const bool has_band = !upper->data()->isEmpty();
 
     curve->setPen(QPen(color, 2.0));

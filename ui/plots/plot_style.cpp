@@ -24,6 +24,16 @@ QColor faded(const QColor& color, int alpha) {
   return c;
 }
 
+void makeBand(QCPGraph& upper, QCPGraph& lower, const QColor& color, int alpha) {
+  for (QCPGraph* g : {&upper, &lower}) {
+    g->setPen(Qt::NoPen);
+    g->removeFromLegend();
+    g->setLayer(QStringLiteral("grid"));
+  }
+  upper.setBrush(faded(color, alpha));
+  upper.setChannelFillGraph(&lower);
+}
+
 void preparePlot(QCustomPlot& plot, const QString& title, const QString& x_label,
                  const QString& y_label) {
   plot.clearGraphs();

@@ -18,6 +18,9 @@ namespace deepladder::plots {
 QColor seriesColor(int index);
 // The same colour with alpha (0..255), for faint raw curves and bands.
 QColor faded(const QColor& color, int alpha);
+// Makes `upper` and `lower` a filled band (no outline, not in the legend, drawn on the grid layer:
+// above the grid lines, below every point and curve) in `color` at `alpha`.
+void makeBand(QCPGraph& upper, QCPGraph& lower, const QColor& color, int alpha);
 
 // Clears the plot and applies fonts, margins, grid, axis labels and an optional title.
 void preparePlot(QCustomPlot& plot, const QString& title, const QString& x_label,

@@ -324,25 +324,39 @@ void MainWindow::changeEvent(QEvent* event) {
       Qt::QueuedConnection);
 }
 
+namespace {
+
+enum class CloseChoice { kKeepRunning, kStop, kCancel };
+
+// Asks whether running runs keep going after the window closes.
+CloseChoice askAboutRunningRuns(QWidget* parent, const QString& text) {
+  QMessageBox box(QMessageBox::Question, QObject::tr("Runs are still running"), text,
+                  QMessageBox::NoButton, parent);
+  QPushButton* keep = box.addButton(QObject::tr("Keep running"), QMessageBox::AcceptRole);
+  QPushButton* stop = box.addButton(QObject::tr("Stop them"), QMessageBox::DestructiveRole);
+  box.addButton(QMessageBox::Cancel);
+  box.setDefaultButton(keep);
+  box.exec();
+  if (box.clickedButton() == keep) return CloseChoice::kKeepRunning;
+  if (box.clickedButton() == stop) return CloseChoice::kStop;
+  return CloseChoice::kCancel;
+}
+
+}  // namespace
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   const int running = runs_->runningCount();
   if (runs_->ownsScheduler()) {
-    QMessageBox box(QMessageBox::Question, tr("Runs are still running"),
-                    tr("This window is running %n run(s). Keep them running in the background "
-                       "(a headless `deepladder resume` takes over from their last checkpoints) "
-                       "or stop them (they can be resumed later)?",
-                       "", std::max(running, runs_->scheduler()->activeRuns())),
-                    QMessageBox::NoButton, this);
-    QPushButton* keep = box.addButton(tr("Keep running"), QMessageBox::AcceptRole);
-    QPushButton* stop = box.addButton(tr("Stop them"), QMessageBox::DestructiveRole);
-    box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(keep);
-    box.exec();
-    if (box.clickedButton() != keep && box.clickedButton() != stop) {
+    const CloseChoice choice = askAboutRunningRuns(
+        this, tr("This window is running %n run(s). Keep them running in the background "
+                 "(a headless `deepladder resume` takes over from their last checkpoints) "
+                 "or stop them (they can be resumed later)?",
+                 "", std::max(running, runs_->scheduler()->activeRuns())));
+    if (choice == CloseChoice::kCancel) {
       event->ignore();
       return;
     }
-    if (!stopOwnScheduler(box.clickedButton() == keep)) {
+    if (!stopOwnScheduler(choice == CloseChoice::kKeepRunning)) {
       QMessageBox::warning(this, tr("Runs did not stop"),
                            tr("The runs did not stop within a minute; the window stays open."));
       event->ignore();
@@ -351,24 +365,17 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   } else if (const qint64 pid = runs_->otherSchedulerPid(); running > 0 && pid > 0) {
     // (Runs marked running without a live scheduler are left over from one that stopped:
     // nothing runs, so there is nothing to ask.)
-    QMessageBox box(QMessageBox::Question, tr("Runs are still running"),
-                    tr("%n run(s) are running. They belong to a separate deepladder scheduler "
-                       "(pid %1) and can keep going without this window.",
-                       "", running)
-                        .arg(pid),
-                    QMessageBox::NoButton, this);
-    QPushButton* keep = box.addButton(tr("Keep running"), QMessageBox::AcceptRole);
-    QPushButton* stop = box.addButton(tr("Stop them"), QMessageBox::DestructiveRole);
-    box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(keep);
-    box.exec();
-    if (box.clickedButton() == stop) {
-      const QString cli = cliProgramPath();
-      QProcess::startDetached(cli, {"cancel", "all", "--db", db_path_});
-    } else if (box.clickedButton() != keep) {
+    const CloseChoice choice = askAboutRunningRuns(
+        this, tr("%n run(s) are running. They belong to a separate deepladder scheduler "
+                 "(pid %1) and can keep going without this window.",
+                 "", running)
+                  .arg(pid));
+    if (choice == CloseChoice::kCancel) {
       event->ignore();
       return;
     }
+    if (choice == CloseChoice::kStop)
+      QProcess::startDetached(cliProgramPath(), {"cancel", "all", "--db", db_path_});
   }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
