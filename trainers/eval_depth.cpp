@@ -126,7 +126,7 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   auto val_data = data::openTokenData(config.data, data::Split::kValidation, mc.seq_len);
   std::vector<torch::Tensor> batches;
   for (const auto& batch :
-       data::fixedValidationBatches(*val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
+       data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
     batches.push_back(toTensor(batch, device));
 
   GPT model(mc);

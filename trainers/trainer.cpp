@@ -131,7 +131,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                              static_cast<uint64_t>(tc.seed));
   std::vector<torch::Tensor> val_batches;
   for (const auto& batch :
-       data::fixedValidationBatches(*val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
+       data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
     val_batches.push_back(toTensor(batch, device));
 
   // --- model and optimizer --------------------------------------------------------------------
