@@ -150,29 +150,6 @@ void preferPassiveOpenMpWaiting(char** argv) {
   ::execv("/proc/self/exe", argv);  // returns only on failure: then carry on as we are
 }
 
-// Recipe options the config format knows but this trainer does not implement yet: refuse them
-// plainly rather than train something else under their name.
-void refuseUnimplemented(const deepladder::RunConfig& c) {
-  std::string missing;
-  auto check = [&](bool used, const char* what) {
-    if (used) missing += (missing.empty() ? "" : ", ") + std::string(what);
-  };
-  const auto& m = c.model;
-  check(!m.norm_gain, "model.norm_gain = false");
-  check(m.qk_norm, "model.qk_norm");
-  check(m.embed_norm, "model.embed_norm");
-  check(m.residual_scale != 1.0, "model.residual_scale");
-  check(m.output_scale != 1.0, "model.output_scale");
-  check(m.init != "gpt2", "model.init = \"recipe\"");
-  check(m.vocab_padded != 0 && m.vocab_padded != m.vocab_size, "model.vocab_padded");
-  check(c.train.optimizer != "adamw", "train.optimizer = \"muon\"");
-  check(c.train.cautious_weight_decay, "train.cautious_weight_decay");
-  if (!missing.empty())
-    throw UserError(c.name + ": this worker does not implement " + missing +
-                    " yet (growth-recipe options). Remove them to train with AdamW and the "
-                    "standard GPT, or use a newer deepladder-worker");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,7 +158,6 @@ int main(int argc, char** argv) {
     const WorkerArgs args = parseArgs(argc, argv);
     deepladder::RunConfig config = loadConfig(args.config_path);
     if (args.threads >= 0) config.train.threads = args.threads;
-    refuseUnimplemented(config);
     deepladder::trainers::TrainerOptions options;
     options.run_id = args.run_id;
     options.workdir = args.workdir;

@@ -11,12 +11,15 @@ ParameterCounts countParameters(const ModelConfig& m) {
   const int64_t hidden = m.mlpHidden();
   const int64_t mlp = (m.mlp == "swiglu" ? 3 : 2) * d * hidden;
   const ArchitectureShape shape = architectureShape(m);
-  c.embedding = m.vocab_size * d;
-  c.per_block = 4 * d * d + mlp + 2 * d;
+  const int64_t vocab_rows = m.vocab_padded > 0 ? m.vocab_padded : m.vocab_size;
+  const int64_t gain = m.norm_gain ? 1 : 0;  // norms without a learned gain have no parameters
+  const int64_t head_dim = m.n_head > 0 ? d / m.n_head : 0;
+  c.embedding = vocab_rows * d;
+  c.per_block = 4 * d * d + mlp + gain * (2 * d + (m.qk_norm ? 2 * head_dim : 0));
   c.blocks = shape.before.distinct_blocks * c.per_block;
   c.blocks_after_growth = shape.after.distinct_blocks * c.per_block;
-  c.final_norm = d;
-  c.unembedding = m.vocab_size * d;
+  c.final_norm = gain * d * (m.embed_norm ? 2 : 1);  // final norm (and the embedding norm)
+  c.unembedding = vocab_rows * d;
   const int64_t rest = c.embedding + c.final_norm + (m.tie_embeddings ? 0 : c.unembedding);
   c.total = c.blocks + rest;
   c.total_after_growth = c.blocks_after_growth + rest;
@@ -31,8 +34,8 @@ int64_t executedBlocks(const ModelConfig& m, bool after_growth) {
 double flopsPerToken(const ModelConfig& m, bool after_growth) {
   const ParameterCounts c = countParameters(m);
   const double executed = static_cast<double>(executedBlocks(m, after_growth));
-  const double dense = 6.0 * (executed * static_cast<double>(c.per_block) +
-                              static_cast<double>(c.unembedding));
+  const double dense =
+      6.0 * (executed * static_cast<double>(c.per_block) + static_cast<double>(c.unembedding));
   const double attention = 6.0 * executed * static_cast<double>(m.d_model) * m.seq_len;
   return dense + attention;
 }
@@ -41,7 +44,8 @@ double flopsAfterSteps(const ModelConfig& m, int64_t total_steps, int64_t steps_
                        int64_t tokens_per_step) {
   const int64_t crossover = growthStep(m, total_steps);
   const double per_step_low = flopsPerToken(m, false) * static_cast<double>(tokens_per_step);
-  if (crossover < 0 || steps_done <= crossover) return per_step_low * static_cast<double>(steps_done);
+  if (crossover < 0 || steps_done <= crossover)
+    return per_step_low * static_cast<double>(steps_done);
   const double per_step_high = flopsPerToken(m, true) * static_cast<double>(tokens_per_step);
   return per_step_low * static_cast<double>(crossover) +
          per_step_high * static_cast<double>(steps_done - crossover);

@@ -14,14 +14,17 @@
 
 namespace deepladder {
 
+// vocab: the embedding and head rows, vocab_padded when set (the growth recipe pads 50257 to
+// 50304), else vocab_size. Norm gains count only with norm_gain (the recipe has none).
 struct ParameterCounts {
-  int64_t embedding = 0;        // vocab x d_model
-  int64_t per_block = 0;        // attention 4 d^2 + MLP (gelu 2 d H, swiglu 3 d H) + norm gains 2 d
-  int64_t blocks = 0;           // distinct blocks x per_block (before growth)
+  int64_t embedding = 0;  // vocab x d_model
+  // attention 4 d^2 + MLP (gelu 2 d H, swiglu 3 d H) + norm gains 2 d (+ QK-norm gains 2 d/heads)
+  int64_t per_block = 0;
+  int64_t blocks = 0;  // distinct blocks x per_block (before growth)
   int64_t blocks_after_growth = 0;
-  int64_t final_norm = 0;       // d_model
-  int64_t unembedding = 0;      // vocab x d_model (shared with the embedding when tied)
-  int64_t total = 0;            // distinct trainable parameters before growth (tied count once)
+  int64_t final_norm = 0;   // d_model gains of the final norm (+ d_model for embed_norm)
+  int64_t unembedding = 0;  // vocab x d_model (shared with the embedding when tied)
+  int64_t total = 0;        // distinct trainable parameters before growth (tied count once)
   int64_t total_after_growth = 0;
 };
 

@@ -23,7 +23,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelConfig, vocab_size, d_model
                                                 norm_gain, qk_norm, embed_norm, residual_scale,
                                                 output_scale, init, init_embed_std, init_uniform,
                                                 vocab_padded)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataConfig, kind, train, val)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataConfig, kind, train, val, val_tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrainConfig, seed, batch_size, steps, lr,
                                                 min_lr_ratio, schedule, warmup_steps,
                                                 decay_fraction, weight_decay, beta1, beta2, eps,
@@ -107,6 +107,7 @@ void readData(TomlReader r, DataConfig& d) {
   d.kind = r.choice("kind", d.kind, {"builtin", "text", "shards"});
   d.train = r.string("train", d.train);
   d.val = r.string("val", d.val);
+  d.val_tokens = r.integer("val_tokens", d.val_tokens, 1, std::numeric_limits<int64_t>::max());
   if (d.kind != "builtin" && d.train.empty())
     r.fail("train", "data kind \"" + d.kind + "\" needs a training file",
            "set train = \"PATH\" (and val = \"PATH\")");

@@ -66,6 +66,9 @@ struct DataConfig {
   std::string kind = "builtin";  // "builtin" (KJV corpus), "text" (byte-level), "shards" (llm.c .bin)
   std::string train;             // text: a file; shards: a file or glob pattern
   std::string val;               // text: a file; shards: a file or glob
+  // shards: validation is the first val_tokens tokens of the held-out shard(s), cut into
+  // contiguous seq_len + 1 token windows, all of them every eval (train.eval_batches is unused).
+  int64_t val_tokens = 10'000'000;
 };
 
 struct TrainConfig {

@@ -11,7 +11,8 @@
 namespace deepladder::trainers {
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head_,
-                                                 int64_t max_seq_len, double rope_base)
+                                                 int64_t max_seq_len, double rope_base,
+                                                 bool qk_norm, bool norm_gain)
     : n_head(n_head_), head_dim(d_model / n_head_) {
   TORCH_CHECK(d_model % n_head == 0, "d_model ", d_model, " not divisible by n_head ", n_head);
   qkv = register_module(
@@ -19,6 +20,10 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head
   proj = register_module("proj",
                          torch::nn::Linear(torch::nn::LinearOptions(d_model, d_model).bias(false)));
   rotary = register_module("rotary", Rotary(head_dim, max_seq_len, rope_base));
+  if (qk_norm) {
+    q_norm = register_module("q_norm", RMSNorm(head_dim, 1e-6, norm_gain));
+    k_norm = register_module("k_norm", RMSNorm(head_dim, 1e-6, norm_gain));
+  }
 #if TORCH_VERSION_MAJOR < 2
   // LibTorch 1.x has no fused causal attention: an additive mask, built once per layer.
   causal_bias = register_buffer("causal_bias", torch::full({max_seq_len, max_seq_len},
@@ -35,7 +40,11 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   auto qk = rotary(qkv_heads.narrow(0, 0, 2));  // (2,B,H,T,D): q and k rotated in one go
   auto q = qk[0];                               // (B,H,T,D)
   auto k = qk[1];                               // (B,H,T,D)
-  auto v = qkv_heads[2];                        // (B,H,T,D)
+  if (q_norm) {                                 // QK-norm over the head dimension, after rotary
+    q = q_norm(q);
+    k = k_norm(k);
+  }
+  auto v = qkv_heads[2];  // (B,H,T,D)
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
                                             /*is_causal=*/true);  // (B,H,T,D)

@@ -83,13 +83,39 @@ std::string checkpointPath(const std::string& workdir, int64_t step) {
   return (fs::path(workdir) / ("ckpt-" + std::to_string(step) + ".pt")).string();
 }
 
+namespace {
+
+using SaveOptimizer = std::function<void(torch::serialize::OutputArchive&)>;
+using LoadOptimizer = std::function<void(torch::serialize::InputArchive&)>;
+
+CheckpointRecord saveWith(const std::string& workdir, GPT& model, const SaveOptimizer& optimizer,
+                          const TrainingState& state);
+
+}  // namespace
+
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
                                 const TrainingState& state) {
+  return saveWith(
+      workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
+      state);
+}
+
+CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
+                                const RunOptimizer& optimizer, const TrainingState& state) {
+  return saveWith(
+      workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
+      state);
+}
+
+namespace {
+
+CheckpointRecord saveWith(const std::string& workdir, GPT& model, const SaveOptimizer& optimizer,
+                          const TrainingState& state) {
   torch::serialize::OutputArchive archive;
   for (const auto& item : model->named_parameters())
     archive.write("model." + item.key(), item.value().detach().to(torch::kCPU).clone(),
                   /*is_buffer=*/true);
-  optimizer.save(archive, "optim.");
+  optimizer(archive);
   archive.write("state.step", scalar(state.step));
   archive.write("state.tokens", scalar(state.tokens));
   archive.write("state.flops", scalar(state.flops));
@@ -113,6 +139,8 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const Ad
                       record.sha256 + "  " + fs::path(record.path).filename().string() + "\n");
   return record;
 }
+
+}  // namespace
 
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir) {
   std::vector<CheckpointRecord> found;
@@ -145,10 +173,10 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep) {
 
 namespace {
 
-// The loader behind both overloads; `optimizer()` is the optimizer to read into, asked after
+// The loader behind the overloads; `optimizer` reads the optimizer state, called after
 // `prepare_phase` has run (it may replace the optimizer).
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
-                                        GPT& model, const std::function<AdamW&()>& optimizer,
+                                        GPT& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
                                         const PreparePhase& prepare_phase);
 
@@ -158,8 +186,20 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        const std::string& config_hash, GPT& model,
                                                        AdamW& optimizer,
                                                        std::vector<std::string>* skipped) {
-  return loadNewest(workdir, config_hash, model, [&]() -> AdamW& { return optimizer; }, skipped,
-                    {});
+  return loadNewest(workdir, config_hash, model,
+                    [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); },
+                    skipped, {});
+}
+
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash, GPT& model,
+                                                       RunOptimizer& optimizer,
+                                                       std::vector<std::string>* skipped,
+                                                       const PreparePhase& prepare_phase) {
+  return loadNewest(
+      workdir, config_hash, model,
+      [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
+      prepare_phase);
 }
 
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
@@ -168,13 +208,15 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase) {
   return loadNewest(
-      workdir, config_hash, model, [&]() -> AdamW& { return *optimizer; }, skipped, prepare_phase);
+      workdir, config_hash, model,
+      [&](torch::serialize::InputArchive& a) { optimizer->load(a, "optim."); }, skipped,
+      prepare_phase);
 }
 
 namespace {
 
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
-                                        GPT& model, const std::function<AdamW&()>& optimizer,
+                                        GPT& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
                                         const PreparePhase& prepare_phase) {
   auto skip = [&](const std::string& path, const std::string& why) {
@@ -229,7 +271,7 @@ std::optional<TrainingState> loadNewest(const std::string& workdir, const std::s
       archive.read("state.flops", flops);
       archive.read("state.sampler_position", position);
       archive.read("state.rng_cpu", rng, true);
-      optimizer().load(archive, "optim.");  // reads all, then commits
+      optimizer(archive);  // reads all, then commits
       {
         torch::NoGradGuard no_grad;
         for (auto& [param, saved] : copies) param.copy_(saved);

@@ -1,8 +1,9 @@
-// Checkpoints: <workdir>/ckpt-<step>.pt holds the model parameters, the AdamW state (moments and
-// step count), the training counters, the sampler position, the torch CPU RNG state and the config
-// hash. Each is written atomically (temp file, fsync, rename, fsync of the directory) with its
-// SHA-256 in a sidecar ckpt-<step>.sha256 (sha256sum format), so a torn or corrupt file is found
-// before a resume trusts it; the newest valid checkpoint with a matching config hash wins.
+// Checkpoints: <workdir>/ckpt-<step>.pt holds the model parameters, the optimizer state (AdamW
+// moments and step count, or the recipe's Muon + AdamW group state), the training counters, the
+// sampler position, the torch CPU RNG state and the config hash. Each is written atomically (temp
+// file, fsync, rename, fsync of the directory) with its SHA-256 in a sidecar ckpt-<step>.sha256
+// (sha256sum format), so a torn or corrupt file is found before a resume trusts it; the newest
+// valid checkpoint with a matching config hash wins.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "trainers/adamw.h"
 #include "trainers/gpt.h"
+#include "trainers/run_optimizer.h"
 
 namespace deepladder::trainers {
 
@@ -39,6 +41,9 @@ std::string checkpointPath(const std::string& workdir, int64_t step);
 // path on an I/O failure.
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
                                 const TrainingState& state);
+// The same with the training loop's optimizer (AdamW or the recipe's Muon + AdamW groups).
+CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
+                                const RunOptimizer& optimizer, const TrainingState& state);
 
 // Checkpoint files in `workdir`, newest (highest step) first.
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
@@ -61,6 +66,12 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash, GPT& model,
                                                        std::unique_ptr<AdamW>& optimizer,
+                                                       std::vector<std::string>* skipped,
+                                                       const PreparePhase& prepare_phase);
+// The same with the training loop's optimizer (prepare_phase grows it with the model).
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash, GPT& model,
+                                                       RunOptimizer& optimizer,
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase);
 

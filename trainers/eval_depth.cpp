@@ -36,15 +36,20 @@ ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches,
   ValidationResult result;
   std::vector<double> kl_sum;
   int64_t tokens = 0;
+  int64_t loss_tokens = 0;
   for (const auto& batch : batches) {
     const int64_t T = batch.size(1) - 1;
     const torch::Tensor inputs = batch.narrow(1, 0, T);
     const torch::Tensor targets = batch.narrow(1, 1, T);
     std::vector<torch::Tensor> residuals;
     const torch::Tensor logits = model->forward(inputs, with_lens ? &residuals : nullptr);
-    result.loss += torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
-                                                        targets.reshape({-1}))
+    // Summed over the batch's tokens: the loss is the token mean over every batch, also when
+    // the last batch of a contiguous validation set is shorter.
+    result.loss += torch::nn::functional::cross_entropy(
+                       logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+                       torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
                        .item<double>();
+    loss_tokens += targets.numel();
     if (with_lens) {
       const auto start = Clock::now();
       tokens += addLensKl(*model, residuals, kl_sum);
@@ -52,7 +57,7 @@ ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches,
     }
   }
   model->train();
-  if (!batches.empty()) result.loss /= static_cast<double>(batches.size());
+  if (loss_tokens > 0) result.loss /= static_cast<double>(loss_tokens);
   if (with_lens && tokens > 0)
     for (double s : kl_sum) result.lens_kl.push_back(s / static_cast<double>(tokens));
   return result;
@@ -121,16 +126,16 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   auto val_data = data::openTokenData(config.data, data::Split::kValidation, mc.seq_len);
   std::vector<torch::Tensor> batches;
   for (const auto& batch :
-       data::fixedValidationBatches(*val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
+       data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
     batches.push_back(toTensor(batch, device));
 
   GPT model(mc);
   model->to(device);
-  AdamWOptions adam;
-  auto optimizer = std::make_unique<AdamW>(model->parameters(), adam);
+  // The run's own optimizer kind, so the checkpoint's optimizer state reads back.
+  auto optimizer = RunOptimizer::create(tc, model);
   std::vector<std::string> skipped;
   auto prepare = [&](bool grown) {
-    if (grown && !model->grown()) growModelAndOptimizer(model, optimizer, adam);
+    if (grown && !model->grown()) optimizer->grow(model);
     if (!grown && model->grown())
       throw std::runtime_error("saved before growth; the model has grown already");
   };
@@ -138,7 +143,7 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   // scheduler overrides per slot (--threads); the workdir is the run's own, and a checkpoint of
   // another shape fails to load and is skipped.
   const auto state =
-      loadNewestValidCheckpoint(options.workdir, "", model, optimizer, &skipped, prepare);
+      loadNewestValidCheckpoint(options.workdir, "", model, *optimizer, &skipped, prepare);
   if (!state) {
     std::string why;
     for (const auto& s : skipped) why += "; " + s;

@@ -18,7 +18,7 @@
 namespace deepladder::trainers {
 
 struct ValidationResult {
-  double loss = 0;              // mean over batches of the mean next-token cross-entropy
+  double loss = 0;              // next-token cross-entropy, mean over every target token
   std::vector<double> lens_kl;  // per residual state (0 = embedding): mean KL(p || q_l), nats
   double lens_seconds = 0;      // time spent on the lens (decoding the states), not the forward
 };

@@ -2,6 +2,7 @@
 #include "trainers/gpt.h"
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "core/architecture.h"
@@ -24,7 +25,7 @@ torch::nn::ModuleList copyStack(const ModelConfig& c, torch::nn::ModuleList& fro
   for (const auto& module : *from) {
     const auto& source = *module->as<BlockImpl>();
     Block block(c);
-    block->to(source.attn_norm->gain.device(), source.attn_norm->gain.scalar_type());
+    block->to(source.attn->qkv->weight.device(), source.attn->qkv->weight.scalar_type());
     copyBlock(source, *block);
     stack->push_back(block);
   }
@@ -46,8 +47,12 @@ GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
   tied_ = pcc_ && c.core_mode == "tied";
   passes_ = pcc_ ? c.passes : 1;
   if (pcc_ && passes_ < 1) throw std::invalid_argument("model.passes must be at least 1");
-  token_embedding =
-      register_module("token_embedding", torch::nn::Embedding(c.vocab_size, c.d_model));
+  TORCH_CHECK(c.vocab_padded == 0 || c.vocab_padded >= c.vocab_size, "vocab_padded ",
+              c.vocab_padded, " is smaller than vocab_size ", c.vocab_size);
+  const int64_t vocab_rows = c.vocab_padded > 0 ? c.vocab_padded : c.vocab_size;
+  token_embedding = register_module("token_embedding", torch::nn::Embedding(vocab_rows, c.d_model));
+  if (c.embed_norm)
+    embed_norm = register_module("embed_norm", RMSNorm(c.d_model, 1e-6, c.norm_gain));
   if (!pcc_) {
     blocks = register_module("blocks", makeStack(c, c.n_layer));
   } else {
@@ -57,16 +62,20 @@ GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
     for (int64_t k = 0; k < (tied_ ? 1 : passes_); ++k) cores->push_back(makeStack(c, split.core));
     coda = register_module("coda", makeStack(c, split.coda));
   }
-  final_norm = register_module("final_norm", RMSNorm(c.d_model));
+  final_norm = register_module("final_norm", RMSNorm(c.d_model, 1e-6, c.norm_gain));
   if (!c.tie_embeddings)
     unembedding = register_module(
         "unembedding",
-        torch::nn::Linear(torch::nn::LinearOptions(c.d_model, c.vocab_size).bias(false)));
+        torch::nn::Linear(torch::nn::LinearOptions(c.d_model, vocab_rows).bias(false)));
   initialiseWeights();
 }
 
 void GPTImpl::initialiseWeights() {
   torch::NoGradGuard no_grad;
+  if (config.init == "recipe") {
+    initialiseRecipeWeights();
+    return;
+  }
   const double std_dev = 0.02;
   const double depth = static_cast<double>(architectureShape(config).before.executed_blocks);
   const double residual_std = std_dev / std::sqrt(2.0 * depth);
@@ -93,17 +102,56 @@ void GPTImpl::initialiseWeights() {
   if (unembedding) unembedding->weight.normal_(0.0, std_dev);
 }
 
+void GPTImpl::initialiseRecipeWeights() {
+  TORCH_CHECK(!config.tie_embeddings,
+              "init = \"recipe\" zeroes the head, which a tied embedding cannot be; set "
+              "tie_embeddings = false");
+  const double bound = config.init_uniform / std::sqrt(static_cast<double>(config.d_model));
+  token_embedding->weight.normal_(0.0, config.init_embed_std);
+  forEachBlock([&](BlockImpl& block) {
+    block.attn->qkv->weight.uniform_(-bound, bound);  // q, k, v
+    block.attn->proj->weight.zero_();
+    block.mlp->up->weight.uniform_(-bound, bound);  // gate and up (or the GELU up)
+    block.mlp->down->weight.zero_();
+  });
+  unembedding->weight.zero_();
+}
+
+void GPTImpl::forEachBlock(const std::function<void(BlockImpl&)>& visit) {
+  auto each = [&](const torch::nn::ModuleList& stack) {
+    for (const auto& module : *stack) visit(*module->as<BlockImpl>());
+  };
+  if (!pcc_) {
+    each(blocks);
+    return;
+  }
+  each(prelude);
+  for (const auto& core : *cores)
+    each(torch::nn::ModuleList(std::dynamic_pointer_cast<torch::nn::ModuleListImpl>(core)));
+  each(coda);
+}
+
 torch::Tensor GPTImpl::embed(const torch::Tensor& idx) {
-  return token_embedding(idx);
+  auto x = token_embedding(idx);  // (B,T,C)
+  return embed_norm ? embed_norm(x) : x;
 }
 
 torch::Tensor GPTImpl::unembeddingWeight() const {
   return unembedding ? unembedding->weight : token_embedding->weight;
 }
 
+torch::Tensor GPTImpl::decodingWeight() const {
+  auto weight = unembeddingWeight().narrow(0, 0, config.vocab_size);  // (V,C)
+  return config.output_scale == 1.0 ? weight : weight * config.output_scale;
+}
+
 torch::Tensor GPTImpl::decode(const torch::Tensor& hidden) {
-  auto h = final_norm(hidden);                // (B,T,C)
-  return fastLinear(h, unembeddingWeight());  // (B,T,V)
+  auto h = final_norm(hidden);                       // (B,T,C)
+  auto logits = fastLinear(h, unembeddingWeight());  // (B,T,V_padded)
+  const bool padded = logits.size(-1) != config.vocab_size;
+  if (padded) logits = logits.narrow(-1, 0, config.vocab_size);  // (B,T,V)
+  if (config.output_scale != 1.0) return logits * config.output_scale;
+  return padded ? logits.contiguous() : logits;
 }
 
 int64_t GPTImpl::executedBlocks() const {
@@ -204,7 +252,7 @@ std::string GPTImpl::grow() {
     for (int64_t j = low; j < config.grow_layers; ++j) {
       const auto& source = *blocks[j % low]->as<BlockImpl>();
       Block block(config);
-      block->to(source.attn_norm->gain.device(), source.attn_norm->gain.scalar_type());
+      block->to(source.attn->qkv->weight.device(), source.attn->qkv->weight.scalar_type());
       copyBlock(source, *block);
       blocks->push_back(block);
     }

@@ -17,10 +17,18 @@
 //
 // `forward` can hand back the residual stream after every executed block for a logit lens
 // (decode each state with `decode`).
+//
+// Growth-recipe options (ModelConfig, issue 9): norm_gain = false (no norm has a gain, so norms
+// have no parameters); embed_norm (the embedding output is RMS-normalized before block 1, so a pcc
+// prelude sees it normalized); qk_norm; residual_scale r and output_scale m_out (logits = m_out
+// W_head Norm(h)); vocab_padded rows for the embedding and head, with logits cut back to
+// vocab_size in `decode` (so every user of logits, the loss, validation and the lens, sees
+// vocab_size columns); init = "recipe" (initialiseWeights).
 #pragma once
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,16 +46,22 @@ struct GPTImpl : torch::nn::Module {
   // l-th executed block (a block's own output, before any boundary operator that follows it).
   torch::Tensor forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals = nullptr);
 
-  torch::Tensor embed(const torch::Tensor& idx);      // (B,T) -> (B,T,C)
-  torch::Tensor decode(const torch::Tensor& hidden);  // (B,T,C) -> final norm -> (B,T,V)
-  torch::Tensor unembeddingWeight() const;            // (V,C)
+  torch::Tensor embed(const torch::Tensor& idx);  // (B,T) -> (B,T,C), normalized with embed_norm
+  // (B,T,C) -> final norm -> m_out x head -> (B,T,V) with V = vocab_size (padded rows cut off).
+  torch::Tensor decode(const torch::Tensor& hidden);
+  torch::Tensor unembeddingWeight() const;  // (V_padded,C): the head's (or tied embedding's) rows
+  // The matrix decode applies after the final norm: m_out x the first vocab_size rows, (V,C).
+  torch::Tensor decodingWeight() const;
 
   // Mean next-token cross-entropy of idx (B,T) against targets (B,T).
   torch::Tensor loss(const torch::Tensor& idx, const torch::Tensor& targets);
 
-  // GPT-2 style initialisation from the current torch RNG: N(0, 0.02) for embeddings and
+  // Initialisation from the current torch RNG. init = "gpt2": N(0, 0.02) for embeddings and
   // matrices, N(0, 0.02 / sqrt(2 L)) for the projections that write into the residual, with L the
-  // executed blocks before growth (n_layer for vanilla).
+  // executed blocks before growth (n_layer for vanilla). init = "recipe": embedding
+  // N(0, init_embed_std^2); q, k, v, gate, up U(-u/sqrt(w), u/sqrt(w)) with u = init_uniform and
+  // w = d_model; attention output, MLP down and head zero (so every logit is 0 and the first
+  // loss is exactly ln vocab_size). Norm gains are ones either way.
   void initialiseWeights();
 
   int64_t parameterCount() const;  // distinct trainable parameters (tied weights once)
@@ -71,10 +85,13 @@ struct GPTImpl : torch::nn::Module {
   torch::nn::ModuleList prelude{nullptr};         // pcc
   torch::nn::ModuleList cores{nullptr};           // pcc: ModuleLists, one per distinct core
   torch::nn::ModuleList coda{nullptr};            // pcc
+  RMSNorm embed_norm{nullptr};                    // null unless config.embed_norm
   RMSNorm final_norm{nullptr};
   torch::nn::Linear unembedding{nullptr};  // (C) -> (V); null when tied to token_embedding
 
  private:
+  void initialiseRecipeWeights();
+  void forEachBlock(const std::function<void(BlockImpl&)>& visit);  // every distinct block
   torch::Tensor runStack(torch::nn::ModuleList& stack, torch::Tensor x, int64_t& position,
                          std::vector<torch::Tensor>* residuals);
   torch::Tensor forwardVanilla(torch::Tensor x, std::vector<torch::Tensor>* residuals);

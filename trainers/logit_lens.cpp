@@ -23,7 +23,7 @@ int64_t addLensKl(GPTImpl& model, const std::vector<torch::Tensor>& residuals,
   const int64_t dim = residuals.back().size(-1);
   const int64_t rows = residuals.back().numel() / dim;
   if (chunk_rows <= 0) chunk_rows = defaultLensChunkRows(model.config.vocab_size);
-  const torch::Tensor weight = model.unembeddingWeight();  // (V,C)
+  const torch::Tensor weight = model.decodingWeight();  // (V,C): m_out x head rows in use
   std::vector<torch::Tensor> flat;
   flat.reserve(residuals.size());
   for (const auto& h : residuals) flat.push_back(h.reshape({rows, dim}));  // (N,C)

@@ -177,8 +177,11 @@ void Muon::step(double lr, double momentum) {
       const int64_t blocks = parameters_[i].row_blocks;
       variance_[i].copy_(variance.narrow(0, offset, blocks));
       torch::Tensor weight = parameters_[i].tensor.detach();  // shares storage
-      applyCautiousUpdate(weight, x.narrow(0, offset, blocks).reshape(weight.sizes()), step_size,
-                          options_.weight_decay);
+      const torch::Tensor update = x.narrow(0, offset, blocks).reshape(weight.sizes());
+      if (options_.cautious_weight_decay)
+        applyCautiousUpdate(weight, update, step_size, options_.weight_decay);
+      else
+        weight.sub_(update.to(weight.scalar_type()) + options_.weight_decay * weight, step_size);
       offset += blocks;
     }
   }
@@ -193,6 +196,20 @@ bool Muon::resetState(const torch::Tensor& parameter) {
     return true;
   }
   return false;
+}
+
+void Muon::inheritState(const Muon& previous) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    for (size_t j = 0; j < previous.parameters_.size(); ++j) {
+      if (!previous.parameters_[j].tensor.is_same(parameters_[i].tensor)) continue;
+      TORCH_CHECK(previous.variance_[j].sizes() == variance_[i].sizes(),
+                  "Muon::inheritState: parameter ", i, " is split into other row blocks");
+      momentum_[i].copy_(previous.momentum_[j]);
+      variance_[i].copy_(previous.variance_[j]);
+      break;
+    }
+  }
 }
 
 void Muon::save(torch::serialize::OutputArchive& archive, const std::string& prefix) const {

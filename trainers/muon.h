@@ -75,6 +75,9 @@ struct MuonOptions {
   // Dtype of the Polar-Express iterations. bf16 is the recipe; float32 is an option for CPUs
   // without fast bf16 matmuls (not the recipe: say so when you use it).
   torch::Dtype orthogonalization_dtype = torch::kBFloat16;
+  // true: the recipe's cautious decay W <- W - eta wd W [X W >= 0]; false: plain decoupled
+  // decay W <- W - eta wd W everywhere.
+  bool cautious_weight_decay = true;
 };
 
 // A parameter for Muon. A fused weight (q, k, v stacked as (3 d, d), or SwiGLU gate and up as
@@ -96,6 +99,9 @@ class Muon {
 
   // Fresh state (zero momentum and variance) for `parameter`; false if it is not one of ours.
   bool resetState(const torch::Tensor& parameter);
+  // Growth: copies the state of every parameter this optimizer shares with `previous` (the same
+  // tensor, matched by identity); parameters new to this one keep their fresh zero state.
+  void inheritState(const Muon& previous);
 
   const std::vector<MuonParameter>& parameters() const { return parameters_; }
   const MuonOptions& options() const { return options_; }

@@ -83,6 +83,23 @@ void ParamGroups::resetState(const std::vector<torch::Tensor>& parameters) {
   }
 }
 
+void ParamGroups::inheritState(const ParamGroups& previous) {
+  torch::NoGradGuard no_grad;
+  muon_.inheritState(previous.muon_);
+  for (auto& group : adamw_) {
+    for (size_t i = 0; i < group.parameters.size(); ++i) {
+      for (const auto& old_group : previous.adamw_) {
+        for (size_t j = 0; j < old_group.parameters.size(); ++j) {
+          if (!old_group.parameters[j].is_same(group.parameters[i])) continue;
+          group.state[i].step = old_group.state[j].step;
+          group.state[i].exp_avg.copy_(old_group.state[j].exp_avg);
+          group.state[i].exp_avg_sq.copy_(old_group.state[j].exp_avg_sq);
+        }
+      }
+    }
+  }
+}
+
 double ParamGroups::learningRate(const std::string& group, double lr_multiplier) const {
   if (group == "muon") return muon_lr_ * lr_multiplier;
   for (const auto& g : adamw_)

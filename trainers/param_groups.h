@@ -61,6 +61,9 @@ class ParamGroups {
   // Fresh state for each of `parameters` (growth: copied cores start with zero state). Throws
   // std::invalid_argument for a tensor no group owns.
   void resetState(const std::vector<torch::Tensor>& parameters);
+  // Growth: takes over the state of every parameter `previous` also holds (matched by identity;
+  // AdamW step counts too); parameters new to this one keep their fresh state.
+  void inheritState(const ParamGroups& previous);
 
   // The rate step() would use for `group` ("muon" or an AdamW group's name) at this multiplier;
   // Muon's per-matrix step size is this times sqrt(max(1, rows/cols)).

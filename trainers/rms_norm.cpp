@@ -3,14 +3,14 @@
 
 namespace deepladder::trainers {
 
-RMSNormImpl::RMSNormImpl(int64_t dim, double eps_) : eps(eps_) {
-  gain = register_parameter("gain", torch::ones({dim}));
+RMSNormImpl::RMSNormImpl(int64_t dim, double eps_, bool learned_gain) : eps(eps_) {
+  if (learned_gain) gain = register_parameter("gain", torch::ones({dim}));
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
-  // (..., C): one reduction, one rsqrt, two multiplies.
+  // (..., C): one reduction, one rsqrt, one or two multiplies.
   const torch::Tensor inv_rms = x.pow(2).mean(-1, /*keepdim=*/true).add_(eps).rsqrt_();  // (..., 1)
-  return x * inv_rms * gain;
+  return gain.defined() ? x * inv_rms * gain : x * inv_rms;
 }
 
 }  // namespace deepladder::trainers

@@ -20,6 +20,7 @@
 #include "trainers/gpt.h"
 #include "trainers/growth.h"
 #include "trainers/lr_schedule.h"
+#include "trainers/run_optimizer.h"
 
 namespace deepladder::trainers {
 
@@ -85,6 +86,10 @@ void requireSupported(const RunConfig& c) {
   }
   if (architectureShape(m).grows && (m.grow_fraction <= 0 || m.grow_fraction >= 1))
     bad("grow_fraction", "must lie strictly between 0 and 1");
+  if (m.init == "recipe" && m.tie_embeddings)
+    bad("init",
+        "\"recipe\" zeroes the head, which a tied embedding cannot be; set "
+        "tie_embeddings = false");
   if (m.positions != "rope")
     refuse("model.positions", "\"" + m.positions + "\"", "use positions = \"rope\"");
   if (m.attention != "causal")
@@ -132,18 +137,13 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                              static_cast<uint64_t>(tc.seed));
   std::vector<torch::Tensor> val_batches;
   for (const auto& batch :
-       data::fixedValidationBatches(*val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
+       data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
     val_batches.push_back(toTensor(batch, device));
 
   // --- model and optimizer --------------------------------------------------------------------
   GPT model(mc);
   model->to(device);
-  AdamWOptions adam;
-  adam.beta1 = tc.beta1;
-  adam.beta2 = tc.beta2;
-  adam.eps = tc.eps;
-  adam.weight_decay = tc.weight_decay;
-  auto optimizer = std::make_unique<AdamW>(model->parameters(), adam);
+  const std::unique_ptr<RunOptimizer> optimizer = RunOptimizer::create(tc, model);
 
   dp.broadcastParameters(model->parameters());  // every rank starts from rank 0's init
   const std::string hash = configHash(config);
@@ -152,7 +152,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   const int64_t growth_step = growthStep(mc, tc.steps);  // -1: no growth
   // Grows the model (and rebuilds the optimizer) to the phase a checkpoint was saved in.
   auto prepare_phase = [&](bool grown) {
-    if (grown && !model->grown()) growModelAndOptimizer(model, optimizer, adam);
+    if (grown && !model->grown()) optimizer->grow(model);
     if (!grown && model->grown())
       throw std::runtime_error("saved before growth; the model has grown already");
   };
@@ -164,7 +164,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   int64_t resumed_from = -1;
   std::vector<std::string> skipped;
   if (options.resume) {
-    if (auto loaded = loadNewestValidCheckpoint(options.workdir, hash, model, optimizer, &skipped,
+    if (auto loaded = loadNewestValidCheckpoint(options.workdir, hash, model, *optimizer, &skipped,
                                                 prepare_phase)) {
       state = *loaded;
       resumed_from = state.step;
@@ -216,7 +216,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   model->train();
   while (state.step < tc.steps) {
     if (growth_step >= 0 && state.step >= growth_step && !model->grown()) {
-      const std::string detail = growModelAndOptimizer(model, optimizer, adam);
+      const std::string detail = optimizer->grow(model);  // copied blocks: fresh state
       emit(protocol::Event{state.step, "growth", detail});
       dp.requireReplicasEqual(model->parameters(), state, "after growth");
     }
@@ -242,7 +242,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       done.wall_s = secondsSince(start);
       done.message = "training loss became " + std::string(std::isnan(loss_value) ? "NaN" : "Inf") +
                      " at step " + std::to_string(state.step + 1) + " (lr " +
-                     formatNumber(learningRate(tc, state.step)) +
+                     formatNumber(optimizer->learningRate(state.step, 1.0)) +
                      "); lower train.lr (e.g. by 3x) or raise warmup_steps";
       emit(done);
       outcome.status = TrainStatus::kDiverged;
@@ -252,9 +252,10 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     }
     loss.backward();
     dp.averageGradients(model->parameters());
-    const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);
-    const double lr = learningRate(tc, state.step) * rewarmFactor(mc, tc.steps, state.step);
-    optimizer->step(lr);
+    const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);  // 0: no clipping
+    const double rewarm = rewarmFactor(mc, tc.steps, state.step);
+    const double lr = optimizer->learningRate(state.step, rewarm);
+    optimizer->step(state.step, rewarm);
     optimizer->zeroGrad();
 
     ++state.step;

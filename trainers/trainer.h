@@ -1,5 +1,6 @@
-// The training loop of one run: opens the data, builds the GPT and AdamW from the config, resumes
-// from the newest valid checkpoint when asked, trains, validates, checkpoints, and reports every
+// The training loop of one run: opens the data, builds the GPT and its optimizer (AdamW, or the
+// recipe's Muon + AdamW groups: run_optimizer.h) from the config, resumes from the newest valid
+// checkpoint when asked, trains, validates, checkpoints, and reports every
 // step of it as worker-protocol messages (hello, metric, checkpoint, event, done) to a sink.
 // A NaN/Inf training loss ends the run with Done{status="diverged"}; it is an outcome, not an
 // exception. Bad input (data files, vocab) throws UserError; anything else is a bug or I/O failure.

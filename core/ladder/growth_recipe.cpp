@@ -19,7 +19,8 @@ RecipeArmShape recipeArmShape(const std::string& preset) {
   s.pcc = true;
   if (preset == "operator_1") return s;
   if (preset == "loop_2" || preset == "loop_grow") s.tied = true;
-  if (preset == "loop_2" || preset == "untied_2" || preset == "loop_grow" || preset == "untied_grow")
+  if (preset == "loop_2" || preset == "untied_2" || preset == "loop_grow" ||
+      preset == "untied_grow")
     s.passes = 2;
   else
     throw std::invalid_argument("the growth recipe has no arm \"" + preset + "\"");
@@ -27,7 +28,9 @@ RecipeArmShape recipeArmShape(const std::string& preset) {
   return s;
 }
 
-int64_t swigluHidden(int64_t w) { return 256 * ((8 * w / 3 + 255) / 256); }
+int64_t swigluHidden(int64_t w, int64_t multiple) {
+  return multiple * ((8 * w / 3 + multiple - 1) / multiple);
+}
 
 double recipeM(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded) {
   return static_cast<double>(blocks) * static_cast<double>(4 * w * w + 3 * w * hidden) +
@@ -36,8 +39,9 @@ double recipeM(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded) 
 
 double recipeFlopsPerToken(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded,
                            int64_t seq_len) {
-  return 6.0 * recipeM(blocks, w, hidden, vocab_padded) +
-         6.0 * static_cast<double>(blocks) * static_cast<double>(w) * static_cast<double>(seq_len + 1);
+  return 6.0 * recipeM(blocks, w, hidden, vocab_padded) + 6.0 * static_cast<double>(blocks) *
+                                                              static_cast<double>(w) *
+                                                              static_cast<double>(seq_len + 1);
 }
 
 int64_t roundHalfEven(double v) {
@@ -71,7 +75,7 @@ Counts blockCounts(const RecipeArmShape& arm, int64_t depth) {
 
 int64_t recipeParams(const RecipeGlobals& g, const RecipeArmShape& arm, int64_t depth) {
   const int64_t w = g.width_per_depth * depth;
-  const int64_t block = 4 * w * w + 3 * w * swigluHidden(w);
+  const int64_t block = 4 * w * w + 3 * w * swigluHidden(w, g.hidden_multiple);
   return blockCounts(arm, depth).distinct * block + 2 * g.vocab_padded * w;
 }
 
@@ -83,7 +87,7 @@ RecipeRung planRecipeRung(const RecipeGlobals& g, const RecipeArmShape& arm, int
   r.depth = depth;
   r.width = g.width_per_depth * depth;
   r.heads = r.width / g.head_dim;
-  r.hidden = swigluHidden(r.width);
+  r.hidden = swigluHidden(r.width, g.hidden_multiple);
   r.block_matrix_params = 4 * r.width * r.width + 3 * r.width * r.hidden;
   const Counts counts = blockCounts(arm, depth);
   r.blocks_low = counts.low;

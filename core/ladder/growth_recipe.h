@@ -26,6 +26,7 @@ struct RecipeGlobals {
   int64_t vocab_padded = 50304;
   int64_t batch_tokens = 524288;  // 256 x 2048
   double matrix_lr_d8 = 0.04;
+  int64_t hidden_multiple = 256;  // H = multiple x ceil(floor(8 w / 3) / multiple)
 };
 
 // How an arm runs its blocks: plain stack, or prelude/core/coda with K passes (tied or untied)
@@ -60,7 +61,9 @@ struct RecipeRung {
   double matrix_lr = 0;             // LR(d)
 };
 
-int64_t swigluHidden(int64_t width);
+// H = multiple ceil(floor(8 w / 3) / multiple); the paper's multiple is 256 (smaller ones keep
+// H near 8w/3 at CPU-replica widths).
+int64_t swigluHidden(int64_t width, int64_t multiple = 256);
 // m(L) and F(L) for a rung of width w with hidden H.
 double recipeM(int64_t blocks, int64_t width, int64_t hidden, int64_t vocab_padded);
 double recipeFlopsPerToken(int64_t blocks, int64_t width, int64_t hidden, int64_t vocab_padded,

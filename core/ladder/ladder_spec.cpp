@@ -197,6 +197,7 @@ RecipeGlobals readRecipeGlobals(TomlReader r) {
   g.vocab_padded = r.integer("vocab_padded", g.vocab_padded, 2, 1 << 22);
   g.batch_tokens = r.integer("batch_tokens", g.batch_tokens, 1, int64_t(1) << 40);
   g.matrix_lr_d8 = r.number("matrix_lr_d8", g.matrix_lr_d8, 0, 10);
+  g.hidden_multiple = r.integer("hidden_multiple", g.hidden_multiple, 1, 1 << 14);
   if (g.batch_tokens % g.seq_len != 0)
     r.fail("batch_tokens", "batch_tokens must be a multiple of seq_len");
   r.finish();

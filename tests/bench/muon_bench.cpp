@@ -12,6 +12,14 @@
 //   blocks_adamw        per-tensor AdamW on the block matrices only
 //   blocks_muon_bf16    Muon on the block matrices only (bf16), ratio against blocks_adamw
 //   blocks_muon_fp32    Muon on the block matrices only (fp32), ratio against blocks_adamw
+// Then the same comparison on a real model, in the same run: a recipe GPT of that shape
+// (trainers/gpt.h: no gains, QK-norm, SwiGLU, padded vocabulary, untied head) and the trainer's
+// own optimizers (trainers/run_optimizer.h, train.optimizer "adamw" and "muon"), gradients from
+// a real backward pass on a batch of 4 x 256 tokens:
+//   gpt_step_adamw      one full optimizer step (every parameter) of "adamw"
+//   gpt_step_muon       one full optimizer step of "muon" (Muon bf16 + AdamW groups)
+//   gpt_train_adamw     forward + backward + step with "adamw"
+//   gpt_train_muon      forward + backward + step with "muon", ratio against gpt_train_adamw
 #include <time.h>
 #include <torch/torch.h>
 
@@ -24,8 +32,11 @@
 #include <thread>
 #include <vector>
 
+#include "core/run_config.h"
 #include "trainers/adamw.h"
+#include "trainers/gpt.h"
 #include "trainers/param_groups.h"
+#include "trainers/run_optimizer.h"
 
 namespace {
 
@@ -186,5 +197,57 @@ int main(int argc, char** argv) {
     printRow(dtype == torch::kBFloat16 ? "blocks_muon_bf16" : "blocks_muon_fp32", t, blocks_adamw,
              "blocks_adamw");
   }
+
+  // A real recipe GPT and the trainer's optimizers, on the same model and batch.
+  deepladder::ModelConfig model_config;
+  model_config.vocab_size = 50257;
+  model_config.vocab_padded = kVocab;
+  model_config.d_model = kWidth;
+  model_config.n_layer = kLayers;
+  model_config.n_head = kWidth / 128;
+  model_config.seq_len = 256;
+  model_config.mlp = "swiglu";
+  model_config.mlp_hidden = kHidden;
+  model_config.tie_embeddings = false;
+  model_config.norm_gain = false;
+  model_config.qk_norm = true;
+  model_config.embed_norm = true;
+  model_config.init = "recipe";
+  deepladder::TrainConfig train_config;
+  train_config.lr = 0.04;
+  train_config.embed_lr = 0.45255 * 0.04;
+  train_config.head_lr = 0.11314 * 0.04;
+  train_config.weight_decay = 0.0707107;
+  train_config.cautious_weight_decay = true;
+  train_config.schedule = "wsd";
+  train_config.steps = 1000;
+  train_config.warmup_steps = 0;
+  train_config.decay_fraction = 0.6;
+  const auto idx = torch::randint(0, 50257, {4, 257}, torch::kInt64).to(device);
+  const auto inputs = idx.narrow(1, 0, 256), targets = idx.narrow(1, 1, 256);
+  Timing gpt_step[2], gpt_train[2];
+  const char* kinds[2] = {"adamw", "muon"};
+  for (int k = 0; k < 2; ++k) {
+    torch::manual_seed(0);
+    GPT model(model_config);
+    model->to(device);
+    train_config.optimizer = kinds[k];
+    auto optimizer = RunOptimizer::create(train_config, model);
+    const auto backward = [&]() { model->loss(inputs, targets).backward(); };
+    backward();  // gradients for the optimizer-only timing (kept: step() does not clear them)
+    gpt_step[k] = bestTiming([&](int64_t s) { optimizer->step(s, 1.0); },
+                             model->unembedding->weight, repeats);
+    gpt_train[k] = bestTiming(
+        [&](int64_t s) {
+          optimizer->zeroGrad();
+          backward();
+          optimizer->step(s, 1.0);
+        },
+        model->unembedding->weight, repeats);
+  }
+  printRow("gpt_step_adamw", gpt_step[0], gpt_step[0], "gpt_step_adamw");
+  printRow("gpt_step_muon", gpt_step[1], gpt_step[0], "gpt_step_adamw");
+  printRow("gpt_train_adamw", gpt_train[0], gpt_train[0], "gpt_train_adamw");
+  printRow("gpt_train_muon", gpt_train[1], gpt_train[0], "gpt_train_adamw");
   return 0;
 }

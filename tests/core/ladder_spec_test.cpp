@@ -1,11 +1,12 @@
 // Ladder specs: grid expansion, budget rules, arm overrides, and every error path.
+#include "core/ladder/ladder_spec.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/errors.h"
 #include "core/flop_model.h"
-#include "core/ladder/ladder_spec.h"
 
 using namespace deepladder;
 using namespace deepladder::ladder;
@@ -95,7 +96,8 @@ list = [ { name = "small", d_model = 32, n_layer = 1, n_head = 2 },
 [budget]
 rule = "tokens"
 tokens = 100000
-)", "l.toml");
+)",
+                                "l.toml");
   ASSERT_EQ(spec.runs.size(), 2u);
   EXPECT_EQ(spec.runs[1].config.model.mlp, "swiglu");
   EXPECT_EQ(spec.runs[0].arm, "vanilla");
@@ -104,13 +106,14 @@ tokens = 100000
 
 TEST(LadderSpec, ErrorsNameFileLineAndKey) {
   EXPECT_NE(errorOf("[ladder]\nname = \"x\"\n[sizes]\n").find("sizes.list"), std::string::npos);
-  std::string both = errorOf(
-      "[ladder]\nname = \"x\"\n[sizes]\ndepths = [2]\nlist = [ { name = \"a\" } ]\n");
+  std::string both =
+      errorOf("[ladder]\nname = \"x\"\n[sizes]\ndepths = [2]\nlist = [ { name = \"a\" } ]\n");
   EXPECT_NE(both.find("not both"), std::string::npos) << both;
   std::string arm = errorOf(std::string(kDepthLadder) + "[arms.bad]\nmodle = { mlp = \"gelu\" }\n");
   EXPECT_NE(arm.find("arms.bad.modle"), std::string::npos) << arm;
   EXPECT_NE(arm.find("ladder.toml:"), std::string::npos) << arm;
-  std::string arm_value = errorOf(std::string(kDepthLadder) + "[arms.bad]\nmodel = { mlp = \"relu\" }\n");
+  std::string arm_value =
+      errorOf(std::string(kDepthLadder) + "[arms.bad]\nmodel = { mlp = \"relu\" }\n");
   EXPECT_NE(arm_value.find("arms.bad.model.mlp"), std::string::npos) << arm_value;
   std::string three = kDepthLadder;
   three.replace(three.find("rule = \"tokens_per_param\"\ntokens_per_param = 10"),
@@ -140,7 +143,8 @@ tokens = 100000
 [arms.mine]
 preset = "loop_2"
 model = { alpha = 0.5 }
-)", "l.toml");
+)",
+                                "l.toml");
   ASSERT_EQ(spec.runs.size(), 2u);
   EXPECT_EQ(spec.runs[0].config.model.arch, "pcc");
   EXPECT_EQ(spec.runs[0].config.model.grow_passes, 4);
@@ -158,8 +162,8 @@ model = { alpha = 0.5 }
 
 TEST(LadderSpec, GrowthFinewebPresetIsPaperExact) {
   // resources/ladders/growth-fineweb.toml against the issue's hand checks.
-  const LadderSpec spec = loadLadder(std::string(DEEPLADDER_SOURCE_DIR) +
-                                     "/resources/ladders/growth-fineweb.toml");
+  const LadderSpec spec =
+      loadLadder(std::string(DEEPLADDER_SOURCE_DIR) + "/resources/ladders/growth-fineweb.toml");
   EXPECT_EQ(spec.runs.size(), 8u + 7u + 8u + 7u * 5u);  // vanilla, operator_1 to d20; rest to d18
   auto find = [&](const std::string& name) -> const PlannedRun& {
     for (const auto& r : spec.runs)
@@ -184,6 +188,39 @@ TEST(LadderSpec, GrowthFinewebPresetIsPaperExact) {
   EXPECT_EQ(find("deep_vanilla-d8-s1").executed_depth, 11);
 }
 
+TEST(LadderSpec, GrowthCpuReplicaParsesAndPlansTheRecipeAtCpuScale) {
+  // resources/ladders/growth-cpu.toml: the recipe at width 12 d, depths 3-5, three arms.
+  const LadderSpec spec =
+      loadLadder(std::string(DEEPLADDER_SOURCE_DIR) + "/resources/ladders/growth-cpu.toml");
+  ASSERT_EQ(spec.runs.size(), 9u);
+  EXPECT_EQ(spec.arms, (std::vector<std::string>{"vanilla", "operator_1", "untied_grow"}));
+  for (const auto& run : spec.runs) {
+    const ModelConfig& m = run.config.model;
+    EXPECT_EQ(m.d_model, 12 * run.depth) << run.name;
+    EXPECT_EQ(m.n_head, run.depth) << run.name;
+    EXPECT_EQ(m.seq_len, 128);
+    EXPECT_EQ(m.vocab_size, 256);
+    EXPECT_EQ(m.mlp_hidden % 12, 0) << run.name;
+    EXPECT_FALSE(m.norm_gain);
+    EXPECT_TRUE(m.qk_norm && m.embed_norm);
+    EXPECT_EQ(m.init, "recipe");
+    EXPECT_EQ(run.config.data.kind, "builtin");
+    EXPECT_EQ(run.config.train.optimizer, "muon");
+    EXPECT_EQ(run.config.train.batch_size, 32);  // 4096 tokens of 128
+    EXPECT_EQ(run.config.train.grad_clip, 0.0);
+    EXPECT_GT(run.config.train.lr, 0.04) << run.name;  // smaller than d8: a larger rate
+    EXPECT_GT(run.config.train.steps, 0);
+    // The recipe's N is the model's parameter count (no gains, padded rows = vocab here).
+    if (run.arm != "untied_grow") EXPECT_EQ(countParameters(m).total, run.params) << run.name;
+  }
+  for (const auto& run : spec.runs) {
+    if (run.arm != "untied_grow") continue;
+    EXPECT_EQ(run.crossover_step, int64_t(0.6 * run.config.train.steps)) << run.name;
+    EXPECT_EQ(run.config.model.grow_passes, 4);
+    EXPECT_EQ(run.config.model.rewarm_steps, 40);
+  }
+}
+
 TEST(LadderSpec, FlopBudgetCountsBothGrowthPhases) {
   const LadderSpec spec = parseLadder(R"(
 [ladder]
@@ -198,6 +235,7 @@ rule = "flops"
 flops = 1e13
 [arms.vanilla]
 [arms.untied_grow]
-)", "l.toml");
+)",
+                                      "l.toml");
   for (const auto& run : spec.runs) EXPECT_NEAR(run.flops, 1e13, 0.01e13) << run.name;
 }

@@ -2,6 +2,7 @@
 // evenly spaced validation windows. The random numbers come from splitmix64 and Lemire's
 // unbiased bounded integers, not <random>'s distributions, so they are the same with every
 // standard library and on every machine.
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/errors.h"
@@ -95,6 +96,31 @@ std::vector<Batch> fixedValidationBatches(const TokenData& data, int64_t count, 
     }
   }
   return batches;
+}
+
+std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t max_tokens,
+                                               int64_t rows, int64_t seq_len) {
+  checkShape(data, rows, seq_len, "contiguousValidationBatches");
+  const int64_t window = seq_len + 1;
+  const int64_t windows = std::min(max_tokens, data.size()) / window;
+  std::vector<Batch> batches;
+  for (int64_t first = 0; first < windows; first += rows) {
+    Batch batch;
+    batch.rows = std::min(rows, windows - first);
+    batch.seq_len = seq_len;
+    batch.tokens.resize(static_cast<size_t>(batch.rows * window));  // (rows, seq_len + 1)
+    for (int64_t row = 0; row < batch.rows; ++row)
+      data.copy((first + row) * window, window, batch.tokens.data() + row * window);
+    batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
+std::vector<Batch> validationBatches(const DataConfig& config, const TokenData& data,
+                                     int64_t eval_batches, int64_t rows, int64_t seq_len) {
+  if (config.kind == "shards")
+    return contiguousValidationBatches(data, config.val_tokens, rows, seq_len);
+  return fixedValidationBatches(data, eval_batches, rows, seq_len);
 }
 
 }  // namespace deepladder::data

@@ -62,6 +62,18 @@ class BatchSampler {
 std::vector<Batch> fixedValidationBatches(const TokenData& data, int64_t count, int64_t rows,
                                           int64_t seq_len);
 
+// Validation batches for shards (the growth recipe): the first min(max_tokens, size) tokens cut
+// into contiguous, non-overlapping windows of seq_len + 1 tokens (window i covers tokens
+// [i (seq_len + 1), (i + 1) (seq_len + 1))), all of them, `rows` windows a batch (the last batch
+// may hold fewer rows). A tail shorter than one window is left out.
+std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t max_tokens,
+                                               int64_t rows, int64_t seq_len);
+
+// The validation set of a run: contiguousValidationBatches over data.val_tokens for
+// data.kind = "shards", else fixedValidationBatches with `eval_batches` batches.
+std::vector<Batch> validationBatches(const DataConfig& config, const TokenData& data,
+                                     int64_t eval_batches, int64_t rows, int64_t seq_len);
+
 // Path of the built-in corpus (the King James Bible written by scripts/setup); the environment
 // variable DEEPLADDER_CORPUS overrides it.
 std::string builtinCorpusPath();

@@ -1,0 +1,165 @@
+// AdamW or Muon + AdamW groups for the training loop (see run_optimizer.h).
+#include "trainers/run_optimizer.h"
+
+#include <utility>
+#include <vector>
+
+#include "core/errors.h"
+#include "trainers/adamw.h"
+#include "trainers/lr_schedule.h"
+#include "trainers/param_groups.h"
+#include "trainers/wsd_schedule.h"
+
+namespace deepladder::trainers {
+
+namespace {
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// --- AdamW for everything ------------------------------------------------------------------------
+
+class AdamWRunOptimizer : public RunOptimizer {
+ public:
+  AdamWRunOptimizer(const TrainConfig& train, GPT& model) : train_(train) {
+    options_.beta1 = train.beta1;
+    options_.beta2 = train.beta2;
+    options_.eps = train.eps;
+    options_.weight_decay = train.weight_decay;
+    adamw_ = std::make_unique<AdamW>(model->parameters(), options_);
+  }
+  void zeroGrad() override { adamw_->zeroGrad(); }
+  double clipGradNorm(double max_norm) override { return adamw_->clipGradNorm(max_norm); }
+  void step(int64_t step, double rewarm) override { adamw_->step(learningRate(step, rewarm)); }
+  double learningRate(int64_t step, double rewarm) const override {
+    return trainers::learningRate(train_, step) * rewarm;
+  }
+  std::string grow(GPT& model) override {
+    const std::string detail = model->grow();
+    auto grown = std::make_unique<AdamW>(model->parameters(), options_);
+    grown->inheritState(*adamw_);
+    adamw_ = std::move(grown);
+    return detail;
+  }
+  void save(torch::serialize::OutputArchive& archive, const std::string& prefix) const override {
+    adamw_->save(archive, prefix);
+  }
+  void load(torch::serialize::InputArchive& archive, const std::string& prefix) override {
+    adamw_->load(archive, prefix);
+  }
+
+ private:
+  TrainConfig train_;
+  AdamWOptions options_;
+  std::unique_ptr<AdamW> adamw_;
+};
+
+// --- Muon for block matrices, AdamW for embedding and head ---------------------------------------
+
+class MuonRunOptimizer : public RunOptimizer {
+ public:
+  MuonRunOptimizer(const TrainConfig& train, GPT& model) : train_(train) { groups_ = build(model); }
+  void zeroGrad() override { groups_->zeroGrad(); }
+  double clipGradNorm(double max_norm) override {
+    return trainers::clipGradNorm(params_, max_norm);
+  }
+  void step(int64_t step, double rewarm) override {
+    groups_->step(step, recipeScheduleMultiplier(train_, step) * rewarm);
+  }
+  double learningRate(int64_t step, double rewarm) const override {
+    return groups_->learningRate("muon", recipeScheduleMultiplier(train_, step) * rewarm);
+  }
+  std::string grow(GPT& model) override {
+    std::vector<torch::Tensor> before = params_;
+    const std::string detail = model->grow();
+    auto grown = build(model);
+    grown->inheritState(*groups_);
+    // The copied blocks' parameters are new tensors: fresh state (inheritState left them so;
+    // said explicitly, since the recipe requires it).
+    std::vector<torch::Tensor> added;
+    for (const auto& p : params_) {
+      bool old = false;
+      for (const auto& q : before) old = old || q.is_same(p);
+      if (!old) added.push_back(p);
+    }
+    grown->resetState(added);
+    groups_ = std::move(grown);
+    return detail;
+  }
+  void save(torch::serialize::OutputArchive& archive, const std::string& prefix) const override {
+    groups_->save(archive, prefix);
+  }
+  void load(torch::serialize::InputArchive& archive, const std::string& prefix) override {
+    groups_->load(archive, prefix);
+  }
+
+ private:
+  std::unique_ptr<ParamGroups> build(GPT& model) {
+    const bool swiglu = model->config.mlp == "swiglu";
+    MuonGroup muon;
+    muon.lr = train_.lr;
+    muon.options.weight_decay = train_.weight_decay;
+    muon.options.cautious_weight_decay = train_.cautious_weight_decay;
+    auto adamw = [&](const std::string& name, double lr) {
+      AdamWGroup group;
+      group.options.name = name;
+      group.options.lr = lr > 0 ? lr : train_.lr;
+      group.options.beta1 = train_.beta1;
+      group.options.beta2 = train_.beta2;
+      group.options.eps = train_.eps;
+      group.options.weight_decay = 0.0;
+      return group;
+    };
+    AdamWGroup embedding = adamw("embedding", train_.embed_lr);
+    AdamWGroup head = adamw("head", train_.head_lr);
+    AdamWGroup gains = adamw("gains", train_.lr);
+    params_.clear();
+    for (const auto& item : model->named_parameters()) {
+      const std::string& name = item.key();
+      const torch::Tensor& p = item.value();
+      params_.push_back(p);
+      if (name == "token_embedding.weight") {
+        embedding.parameters.push_back(p);
+      } else if (name == "unembedding.weight") {
+        head.parameters.push_back(p);
+      } else if (endsWith(name, "attn.qkv.weight")) {
+        muon.parameters.push_back({p, 3});  // q, k, v
+      } else if (endsWith(name, "mlp.up.weight")) {
+        muon.parameters.push_back({p, swiglu ? 2 : 1});  // gate, up
+      } else if (endsWith(name, "attn.proj.weight") || endsWith(name, "mlp.down.weight")) {
+        muon.parameters.push_back({p, 1});
+      } else if (p.dim() == 1) {
+        gains.parameters.push_back(p);
+      } else {
+        throw std::logic_error("RunOptimizer: no optimizer group for parameter " + name);
+      }
+    }
+    std::vector<AdamWGroup> groups{embedding};
+    if (!head.parameters.empty()) groups.push_back(head);
+    if (!gains.parameters.empty()) groups.push_back(gains);
+    return std::make_unique<ParamGroups>(std::move(muon), std::move(groups));
+  }
+
+  TrainConfig train_;
+  std::unique_ptr<ParamGroups> groups_;
+  std::vector<torch::Tensor> params_;  // every parameter, for gradient clipping
+};
+
+}  // namespace
+
+double recipeScheduleMultiplier(const TrainConfig& train, int64_t step) {
+  if (train.schedule == "wsd")
+    return wsdMultiplier(WsdSchedule{train.steps, train.warmup_steps, train.decay_fraction}, step);
+  return train.lr > 0 ? trainers::learningRate(train, step) / train.lr : 0.0;
+}
+
+std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train, GPT& model) {
+  if (train.optimizer == "adamw") return std::make_unique<AdamWRunOptimizer>(train, model);
+  if (train.optimizer == "muon") return std::make_unique<MuonRunOptimizer>(train, model);
+  throw UserError("train.optimizer: \"" + train.optimizer +
+                  "\" is not an optimizer. Use \"adamw\" or \"muon\"");
+}
+
+}  // namespace deepladder::trainers
