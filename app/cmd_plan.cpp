@@ -31,7 +31,8 @@ int runPlan(const PlanOptions& options) {
                             {"crossover_step", run.crossover_step >= 0 ? nlohmann::json(run.crossover_step) : nlohmann::json(nullptr)},
                             {"depth_after_growth", run.executed_depth_after_growth}, {"tokens", run.tokens},
                             {"flops_per_token", run.flops_per_token},
-                            {"flops", run.flops},        {"est_seconds", run.est_seconds}};
+                            {"flops", run.flops},        {"ranks", run.config.train.ranks},
+                            {"est_seconds", run.est_seconds}};
       std::printf("%s\n", row.dump().c_str());
     }
     return 0;
@@ -56,7 +57,7 @@ int runPlan(const PlanOptions& options) {
                 formatDuration(run.est_seconds).c_str());
     total_flops += run.flops;
     total_tokens += run.tokens;
-    total_seconds += run.est_seconds;
+    total_seconds += run.est_seconds * static_cast<double>(run.config.train.ranks);
   }
   std::printf("total: %s tokens, %.3e FLOPs, %s of compute at %.2e FLOP/s per slot\n",
               formatCount(double(total_tokens)).c_str(), total_flops,

@@ -364,7 +364,9 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
           run.tokens = recipe_rung->tokens;
           run.flops = recipe_rung->flops;
         }
-        run.est_seconds = run.flops / spec.resources.throughput_flops;
+        // Wall time: the P ranks of a data-parallel run share its FLOPs.
+        run.est_seconds = run.flops / (spec.resources.throughput_flops *
+                                       static_cast<double>(run.config.train.ranks));
         spec.runs.push_back(std::move(run));
       }
     }

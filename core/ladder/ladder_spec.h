@@ -61,7 +61,7 @@ struct PlannedRun {
   double flops_per_token = 0;
   int64_t tokens = 0;        // steps x batch x seq_len
   double flops = 0;          // training FLOPs
-  double est_seconds = 0;    // flops / throughput_flops
+  double est_seconds = 0;    // wall time: flops / (throughput_flops x train.ranks)
 };
 
 struct LadderSpec {

@@ -180,7 +180,7 @@ void LadderDesignerView::validate() {
         plan_->setItem(i, c, item);
       }
       flops += r.flops;
-      seconds += r.est_seconds;
+      seconds += r.est_seconds * static_cast<double>(r.config.train.ranks);  // slot-time
     }
     plan_->resizeColumnsToContents();
     totals_->setText(tr("Total: %1 FLOPs, about %2 of compute (%3 slots: about %4 wall time).")
