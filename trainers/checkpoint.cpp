@@ -85,8 +85,13 @@ std::string checkpointPath(const std::string& workdir, int64_t step) {
 
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
                                 const TrainingState& state) {
+  return saveCheckpoint(workdir, *model, optimizer, state);
+}
+
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const AdamW& optimizer, const TrainingState& state) {
   torch::serialize::OutputArchive archive;
-  for (const auto& item : model->named_parameters())
+  for (const auto& item : model.named_parameters())
     archive.write("model." + item.key(), item.value().detach().to(torch::kCPU).clone(),
                   /*is_buffer=*/true);
   optimizer.save(archive, "optim.");
@@ -147,10 +152,21 @@ namespace {
 
 // The loader behind both overloads; `optimizer()` is the optimizer to read into, asked after
 // `prepare_phase` has run (it may replace the optimizer).
+// `prepare_phase` is required: it accepts or refuses (throws) the checkpoint's growth phase.
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
-                                        GPT& model, const std::function<AdamW&()>& optimizer,
+                                        torch::nn::Module& model,
+                                        const std::function<AdamW&()>& optimizer,
                                         std::vector<std::string>* skipped,
                                         const PreparePhase& prepare_phase);
+
+// The phase check of a model that cannot grow, or has a fixed phase.
+PreparePhase requirePhase(bool model_grown) {
+  return [model_grown](bool grown) {
+    if (grown != model_grown)
+      throw std::runtime_error(grown ? "saved after growth; this model has not grown"
+                                     : "saved before growth; this model has grown");
+  };
+}
 
 }  // namespace
 
@@ -158,8 +174,9 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        const std::string& config_hash, GPT& model,
                                                        AdamW& optimizer,
                                                        std::vector<std::string>* skipped) {
-  return loadNewest(workdir, config_hash, model, [&]() -> AdamW& { return optimizer; }, skipped,
-                    {});
+  return loadNewest(
+      workdir, config_hash, *model, [&]() -> AdamW& { return optimizer; }, skipped,
+      requirePhase(model->grown()));
 }
 
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
@@ -168,13 +185,24 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase) {
   return loadNewest(
-      workdir, config_hash, model, [&]() -> AdamW& { return *optimizer; }, skipped, prepare_phase);
+      workdir, config_hash, *model, [&]() -> AdamW& { return *optimizer; }, skipped,
+      prepare_phase ? prepare_phase : requirePhase(model->grown()));
+}
+
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash,
+                                                       torch::nn::Module& model, AdamW& optimizer,
+                                                       std::vector<std::string>* skipped) {
+  return loadNewest(
+      workdir, config_hash, model, [&]() -> AdamW& { return optimizer; }, skipped,
+      requirePhase(false));
 }
 
 namespace {
 
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
-                                        GPT& model, const std::function<AdamW&()>& optimizer,
+                                        torch::nn::Module& model,
+                                        const std::function<AdamW&()>& optimizer,
                                         std::vector<std::string>* skipped,
                                         const PreparePhase& prepare_phase) {
   auto skip = [&](const std::string& path, const std::string& why) {
@@ -209,14 +237,10 @@ std::optional<TrainingState> loadNewest(const std::string& workdir, const std::s
         torch::Tensor grown_flag;
         if (archive.try_read("state.grown", grown_flag)) grown = grown_flag.item<int64_t>() != 0;
       }
-      if (prepare_phase)
-        prepare_phase(grown);
-      else if (grown != model->grown())
-        throw std::runtime_error(grown ? "saved after growth; this model has not grown"
-                                       : "saved before growth; this model has grown");
+      prepare_phase(grown);
       // Read everything before changing anything, so a bad file leaves the model untouched.
       std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
-      for (const auto& item : model->named_parameters()) {
+      for (const auto& item : model.named_parameters()) {
         torch::Tensor saved;
         archive.read("model." + item.key(), saved, /*is_buffer=*/true);
         TORCH_CHECK(saved.sizes() == item.value().sizes(), "parameter ", item.key(),

@@ -3,6 +3,8 @@
 // hash. Each is written atomically (temp file, fsync, rename, fsync of the directory) with its
 // SHA-256 in a sidecar ckpt-<step>.sha256 (sha256sum format), so a torn or corrupt file is found
 // before a resume trusts it; the newest valid checkpoint with a matching config hash wins.
+// The GPT overloads serve the LM trainer (with its growth phase); the torch::nn::Module overloads
+// serve models without growth (the squaring trainer), whose checkpoints are never "grown".
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,8 @@ std::string checkpointPath(const std::string& workdir, int64_t step);
 // path on an I/O failure.
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
                                 const TrainingState& state);
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const AdamW& optimizer, const TrainingState& state);
 
 // Checkpoint files in `workdir`, newest (highest step) first.
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
@@ -63,5 +67,10 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        std::unique_ptr<AdamW>& optimizer,
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase);
+// For a model without growth: a checkpoint saved after growth is skipped.
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash,
+                                                       torch::nn::Module& model, AdamW& optimizer,
+                                                       std::vector<std::string>* skipped);
 
 }  // namespace deepladder::trainers
