@@ -1,6 +1,9 @@
-// `deepladder export (--csv FILE | --db runs.db --ladder NAME) --format md|csv|tex|json [--out FILE]`: fits the frontier of a
-// results CSV (same options as `fit`) and writes the scaling table: per arm gamma +- se, A, E,
-// measured and projected multipliers with intervals. Wiring only; the tables are in fitting/.
+// `deepladder export (--csv FILE | --db runs.db --ladder NAME) --format md|csv|tex|json [--out
+// FILE]`: fits the frontier of a results CSV (same options as `fit`) and writes the scaling table:
+// per arm gamma +- se, A, E, measured and projected multipliers with intervals. For a squaring
+// ladder (task = "squaring") the table is per run compute vs Max T (seen, unseen moduli) and
+// OOD/test exact match, with the per-arm lines against log10(C / C0) (fitting/squaring_table.h).
+// Wiring only; the tables are in fitting/.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +20,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
+#include "fitting/squaring_table.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -29,6 +33,7 @@ struct ExportOptions {
   std::string format = "md";
   std::string out;
   std::string at = "1e20,1e22,1e24,1e26";
+  bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
 
@@ -37,6 +42,7 @@ int runExport(ExportOptions options) {
   if (options.csv.empty() == options.db_path.empty())
     throw UserError("give either --csv FILE or --db FILE --ladder NAME");
   fitting::ResultsTable table;
+  std::string text;
   if (!options.csv.empty()) {
     table = fitting::readResultsCsv(options.csv);
   } else {
@@ -44,10 +50,16 @@ int runExport(ExportOptions options) {
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Pass --db");
     auto db = storage::Database::open(options.db_path, /*read_only=*/true);
-    table = readFromDatabase(*db, options.db_path, options.ladder);
+    if (isSquaringLadder(*db, options.ladder)) {
+      const double c_ref = options.c_ref_given ? options.frontier.c_ref : kSquaringDefaultCRef;
+      text = fitting::squaringTable(
+          readSquaringSummary(*db, options.db_path, options.ladder, c_ref), options.format);
+    } else {
+      table = readFromDatabase(*db, options.db_path, options.ladder);
+    }
   }
-  const auto result = fitting::fitFrontier(table, options.frontier);
-  const std::string text = fitting::scalingTable(result, options.format);
+  if (text.empty())
+    text = fitting::scalingTable(fitting::fitFrontier(table, options.frontier), options.format);
   if (options.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
@@ -62,7 +74,10 @@ int runExport(ExportOptions options) {
 CommandRegistrar reg("export", 51, [](CLI::App& cli) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = cli.add_subcommand(
-      "export", "Write the scaling table of a frontier fit as Markdown, CSV, LaTeX or JSON");
+      "export",
+      "Write the scaling table of a frontier fit as Markdown, CSV, LaTeX or JSON. For a squaring "
+      "ladder: each run's compute, Max T (seen, unseen moduli), OOD and test exact match, and per "
+      "arm the lines OOD exact and depth rungs cleared = a + b log10(C/C0)");
   cmd->add_option("--csv", o->csv, "Results CSV: arm,compute_flops,val_loss[,...]");
   cmd->add_option("--db", o->db_path, "SQLite database with the ladder's runs");
   cmd->add_option("--ladder", o->ladder, "Ladder name or hash (or an imported source)");
@@ -71,13 +86,18 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output file (default: standard output)");
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
-  cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0")->capture_default_str();
+  CLI::Option* c_ref =
+      cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")
+          ->capture_default_str();
   cmd->add_option("--bootstrap", o->frontier.bootstrap, "Bootstrap resamples (0 = none)")
       ->capture_default_str();
   cmd->add_option("--at", o->at, "Computes for projected multipliers, comma-separated")
       ->capture_default_str();
   cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
-  cmd->callback([o] { commandExitCode() = runExport(*o); });
+  cmd->callback([o, c_ref] {
+    o->c_ref_given = c_ref->count() > 0;
+    commandExitCode() = runExport(*o);
+  });
 });
 
 }  // namespace

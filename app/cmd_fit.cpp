@@ -1,8 +1,9 @@
 // `deepladder fit (--db runs.db --ladder NAME | --csv FILE) [--form frontier|chinchilla]
 // [--baseline vanilla] [--c-ref 1e18] [--bootstrap N] [--at LIST] [--joint] [--json]`:
 // fits a ladder's finished runs, prints the scaling table (or exactly one JSON object with
-// --json) and, with --db, stores the fit in the fits table. Wiring only: the fits live in
-// fitting/, the database in storage/.
+// --json) and, with --db, stores the fit in the fits table. A squaring ladder (task = "squaring")
+// is fitted on compute vs Max T and OOD accuracy instead (fitting/squaring_trend.h). Wiring only:
+// the fits live in fitting/, the database in storage/.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
+#include "fitting/squaring_table.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -32,6 +34,7 @@ struct FitCommandOptions {
   std::string form = "frontier";
   std::string at = "1e20,1e22,1e24,1e26";
   bool json = false;
+  bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
 
@@ -77,6 +80,50 @@ void storeFrontier(storage::Database& db, const std::string& source,
   tx.commit();
 }
 
+void storeSquaringFits(storage::Database& db, const std::string& source,
+                       const fitting::SquaringLadderSummary& s) {
+  storage::Transaction tx(db);
+  char c0[32];
+  std::snprintf(c0, sizeof c0, "%g", s.c_ref);
+  for (const auto& arm : s.arms)
+    for (const auto& [name, t] :
+         {std::pair{"ood_exact", arm.ood_exact}, std::pair{"rungs_seen", arm.rungs_seen}}) {
+      if (!t.defined) continue;
+      auto number = [](double v) {
+        return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+      };
+      storage::FitRecord rec;
+      rec.source = source;
+      rec.arm = arm.arm;
+      rec.form = std::string(name) + "=a+b*log10(C/" + c0 + ")";
+      rec.params_json = nlohmann::json{
+          {"a", t.a},
+          {"b", t.b},
+          {"c_ref", s.c_ref},
+          {"points", t.points},
+          {"r2",
+           number(t.r2)}}.dump();
+      rec.stderr_json = nlohmann::json{{"a", number(t.a_se)}, {"b", number(t.b_se)}}.dump();
+      db.insertFit(rec);
+    }
+  tx.commit();
+}
+
+// A squaring ladder: the runs' compute vs Max T and OOD accuracy, and the trends per arm.
+int runSquaringFit(const FitCommandOptions& options, storage::Database& db) {
+  const double c_ref = options.c_ref_given ? options.frontier.c_ref : kSquaringDefaultCRef;
+  const auto summary = readSquaringSummary(db, options.db_path, options.ladder, c_ref);
+  storeSquaringFits(db, options.ladder, summary);
+  if (options.json) {
+    std::printf("%s\n", fitting::squaringToJson(summary).dump().c_str());
+  } else {
+    std::printf("%s", fitting::squaringTableMarkdown(summary).c_str());
+    std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
+                options.ladder.c_str());
+  }
+  return 0;
+}
+
 void printChinchillaTable(const fitting::ChinchillaFit& fit,
                           const std::vector<fitting::SizePoint>& points) {
   std::printf(
@@ -119,6 +166,13 @@ int runFit(FitCommandOptions options) {
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Check --db");
     db = storage::Database::open(options.db_path);
+    if (isSquaringLadder(*db, options.ladder)) {
+      if (options.form != "frontier")
+        throw UserError("--form " + options.form + ": ladder \"" + options.ladder +
+                        "\" is a squaring ladder, fitted on compute vs Max T and OOD accuracy; "
+                        "leave out --form");
+      return runSquaringFit(options, *db);
+    }
     table = readFromDatabase(*db, options.db_path, options.ladder);
     if (options.form == "chinchilla") sizes = sizePointsOf(table);
   } else if (options.form == "chinchilla") {
@@ -163,7 +217,10 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
   CLI::App* cmd = cli.add_subcommand(
       "fit",
       "Fit scaling laws: the compute frontier L(C) = E + A (C/C0)^-gamma per arm with "
-      "compute multipliers, or Chinchilla L(N, D)");
+      "compute multipliers, or Chinchilla L(N, D). For a squaring ladder (task = \"squaring\"): "
+      "per arm, each run's training compute C against Max T (seen and unseen moduli) and OOD "
+      "exact match, with the lines OOD exact = a + b log10(C/C0) and depth rungs cleared = "
+      "a + b log10(C/C0) (b: gain per decade of compute; C0 = --c-ref, default 1e15 there)");
   cmd->add_option("--db", o->db_path, "SQLite database with the ladder's runs");
   cmd->add_option("--ladder", o->ladder, "Ladder name or hash (or an imported source)");
   cmd->add_option("--csv", o->csv,
@@ -171,7 +228,9 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
                   "(chinchilla: params,tokens,loss)");
   cmd->add_option("--form", o->form, "frontier | chinchilla")->capture_default_str();
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
-  cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0")->capture_default_str();
+  CLI::Option* c_ref =
+      cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")
+          ->capture_default_str();
   cmd->add_option("--bootstrap", o->frontier.bootstrap, "Bootstrap resamples (0 = none)")
       ->capture_default_str();
   cmd->add_option("--seed", o->frontier.seed, "Bootstrap seed")->capture_default_str();
@@ -179,7 +238,10 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
   cmd->add_flag("--json", o->json, "Print exactly one JSON object instead of the table");
-  cmd->callback([o] { commandExitCode() = runFit(*o); });
+  cmd->callback([o, c_ref] {
+    o->c_ref_given = c_ref->count() > 0;
+    commandExitCode() = runFit(*o);
+  });
 });
 
 }  // namespace

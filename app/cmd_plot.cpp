@@ -1,7 +1,9 @@
 // `deepladder plot frontier|multiplier|lens|curves --out FILE.(png|svg|pdf)`: renders a plot
 // off screen with QCustomPlot (no display needed). Data from a ladder in the database
 // (--db, --ladder) or a results CSV (--csv) for frontier and multiplier; from runs (--run ID...)
-// for lens and curves. Wiring only: fits in fitting/, drawing in ui/plots/.
+// for lens and curves. `plot squaring` (or `plot frontier` on a squaring ladder) draws a
+// task = "squaring" ladder: compute vs OOD exact match and Max T per arm. Wiring only: fits in
+// fitting/, drawing in ui/plots/.
 #include <qcustomplot.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <memory>
 
 #include "app/command_registry.h"
+#include "app/fit_inputs.h"
 #include "core/errors.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
@@ -22,6 +25,7 @@
 #include "ui/plots/offscreen_app.h"
 #include "ui/plots/plot_export.h"
 #include "ui/plots/plot_sources.h"
+#include "ui/plots/squaring_plot.h"
 
 namespace deepladder::app {
 namespace {
@@ -42,6 +46,7 @@ struct PlotOptions {
   double compute_hi = 1e26;
   int width = 960;
   int height = 600;
+  bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
 
@@ -64,7 +69,23 @@ int runPlot(PlotOptions o) {
   plots::ensureGuiApplication();
   QCustomPlot plot;
   plot.resize(o.width, o.height);
-  if (o.kind == "frontier" || o.kind == "multiplier") {
+  const bool squaring_ladder =
+      (o.kind == "frontier" || o.kind == "squaring") && o.csv.empty() && !o.ladder.empty() && [&] {
+        auto db = openDatabase(o.db_path);
+        return isSquaringLadder(*db, o.ladder);
+      }();
+  if (o.kind == "squaring" && !squaring_ladder)
+    throw UserError(
+        "plot squaring: give --db FILE --ladder NAME of a ladder with task = "
+        "\"squaring\"");
+  if (squaring_ladder) {
+    auto db = openDatabase(o.db_path);
+    const double c_ref = o.c_ref_given ? o.frontier.c_ref : kSquaringDefaultCRef;
+    plots::drawSquaringLadder(plot,
+                              {readSquaringSummary(*db, o.db_path, o.ladder, c_ref),
+                               QStringLiteral("Squaring ladder %1: depth generalization vs compute")
+                                   .arg(QString::fromStdString(o.ladder))});
+  } else if (o.kind == "frontier" || o.kind == "multiplier") {
     const auto table = loadResults(o);
     if (o.kind == "multiplier") {
       double lo = 1e300;
@@ -107,7 +128,7 @@ int runPlot(PlotOptions o) {
     }
     plots::drawCurves(plot, input);
   } else {
-    throw UserError("plot: '" + o.kind + "' is not frontier, multiplier, lens or curves");
+    throw UserError("plot: '" + o.kind + "' is not frontier, multiplier, lens, curves or squaring");
   }
   plots::savePlot(plot, QString::fromStdString(o.out), o.width, o.height);
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
@@ -118,13 +139,16 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
   auto o = std::make_shared<PlotOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "plot",
-      "Render a plot to PNG, SVG or PDF without a display: frontier, multiplier, lens, curves");
-  cmd->add_option("kind", o->kind, "frontier | multiplier | lens | curves")
+      "Render a plot to PNG, SVG or PDF without a display: frontier, multiplier, lens, curves, "
+      "squaring (a task = \"squaring\" ladder: training compute vs OOD exact match with its line "
+      "a + b log10(C/C0), and vs Max T on seen and unseen moduli; `frontier` on such a ladder "
+      "draws the same)");
+  cmd->add_option("kind", o->kind, "frontier | multiplier | lens | curves | squaring")
       ->required()
-      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves"}));
+      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves", "squaring"}));
   cmd->add_option("--out", o->out, "Output file: .png, .svg or .pdf")->required();
   cmd->add_option("--db", o->db_path, "SQLite database");
-  cmd->add_option("--ladder", o->ladder, "Ladder name or hash (frontier, multiplier)");
+  cmd->add_option("--ladder", o->ladder, "Ladder name or hash (frontier, multiplier, squaring)");
   cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier)");
   cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)");
   cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();
@@ -136,7 +160,9 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_option("--eps", o->eps, "d_lens threshold in nats (lens)")->capture_default_str();
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
-  cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0")->capture_default_str();
+  CLI::Option* c_ref =
+      cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")
+          ->capture_default_str();
   cmd->add_option("--bootstrap", o->frontier.bootstrap, "Bootstrap resamples (0 = none)")
       ->capture_default_str();
   cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
@@ -144,7 +170,10 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_option("--width", o->width, "Width in pixels")->capture_default_str();
   cmd->add_option("--height", o->height, "Height in pixels")->capture_default_str();
-  cmd->callback([o] { commandExitCode() = runPlot(*o); });
+  cmd->callback([o, c_ref] {
+    o->c_ref_given = c_ref->count() > 0;
+    commandExitCode() = runPlot(*o);
+  });
 });
 
 }  // namespace

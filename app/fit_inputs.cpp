@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "storage/database.h"
 #include "storage/result_points.h"
+#include "storage/squaring_points.h"
 
 namespace deepladder::app {
 
@@ -32,9 +33,23 @@ fitting::ResultsTable readFromDatabase(storage::Database& db, const std::string&
   fitting::ResultsTable table;
   table.source = db_path + " (ladder " + ladder + ")";
   for (const storage::ExternalPoint& e : storage::resultPoints(db, db_path, ladder))
-    table.points.push_back(
-        {e.arm, e.compute, e.loss, e.params.value_or(NAN), e.tokens.value_or(NAN), e.depth.value_or(NAN)});
+    table.points.push_back({e.arm, e.compute, e.loss, e.params.value_or(NAN),
+                            e.tokens.value_or(NAN), e.depth.value_or(NAN)});
   return table;
+}
+
+bool isSquaringLadder(storage::Database& db, const std::string& ladder) {
+  return storage::isSquaringLadder(db, ladder);
+}
+
+fitting::SquaringLadderSummary readSquaringSummary(storage::Database& db,
+                                                   const std::string& db_path,
+                                                   const std::string& ladder, double c_ref) {
+  std::vector<fitting::SquaringRunPoint> runs;
+  for (const storage::SquaringPoint& p : storage::squaringPoints(db, db_path, ladder))
+    runs.push_back(
+        {p.arm, p.run_id, p.compute, p.max_t_seen, p.max_t_unseen, p.ood_exact, p.test_exact});
+  return fitting::summarizeSquaringLadder(std::move(runs), c_ref);
 }
 
 }  // namespace deepladder::app

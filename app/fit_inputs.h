@@ -1,11 +1,13 @@
 // Inputs of `fit`, `export` and `plot`: the finished runs of a ladder (or an imported CSV source)
-// read from the database, and the --at compute list. Shared wiring for those commands.
+// read from the database, and the --at compute list; for a squaring ladder (task = "squaring") the
+// runs' compute against Max T and OOD accuracy instead. Shared wiring for those commands.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "fitting/fit_types.h"
+#include "fitting/squaring_trend.h"
 
 namespace deepladder::storage {
 class Database;
@@ -20,5 +22,17 @@ std::vector<double> parseComputeList(const std::string& text);
 // imported CSV stored under that name (`deepladder import`).
 fitting::ResultsTable readFromDatabase(storage::Database& db, const std::string& db_path,
                                        const std::string& ladder);
+
+// True when --db and --ladder name a ladder of the serial task (fit, export and plot then use
+// compute vs Max T and OOD accuracy, fitting/squaring_trend.h).
+bool isSquaringLadder(storage::Database& db, const std::string& ladder);
+
+// C0 of the squaring fits: --c-ref when given, else 1e15 (E-tier ladders train 1e12-1e16 FLOPs).
+inline constexpr double kSquaringDefaultCRef = 1e15;
+
+// The squaring ladder's finished runs, summarized per arm with both fits.
+fitting::SquaringLadderSummary readSquaringSummary(storage::Database& db,
+                                                   const std::string& db_path,
+                                                   const std::string& ladder, double c_ref);
 
 }  // namespace deepladder::app

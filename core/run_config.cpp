@@ -156,7 +156,7 @@ void readSquaring(TomlReader r, SquaringConfig& q) {
   q.tier = r.string("tier", q.tier);
   q.layout = r.choice("layout", q.layout, {"separate", "causal"});
   q.data_seed = r.integer("data_seed", q.data_seed, 0, std::numeric_limits<int64_t>::max());
-  q.iterations = r.choice("iterations", q.iterations, {"fixed", "poisson_lognormal"});
+  q.iterations = r.choice("iterations", q.iterations, {"fixed", "poisson_lognormal", "per_t"});
   q.mean_iterations = r.number("mean_iterations", q.mean_iterations, 1.0, 1024.0);
   q.iteration_sigma = r.number("iteration_sigma", q.iteration_sigma, 0.0, 10.0);
   q.backprop_last = r.integer("backprop_last", q.backprop_last, 0, 1024);

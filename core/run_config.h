@@ -113,7 +113,9 @@ struct SquaringConfig {
   std::string layout = "separate";   // "separate" (bidirectional prompt) or "causal"
   int64_t data_seed = 0;             // dataset generation and split
   // Iterations of the looped core per batch: "fixed" (= model.passes) or "poisson_lognormal":
-  // r ~ 1 + Poisson(lambda), lambda ~ LogNormal(log(mean_iterations - 1), iteration_sigma).
+  // r ~ 1 + Poisson(lambda), lambda ~ LogNormal(log(mean_iterations - 1), iteration_sigma);
+  // or "per_t": r = model.passes x T for each example (depth grows with the prompt's T, so one
+  // core can be applied once per squaring; train and test alike).
   std::string iterations = "fixed";
   double mean_iterations = 4.0;
   double iteration_sigma = 0.5;

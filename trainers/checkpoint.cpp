@@ -88,13 +88,18 @@ namespace {
 using SaveOptimizer = std::function<void(torch::serialize::OutputArchive&)>;
 using LoadOptimizer = std::function<void(torch::serialize::InputArchive&)>;
 
-CheckpointRecord saveWith(const std::string& workdir, GPT& model, const SaveOptimizer& optimizer,
-                          const TrainingState& state);
+CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
+                          const SaveOptimizer& optimizer, const TrainingState& state);
 
 }  // namespace
 
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
                                 const TrainingState& state) {
+  return saveCheckpoint(workdir, *model, optimizer, state);
+}
+
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const AdamW& optimizer, const TrainingState& state) {
   return saveWith(
       workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
       state);
@@ -103,16 +108,16 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const Ad
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
                                 const RunOptimizer& optimizer, const TrainingState& state) {
   return saveWith(
-      workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
+      workdir, *model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
       state);
 }
 
 namespace {
 
-CheckpointRecord saveWith(const std::string& workdir, GPT& model, const SaveOptimizer& optimizer,
-                          const TrainingState& state) {
+CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
+                          const SaveOptimizer& optimizer, const TrainingState& state) {
   torch::serialize::OutputArchive archive;
-  for (const auto& item : model->named_parameters())
+  for (const auto& item : model.named_parameters())
     archive.write("model." + item.key(), item.value().detach().to(torch::kCPU).clone(),
                   /*is_buffer=*/true);
   optimizer(archive);
@@ -174,11 +179,21 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep) {
 namespace {
 
 // The loader behind the overloads; `optimizer` reads the optimizer state, called after
-// `prepare_phase` has run (it may replace the optimizer).
+// `prepare_phase` has run (it may replace the optimizer). `prepare_phase` is required: it accepts
+// or refuses (throws) the checkpoint's growth phase.
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
-                                        GPT& model, const LoadOptimizer& optimizer,
+                                        torch::nn::Module& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
                                         const PreparePhase& prepare_phase);
+
+// The phase check of a model that cannot grow, or has a fixed phase.
+PreparePhase requirePhase(bool model_grown) {
+  return [model_grown](bool grown) {
+    if (grown != model_grown)
+      throw std::runtime_error(grown ? "saved after growth; this model has not grown"
+                                     : "saved before growth; this model has grown");
+  };
+}
 
 }  // namespace
 
@@ -186,9 +201,20 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        const std::string& config_hash, GPT& model,
                                                        AdamW& optimizer,
                                                        std::vector<std::string>* skipped) {
-  return loadNewest(workdir, config_hash, model,
-                    [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); },
-                    skipped, {});
+  return loadNewest(
+      workdir, config_hash, *model,
+      [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
+      requirePhase(model->grown()));
+}
+
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash,
+                                                       torch::nn::Module& model, AdamW& optimizer,
+                                                       std::vector<std::string>* skipped) {
+  return loadNewest(
+      workdir, config_hash, model,
+      [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
+      requirePhase(false));
 }
 
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
@@ -197,9 +223,9 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase) {
   return loadNewest(
-      workdir, config_hash, model,
+      workdir, config_hash, *model,
       [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
-      prepare_phase);
+      prepare_phase ? prepare_phase : requirePhase(model->grown()));
 }
 
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
@@ -208,15 +234,15 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase) {
   return loadNewest(
-      workdir, config_hash, model,
+      workdir, config_hash, *model,
       [&](torch::serialize::InputArchive& a) { optimizer->load(a, "optim."); }, skipped,
-      prepare_phase);
+      prepare_phase ? prepare_phase : requirePhase(model->grown()));
 }
 
 namespace {
 
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
-                                        GPT& model, const LoadOptimizer& optimizer,
+                                        torch::nn::Module& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
                                         const PreparePhase& prepare_phase) {
   auto skip = [&](const std::string& path, const std::string& why) {
@@ -251,14 +277,10 @@ std::optional<TrainingState> loadNewest(const std::string& workdir, const std::s
         torch::Tensor grown_flag;
         if (archive.try_read("state.grown", grown_flag)) grown = grown_flag.item<int64_t>() != 0;
       }
-      if (prepare_phase)
-        prepare_phase(grown);
-      else if (grown != model->grown())
-        throw std::runtime_error(grown ? "saved after growth; this model has not grown"
-                                       : "saved before growth; this model has grown");
+      prepare_phase(grown);
       // Read everything before changing anything, so a bad file leaves the model untouched.
       std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
-      for (const auto& item : model->named_parameters()) {
+      for (const auto& item : model.named_parameters()) {
         torch::Tensor saved;
         archive.read("model." + item.key(), saved, /*is_buffer=*/true);
         TORCH_CHECK(saved.sizes() == item.value().sizes(), "parameter ", item.key(),

@@ -4,6 +4,8 @@
 // file, fsync, rename, fsync of the directory) with its SHA-256 in a sidecar ckpt-<step>.sha256
 // (sha256sum format), so a torn or corrupt file is found before a resume trusts it; the newest
 // valid checkpoint with a matching config hash wins.
+// The GPT overloads serve the LM trainer (with its growth phase); the torch::nn::Module overloads
+// serve models without growth (the squaring trainer), whose checkpoints are never "grown".
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,8 @@ std::string checkpointPath(const std::string& workdir, int64_t step);
 // path on an I/O failure.
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
                                 const TrainingState& state);
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const AdamW& optimizer, const TrainingState& state);
 // The same with the training loop's optimizer (AdamW or the recipe's Muon + AdamW groups).
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
                                 const RunOptimizer& optimizer, const TrainingState& state);
@@ -74,5 +78,10 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        RunOptimizer& optimizer,
                                                        std::vector<std::string>* skipped,
                                                        const PreparePhase& prepare_phase);
+// For a model without growth: a checkpoint saved after growth is skipped.
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash,
+                                                       torch::nn::Module& model, AdamW& optimizer,
+                                                       std::vector<std::string>* skipped);
 
 }  // namespace deepladder::trainers

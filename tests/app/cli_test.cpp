@@ -1,15 +1,17 @@
 // The CLI as a user meets it: bad input exits 2 with a message that names the file, line or key
-// and writes nothing; a tiny run trains end to end and lands in SQLite.
+// and writes nothing; a tiny run trains end to end and lands in SQLite; a squaring ladder is
+// fitted, exported and plotted on compute vs Max T and OOD accuracy.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/run_config.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
 
@@ -47,7 +49,8 @@ class CliTest : public ::testing::Test {
     fs::remove(spec.stderr_path);
     WorkerProcess process(spec);
     CommandResult result;
-    ProcessExit exit = process.runToEnd([&](const std::string& line) { result.out += line + "\n"; });
+    ProcessExit exit =
+        process.runToEnd([&](const std::string& line) { result.out += line + "\n"; });
     result.code = exit.exited ? exit.code : 128 + exit.signal;
     std::ifstream in(spec.stderr_path);
     result.err.assign(std::istreambuf_iterator<char>(in), {});
@@ -68,7 +71,8 @@ class CliTest : public ::testing::Test {
 
 std::string tinyConfig(const std::string& data_dir, int steps) {
   return "name = \"cli-tiny\"\n[model]\nd_model = 32\nn_layer = 1\nn_head = 2\nseq_len = 32\n"
-         "[data]\nkind = \"text\"\ntrain = \"" + data_dir + "/train.txt\"\nval = \"" + data_dir +
+         "[data]\nkind = \"text\"\ntrain = \"" +
+         data_dir + "/train.txt\"\nval = \"" + data_dir +
          "/val.txt\"\n[train]\nsteps = " + std::to_string(steps) +
          "\nwarmup_steps = 2\nbatch_size = 4\neval_every = 10\neval_batches = 2\n"
          "checkpoint_every = 10\nthreads = 1\n";
@@ -155,7 +159,8 @@ TEST_F(CliTest, TinyRunTrainsEndToEndIntoSqlite) {
   EXPECT_NE(status.out.find("cli-tiny"), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("finished"), std::string::npos) << status.out;
 
-  CommandResult csv = deepladder({"metrics", "1", "--db", path("runs.db"), "--key", "train/loss", "--csv"});
+  CommandResult csv =
+      deepladder({"metrics", "1", "--db", path("runs.db"), "--key", "train/loss", "--csv"});
   EXPECT_EQ(csv.code, 0) << csv.err;
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 21) << csv.out;
 }
@@ -178,4 +183,81 @@ TEST_F(CliTest, CancelAllCancelsEveryUnfinishedRun) {
   CommandResult bad = deepladder({"cancel", "nope", "--db", path("runs.db")});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("neither a run id nor a ladder"), std::string::npos) << bad.err;
+}
+
+// A squaring ladder (task = "squaring") is fitted on compute vs Max T and OOD accuracy, not on
+// loss. The fixture database is constructed here: an E1 ladder with two arms, two finished runs
+// each, and hand-written evals (depth ladder on 9-bit and 10/11-bit moduli, OOD T, test).
+TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
+  {
+    auto db = storage::Database::open(path("sq.db"));
+    const int64_t ladder = db->upsertLadder("sq-e1", "[ladder]\nname = \"sq-e1\"\n", "sqhash");
+    RunConfig config;
+    config.task = "squaring";
+    config.model.vocab_size = 17;
+    config.squaring.tier = "E1";
+    struct Fixture {
+      const char* arm;
+      double flops;
+      int64_t seen_full;  // depth rungs of 9-bit moduli all right up to this T
+      int64_t ood_correct;
+    };
+    for (const Fixture& f : {Fixture{"baseline", 1e13, 0, 10}, Fixture{"baseline", 1e14, 1, 40},
+                             Fixture{"looped", 1e13, 1, 60}, Fixture{"looped", 1e14, 4, 160}}) {
+      storage::RunRecord r;
+      r.ladder_id = ladder;
+      r.name = std::string(f.arm) + "-" + std::to_string(static_cast<long long>(f.flops));
+      r.arm = f.arm;
+      r.status = "finished";
+      r.flops = f.flops;
+      r.final_loss = 1.0;
+      r.config_json = toJson(config).dump();
+      const int64_t id = db->insertRun(r);
+      std::vector<storage::EvalRow> rows = {{id, 50, "squaring/ood_t", 9, 6, f.ood_correct, 288},
+                                            {id, 50, "squaring/test", 9, 1, 30, 60}};
+      for (int64_t t : {1, 2, 4, 8, 16, 32, 64}) {
+        rows.push_back({id, 50, "squaring/depth", 9, t, t <= f.seen_full ? 288 : 200, 288});
+        rows.push_back({id, 50, "squaring/depth", 10, t, 0, 100});
+      }
+      db->writeEvals(rows);
+    }
+  }
+  CommandResult fit = deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1"});
+  ASSERT_EQ(fit.code, 0) << fit.err << fit.out;
+  EXPECT_NE(fit.out.find("| looped | 4 | 1e+14 | 4 | 0 | 0.556 | 0.5 |"), std::string::npos)
+      << fit.out;
+  // looped: OOD 60/288 -> 160/288 over one decade: b = 100/288 = 0.3472 per decade.
+  EXPECT_NE(fit.out.find("| looped | OOD exact | 2 |"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("0.3472"), std::string::npos) << fit.out;
+  {
+    auto db = storage::Database::open(path("sq.db"), /*read_only=*/true);
+    const auto fits = db->fits("sq-e1");
+    ASSERT_EQ(fits.size(), 4u);  // two arms x (ood_exact, rungs_seen)
+    EXPECT_EQ(fits[0].form, "ood_exact=a+b*log10(C/1e+15)");
+  }
+
+  CommandResult json =
+      deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1", "--json", "--c-ref", "1e13"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto parsed = nlohmann::json::parse(json.out);
+  EXPECT_DOUBLE_EQ(parsed["c_ref"].get<double>(), 1e13);
+  // At C0 = 1e13 the baseline's line starts at its first run: 10/288.
+  EXPECT_NEAR(parsed["arms"][0]["fits"]["ood_exact"]["a"].get<double>(), 10.0 / 288, 1e-9);
+
+  CommandResult csv =
+      deepladder({"export", "--db", path("sq.db"), "--ladder", "sq-e1", "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("looped,4,max_t_seen,1e+14,4,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("baseline,,rungs_seen.b,,1,"), std::string::npos) << csv.out;
+
+  CommandResult chinchilla =
+      deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1", "--form", "chinchilla"});
+  EXPECT_EQ(chinchilla.code, 2);
+  EXPECT_NE(chinchilla.err.find("squaring ladder"), std::string::npos) << chinchilla.err;
+
+  if (deepladder({"plot", "--help"}).code != 0) GTEST_SKIP() << "built without the plot renderer";
+  CommandResult plot = deepladder(
+      {"plot", "squaring", "--db", path("sq.db"), "--ladder", "sq-e1", "--out", path("sq.png")});
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_GT(fs::file_size(path("sq.png")), 1000u);
 }

@@ -1,18 +1,23 @@
 // Tests of the serial task's training loop and scoring (trainers/squaring): exact match on
 // constructed predictions, per-cell Eval rows, a tiny E1 run that emits the documented metrics
-// and Eval rows (and the iteration sweep for a looped core), and refusals of bad configs.
+// and Eval rows (and the iteration sweep for a looped core), refusals of bad configs, and resuming
+// from a checkpoint with the uninterrupted run's losses.
 #include "trainers/squaring/squaring_trainer.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 #include <variant>
 
 #include "core/errors.h"
+#include "core/sha256.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/tiers.h"
+#include "trainers/checkpoint.h"
 #include "trainers/squaring/squaring_eval.h"
 
 namespace deepladder::trainers::squaring {
@@ -137,6 +142,161 @@ TEST(SquaringTrainer, TinyLoopedRunSweepsIterations) {
        {"squaring/test@r=1", "squaring/test@r=3", "squaring/ood_t@r=3", "squaring/depth@r=1"})
     EXPECT_TRUE(tasks.count(task)) << task;
   EXPECT_TRUE(hasValue(c, "iterations"));
+}
+
+// A run in `workdir` (kept), stopped after `max_steps` like a killed worker when >= 0.
+struct Messages {
+  std::vector<protocol::Message> all;
+  TrainOutcome outcome;
+  std::map<int64_t, double> curve(const std::string& key) const {
+    std::map<int64_t, double> out;
+    for (const auto& m : all)
+      if (const auto* metric = std::get_if<protocol::Metric>(&m))
+        for (const auto& [k, v] : metric->values)
+          if (k == key) out[metric->step] = v;
+    return out;
+  }
+  template <typename T>
+  std::vector<T> of() const {
+    std::vector<T> out;
+    for (const auto& m : all)
+      if (const T* t = std::get_if<T>(&m)) out.push_back(*t);
+    return out;
+  }
+};
+
+Messages runIn(const RunConfig& config, const std::filesystem::path& workdir, bool resume,
+               int64_t max_steps = -1) {
+  Messages out;
+  TrainerOptions options;
+  options.workdir = workdir.string();
+  options.resume = resume;
+  options.max_steps = max_steps;
+  out.outcome = runSquaringTraining(config, options,
+                                    [&](const protocol::Message& m) { out.all.push_back(m); });
+  return out;
+}
+
+// The looped recipe uses every random draw the trainer makes (row order across an epoch boundary,
+// Poisson-lognormal iterations, the progressive loss's n and k): 691 training rows, batch 64, so
+// epoch 2 starts inside step 11, after the resume at step 5.
+class SquaringResume : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() /
+          ("deepladder-sqresume-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    config = tinySquaringRun("pcc");
+    config.train.steps = 16;
+    config.train.batch_size = 64;
+    config.train.eval_every = 8;
+    config.train.checkpoint_every = 5;
+    config.train.keep_checkpoints = 2;
+    reference = runIn(config, dir / "uninterrupted", false);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  std::filesystem::path dir;
+  RunConfig config;
+  Messages reference;
+};
+
+TEST_F(SquaringResume, ResumingAtStep5ReproducesTheUninterruptedRun) {
+  const auto first = runIn(config, dir / "interrupted", false, /*max_steps=*/8);
+  ASSERT_EQ(first.outcome.status, TrainStatus::kStopped);
+  ASSERT_TRUE(first.of<protocol::Done>().empty());
+  const auto resumed = runIn(config, dir / "interrupted", true);
+  ASSERT_EQ(resumed.of<protocol::Hello>().at(0).resumed_from, 5);  // the newest checkpoint
+
+  const auto expected = reference.curve("train/loss");
+  const auto got = resumed.curve("train/loss");
+  ASSERT_EQ(got.size(), 11u);  // steps 6..16
+  for (const auto& [step, loss] : got) {
+    ASSERT_TRUE(expected.count(step)) << "step " << step;
+    EXPECT_NEAR(loss, expected.at(step), 1e-5 * std::abs(expected.at(step))) << "step " << step;
+  }
+  EXPECT_EQ(resumed.curve("iterations"), [&] {
+    auto all = reference.curve("iterations");
+    for (auto it = all.begin(); it != all.end();)
+      it = it->first <= 5 ? all.erase(it) : std::next(it);
+    return all;
+  }());
+  for (const char* key : {"val/loss", "test/exact", "ood/exact"})
+    EXPECT_NEAR(resumed.curve(key).at(16), reference.curve(key).at(16), 1e-5) << key;
+  const auto done = resumed.of<protocol::Done>();
+  ASSERT_EQ(done.size(), 1u);
+  const auto reference_done = reference.of<protocol::Done>().at(0);
+  EXPECT_EQ(done[0].steps, 16);
+  EXPECT_EQ(done[0].tokens, reference_done.tokens);
+  EXPECT_DOUBLE_EQ(done[0].flops, reference_done.flops);
+}
+
+TEST_F(SquaringResume, CorruptNewestCheckpointFallsBackAndEveryChecksumMatches) {
+  // The uninterrupted run (checkpoints at 5, 10, 15 and the end) kept the newest two, each
+  // matching its checksum.
+  const auto saved = listCheckpoints((dir / "uninterrupted").string());
+  ASSERT_EQ(saved.size(), 2u);
+  EXPECT_EQ(saved[0].step, 16);
+  EXPECT_EQ(saved[1].step, 15);
+  for (const auto& c : reference.of<protocol::Checkpoint>()) {
+    if (!std::filesystem::exists(c.path)) continue;  // pruned
+    EXPECT_EQ(sha256File(c.path), c.sha256) << c.path;
+  }
+
+  const auto workdir = dir / "corrupt";
+  ASSERT_EQ(runIn(config, workdir, false, /*max_steps=*/12).outcome.status, TrainStatus::kStopped);
+  std::fstream(checkpointPath(workdir.string(), 10),
+               std::ios::in | std::ios::out | std::ios::binary)
+      .write("garbage", 7);
+  const auto resumed = runIn(config, workdir, true);
+  EXPECT_EQ(resumed.of<protocol::Hello>().at(0).resumed_from, 5);
+  bool skipped = false;
+  for (const auto& e : resumed.of<protocol::Event>()) skipped |= e.name == "checkpoint_skipped";
+  EXPECT_TRUE(skipped);
+  EXPECT_NEAR(resumed.curve("train/loss").at(16), reference.curve("train/loss").at(16),
+              1e-5 * std::abs(reference.curve("train/loss").at(16)));
+}
+
+TEST(SquaringTrainer, PerTRunsPassesTimesTIterationsForEachExample) {
+  RunConfig c = tinySquaringRun("pcc");
+  c.squaring.iterations = "per_t";
+  c.squaring.progressive_weight = 0;
+  c.squaring.backprop_last = 0;
+  torch::manual_seed(3);
+  SquaringModel model(c.model, 13);
+  model->eval();
+  const auto data = sq::generateTierDataset(sq::tierPreset("E1"), 0);
+  const EncodedSet set = encodeSet(data.test, sq::Layout::kSeparate, 13, torch::kCPU);
+  // Scores and loss per T group must equal scoring that group alone at r = passes x T.
+  const auto per_t = scoreExactMatchPerT(model, set, /*per_t=*/2);
+  double weighted_loss = 0, targets = 0;
+  for (const auto& [t, rows] : rowsByT(set)) {
+    std::vector<sq::Example> group;
+    for (int64_t row : rows) group.push_back(data.test[static_cast<size_t>(row)]);
+    const EncodedSet alone = encodeSet(group, sq::Layout::kSeparate, 13, torch::kCPU);
+    const auto ok = scoreExactMatch(model, alone, 2 * t);
+    for (size_t i = 0; i < rows.size(); ++i)
+      EXPECT_EQ(per_t[static_cast<size_t>(rows[i])], ok[i]) << "T " << t << " row " << rows[i];
+    const double n = alone.targets.ne(sq::kIgnoreTarget).sum().item<double>();
+    weighted_loss += n * setLoss(model, alone, 2 * t);
+    targets += n;
+  }
+  EXPECT_NEAR(setLossPerT(model, set, 2), weighted_loss / targets, 1e-6);
+
+  // A run (passes 1, one evaluation: the depth ladder runs up to r = 64): the logged iterations
+  // are the batch's mean passes x T (E1: T in 1..3).
+  c.model.passes = 1;
+  c.train.eval_every = 4;
+  const Collected run = runTiny(c, "per-t");
+  EXPECT_EQ(run.done, 1);
+  for (const auto& m : run.metrics)
+    for (const auto& [k, v] : m.values)
+      if (k == "iterations") {
+        EXPECT_GE(v, 1.0);
+        EXPECT_LE(v, 3.0);
+      }
+  c.squaring.progressive_weight = 0.5;
+  EXPECT_THROW(checkSquaringConfig(c), UserError);  // progressive draws its own counts
 }
 
 TEST(SquaringTrainer, RefusesBadConfigs) {

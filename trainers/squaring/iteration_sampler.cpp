@@ -14,7 +14,7 @@ IterationSampler::IterationSampler(const SquaringConfig& config, int64_t fixed_p
     : random_(config.iterations == "poisson_lognormal"),
       fixed_(std::max<int64_t>(1, fixed_passes)),
       sigma_(config.iteration_sigma),
-      rng_(seed) {
+      seed_(seed) {
   if (random_) {
     if (config.mean_iterations <= 1.0)
       throw UserError("squaring.mean_iterations = " + std::to_string(config.mean_iterations) +
@@ -27,10 +27,16 @@ IterationSampler::IterationSampler(const SquaringConfig& config, int64_t fixed_p
 }
 
 int64_t IterationSampler::next() {
+  const int64_t index = position_++;
   if (!random_) return fixed_;
+  // A generator of its own per draw, seeded by (seed, index): draw i is the same whether or not
+  // the run was interrupted before it.
+  std::seed_seq seeds{static_cast<uint32_t>(seed_), static_cast<uint32_t>(seed_ >> 32),
+                      static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32)};
+  std::mt19937_64 rng(seeds);
   std::lognormal_distribution<double> rate(log_mean_, sigma_);
-  std::poisson_distribution<int64_t> count(rate(rng_));
-  return std::min<int64_t>(max_iterations_, 1 + count(rng_));
+  std::poisson_distribution<int64_t> count(rate(rng));
+  return std::min<int64_t>(max_iterations_, 1 + count(rng));
 }
 
 std::vector<int64_t> parseEvalPasses(const std::string& text) {

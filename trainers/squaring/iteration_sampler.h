@@ -3,8 +3,9 @@
 //   "poisson_lognormal": lambda ~ LogNormal(log(mean_iterations - 1), iteration_sigma),
 //                        r = 1 + Poisson(lambda), capped at maxIterations() = ceil(4 mean)
 //                        (so E[r] ~ 1 + (mean - 1) exp(sigma^2 / 2) and the median ~ mean).
-// And the test-time iteration list of SquaringConfig::eval_passes ("1..16", "1,2,4,8", "3").
-// Deterministic from a seed; no LibTorch.
+// The draw of batch i depends only on (seed, i), so a resumed run continues the same sequence
+// after seek(i). And the test-time iteration list of SquaringConfig::eval_passes ("1..16",
+// "1,2,4,8", "3"). Deterministic from a seed; no LibTorch.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,9 @@ namespace deepladder::trainers::squaring {
 class IterationSampler {
  public:
   IterationSampler(const SquaringConfig& config, int64_t fixed_passes, uint64_t seed);
-  int64_t next();
+  int64_t next();                                 // the draw for batch position(), then advances
+  int64_t position() const { return position_; }  // draws made so far
+  void seek(int64_t position) { position_ = position; }
   int64_t maxIterations() const { return max_iterations_; }
   bool random() const { return random_; }
 
@@ -29,7 +32,8 @@ class IterationSampler {
   double log_mean_ = 0;
   double sigma_ = 0;
   int64_t max_iterations_ = 1;
-  std::mt19937_64 rng_;
+  uint64_t seed_ = 0;
+  int64_t position_ = 0;
 };
 
 // Parses eval_passes: "a..b" (inclusive), a comma list, or one number; every entry >= 1.

@@ -120,4 +120,42 @@ void addToMap(sq::AccuracyMap& map, const std::vector<sq::Example>& examples,
   for (size_t i = 0; i < examples.size(); ++i) map.add(examples[i], correct[i] != 0);
 }
 
+std::vector<std::pair<int64_t, std::vector<int64_t>>> rowsByT(const EncodedSet& set) {
+  std::map<int64_t, std::vector<int64_t>> groups;
+  for (size_t i = 0; i < set.examples.size(); ++i)
+    groups[set.examples[i].t].push_back(static_cast<int64_t>(i));
+  return {groups.begin(), groups.end()};
+}
+
+namespace {
+
+torch::Tensor indexTensor(const std::vector<int64_t>& rows, const torch::Device& device) {
+  return torch::tensor(rows, torch::TensorOptions().dtype(torch::kInt64)).to(device);
+}
+
+}  // namespace
+
+std::vector<uint8_t> scoreExactMatchPerT(SquaringModel& model, const EncodedSet& set,
+                                         int64_t per_t) {
+  std::vector<uint8_t> correct(set.examples.size(), 0);
+  for (const auto& [t, rows] : rowsByT(set)) {
+    auto group = selectRows(set, indexTensor(rows, set.tokens.device()));
+    for (int64_t row : rows) group.examples.push_back(set.examples[static_cast<size_t>(row)]);
+    const auto ok = scoreExactMatch(model, group, std::max<int64_t>(1, per_t * t));
+    for (size_t i = 0; i < rows.size(); ++i) correct[static_cast<size_t>(rows[i])] = ok[i];
+  }
+  return correct;
+}
+
+double setLossPerT(SquaringModel& model, const EncodedSet& set, int64_t per_t) {
+  double weighted = 0, targets = 0;
+  for (const auto& [t, rows] : rowsByT(set)) {
+    const auto group = selectRows(set, indexTensor(rows, set.tokens.device()));
+    const double count = group.targets.ne(sq::kIgnoreTarget).sum().item<double>();
+    weighted += count * setLoss(model, group, std::max<int64_t>(1, per_t * t));
+    targets += count;
+  }
+  return targets > 0 ? weighted / targets : 0.0;
+}
+
 }  // namespace deepladder::trainers::squaring

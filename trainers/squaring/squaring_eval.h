@@ -50,6 +50,15 @@ double fractionCorrect(const std::vector<uint8_t>& correct);
 double setLoss(SquaringModel& model, const EncodedSet& set, int64_t iterations,
                int64_t chunk = 1024);
 
+// The same with r = per_t x T of each example (squaring.iterations = "per_t"): rows are scored in
+// groups of equal T.
+std::vector<uint8_t> scoreExactMatchPerT(SquaringModel& model, const EncodedSet& set,
+                                         int64_t per_t);
+double setLossPerT(SquaringModel& model, const EncodedSet& set, int64_t per_t);
+
+// Row indices of a set grouped by the examples' T (ascending T).
+std::vector<std::pair<int64_t, std::vector<int64_t>>> rowsByT(const EncodedSet& set);
+
 // One Eval per (bits, T) cell, in (bits, T) order.
 std::vector<protocol::Eval> cellEvals(int64_t step, const std::string& task,
                                       const std::vector<sq::Example>& examples,

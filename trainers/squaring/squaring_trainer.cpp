@@ -6,15 +6,16 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <numeric>
 #include <random>
 
 #include "core/errors.h"
 #include "core/flop_model.h"
-#include "core/sha256.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/tiers.h"
 #include "trainers/adamw.h"
+#include "trainers/checkpoint.h"
 #include "trainers/lr_schedule.h"
 #include "trainers/squaring/iteration_sampler.h"
 #include "trainers/squaring/squaring_eval.h"
@@ -36,6 +37,16 @@ double flopsPerTokenAt(const ModelConfig& model, int64_t iterations) {
   if (m.arch == "pcc") m.passes = iterations;
   return flopsPerToken(m);
 }
+
+// A generator for one use, seeded by (seed, stream, index): a resumed run draws exactly what the
+// uninterrupted run drew at the same index.
+std::mt19937_64 indexedGenerator(uint64_t seed, uint32_t stream, int64_t index) {
+  std::seed_seq seeds{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), stream,
+                      static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32)};
+  return std::mt19937_64(seeds);
+}
+constexpr uint32_t kShuffleStream = 1;      // the row order of epoch i
+constexpr uint32_t kProgressiveStream = 2;  // n and k of the progressive loss at step i
 
 // The evaluation sets of a tier, encoded once.
 struct EvalSets {
@@ -80,6 +91,10 @@ void checkSquaringConfig(const RunConfig& c) {
                                 q.tier + " (" + q.layout +
                                 " layout). Set seq_len = " + std::to_string(need));
   const bool looped = m.arch == "pcc" && m.core_mode == "tied";
+  if (q.iterations == "per_t" && q.progressive_weight > 0)
+    refuse("squaring.progressive_weight",
+           "the progressive loss draws its own iteration counts; with iterations = \"per_t\" "
+           "set progressive_weight = 0");
   if (!looped && (q.iterations != "fixed" || q.backprop_last > 0 || q.progressive_weight > 0))
     refuse("squaring.iterations/backprop_last/progressive_weight",
            "the recipes need a looped core. Set model.arch = \"pcc\" and core_mode = \"tied\"");
@@ -120,22 +135,44 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
   adam.weight_decay = tc.weight_decay;
   AdamW optimizer(model->parameters(), adam);
   IterationSampler sampler(qc, model->defaultIterations(), static_cast<uint64_t>(tc.seed) + 17);
-  std::mt19937_64 rng(static_cast<uint64_t>(tc.seed));
+  const uint64_t seed = static_cast<uint64_t>(tc.seed);
   const int64_t eval_r = model->defaultIterations();
+  const bool per_t = qc.iterations == "per_t" && model->looped();
+
+  // --- resume ---------------------------------------------------------------------------------
+  // Everything random in a step is a function of (seed, step) or (seed, rows consumed), so the
+  // model, the AdamW state and the counters are all a resume needs.
+  const std::string hash = configHash(config);
+  TrainingState state;
+  state.config_hash = hash;
+  std::filesystem::create_directories(options.workdir);
+  int64_t resumed_from = -1;
+  std::vector<std::string> skipped;
+  if (options.resume) {
+    if (auto loaded =
+            loadNewestValidCheckpoint(options.workdir, hash, *model, optimizer, &skipped)) {
+      state = *loaded;
+      resumed_from = state.step;
+    }
+  }
+  sampler.seek(state.step);  // one iteration draw per step
 
   protocol::Hello hello;
   hello.run_id = options.run_id;
-  hello.config_hash = configHash(config);
+  hello.config_hash = hash;
   hello.device = tc.device;
-  hello.resumed_from = -1;
+  hello.resumed_from = resumed_from;
   hello.params = model->parameterCount();
   hello.flops_per_token = flopsPerToken(mc);
   emit(hello);
-  if (options.resume)
-    emit(protocol::Event{0, "fresh_start", "the squaring trainer does not resume; step 0"});
+  for (const auto& why : skipped)
+    emit(protocol::Event{state.step, "checkpoint_skipped", why + "; using an older checkpoint"});
+  if (options.resume && resumed_from < 0 && !skipped.empty())
+    emit(protocol::Event{0, "fresh_start", "no usable checkpoint; training from step 0"});
 
-  int64_t step = 0, tokens = 0;
-  double flops = 0;
+  int64_t& step = state.step;
+  int64_t& tokens = state.tokens;
+  double& flops = state.flops;
   auto metric = [&](std::vector<std::pair<std::string, double>> values) {
     protocol::Metric m;
     m.step = step;
@@ -147,14 +184,19 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
   };
 
   // --- evaluation -----------------------------------------------------------------------------
+  // The default test-time depth: model.passes, or passes x T per example for "per_t".
+  auto score = [&](const EncodedSet& set) {
+    return per_t ? scoreExactMatchPerT(model, set, eval_r) : scoreExactMatch(model, set, eval_r);
+  };
   auto evaluate = [&]() -> double {
     model->eval();
-    const double val_loss = setLoss(model, sets.test, eval_r);
-    const auto train_ok = scoreExactMatch(model, sets.train, eval_r);
-    const auto test_ok = scoreExactMatch(model, sets.test, eval_r);
-    const auto ood_ok = scoreExactMatch(model, sets.ood_t, eval_r);
-    const auto seen_ok = scoreExactMatch(model, sets.depth_seen, eval_r);
-    const auto unseen_ok = scoreExactMatch(model, sets.depth_ood_n, eval_r);
+    const double val_loss =
+        per_t ? setLossPerT(model, sets.test, eval_r) : setLoss(model, sets.test, eval_r);
+    const auto train_ok = score(sets.train);
+    const auto test_ok = score(sets.test);
+    const auto ood_ok = score(sets.ood_t);
+    const auto seen_ok = score(sets.depth_seen);
+    const auto unseen_ok = score(sets.depth_ood_n);
     sq::AccuracyMap depth(tier);
     addToMap(depth, data.depth_seen, seen_ok);
     addToMap(depth, data.depth_ood_n, unseen_ok);
@@ -188,23 +230,71 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
     model->train();
   };
 
+  auto checkpoint = [&]() {
+    state.sampler_position = sampler.position();
+    const CheckpointRecord record = saveCheckpoint(options.workdir, *model, optimizer, state);
+    pruneCheckpoints(options.workdir, tc.keep_checkpoints);
+    emit(protocol::Checkpoint{record.step, record.path, record.sha256});
+  };
+
   // --- training loop --------------------------------------------------------------------------
+  // Epoch after epoch through the training rows, each epoch in its own shuffled order; batch i
+  // takes rows [i B, (i + 1) B) of that endless sequence (B = batch_rows).
   std::vector<int64_t> order(static_cast<size_t>(train_rows));
-  std::iota(order.begin(), order.end(), 0);
-  size_t cursor = order.size();  // reshuffle before the first batch
-  auto nextBatch = [&]() {
+  int64_t order_epoch = -1;
+  auto rowAt = [&](int64_t consumed) {
+    const int64_t epoch = consumed / train_rows;
+    if (epoch != order_epoch) {
+      std::iota(order.begin(), order.end(), 0);
+      std::mt19937_64 rng = indexedGenerator(seed, kShuffleStream, epoch);
+      for (size_t i = order.size(); i > 1; --i)
+        std::swap(order[i - 1], order[std::uniform_int_distribution<size_t>(0, i - 1)(rng)]);
+      order_epoch = epoch;
+    }
+    return order[static_cast<size_t>(consumed % train_rows)];
+  };
+  auto batchRows = [&](int64_t batch_index) {
     std::vector<int64_t> rows;
     rows.reserve(static_cast<size_t>(batch_rows));
-    while (static_cast<int64_t>(rows.size()) < batch_rows) {
-      if (cursor == order.size()) {
-        for (size_t i = order.size(); i > 1; --i)
-          std::swap(order[i - 1], order[std::uniform_int_distribution<size_t>(0, i - 1)(rng)]);
-        cursor = 0;
-      }
-      rows.push_back(order[cursor++]);
-    }
+    for (int64_t i = 0; i < batch_rows; ++i) rows.push_back(rowAt(batch_index * batch_rows + i));
+    return rows;
+  };
+  auto select = [&](const std::vector<int64_t>& rows) {
     return selectRows(sets.train,
                       torch::tensor(rows, torch::TensorOptions().dtype(torch::kInt64)).to(device));
+  };
+  // "per_t": the batch's answer loss with r = passes x T for each row, run in groups of equal T
+  // and weighted by their answer tokens (= the mean over the whole batch). Returns the loss, the
+  // mean r and the FLOPs of the step.
+  struct PerTStep {
+    torch::Tensor loss;
+    double mean_r = 0;
+    double flops = 0;
+  };
+  auto perTLoss = [&](const std::vector<int64_t>& rows) {
+    std::map<int64_t, std::vector<int64_t>> by_t;
+    for (int64_t row : rows) by_t[data.train[static_cast<size_t>(row)].t].push_back(row);
+    PerTStep out;
+    double targets = 0;
+    std::vector<std::pair<torch::Tensor, double>> parts;
+    for (const auto& [t, group_rows] : by_t) {
+      const int64_t r = std::max<int64_t>(1, eval_r * t);
+      const EncodedSet group = select(group_rows);
+      const double count = group.targets.ne(sq::kIgnoreTarget).sum().item<double>();
+      parts.emplace_back(
+          answerLoss(model->forward(group.tokens, group.key_bias, LoopPlan{r, qc.backprop_last}),
+                     group.targets),
+          count);
+      targets += count;
+      const double n = static_cast<double>(group_rows.size());
+      out.mean_r += n * static_cast<double>(r) / static_cast<double>(rows.size());
+      out.flops += n * static_cast<double>(seq_len) * flopsPerTokenAt(mc, r);
+    }
+    for (const auto& [loss, count] : parts) {
+      const torch::Tensor weighted = loss * (count / targets);
+      out.loss = out.loss.defined() ? out.loss + weighted : weighted;
+    }
+    return out;
   };
 
   TrainOutcome outcome;
@@ -218,16 +308,28 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
       outcome.final_loss = last_val_loss;
       return outcome;
     }
-    const EncodedSet batch = nextBatch();
-    const int64_t r = sampler.next();
+    const std::vector<int64_t> rows = batchRows(step);
+    int64_t r = sampler.next();
     int64_t executed = r;
-    torch::Tensor loss = answerLoss(
-        model->forward(batch.tokens, batch.key_bias, LoopPlan{r, qc.backprop_last}), batch.targets);
+    double step_flops = 0;
+    torch::Tensor loss;
+    if (per_t) {
+      PerTStep s = perTLoss(rows);
+      loss = s.loss;
+      step_flops = s.flops;
+      r = static_cast<int64_t>(std::lround(s.mean_r));
+    } else {
+      const EncodedSet batch = select(rows);
+      loss = answerLoss(model->forward(batch.tokens, batch.key_bias, LoopPlan{r, qc.backprop_last}),
+                        batch.targets);
+    }
     if (qc.progressive_weight > 0) {
       // n iterations without gradient, then k with it (Bansal et al. 2022), mixed with the
       // full-depth loss: (1 - w) full + w progressive.
+      std::mt19937_64 rng = indexedGenerator(seed, kProgressiveStream, step);
       const int64_t n = std::uniform_int_distribution<int64_t>(0, r - 1)(rng);
       const int64_t k = std::uniform_int_distribution<int64_t>(1, r - n)(rng);
+      const EncodedSet batch = select(rows);
       const auto e = model->encode(batch.tokens, batch.key_bias);
       torch::Tensor h;
       if (n > 0) {
@@ -266,7 +368,8 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
 
     ++step;
     tokens += tokens_per_step;
-    flops += static_cast<double>(tokens_per_step) * flopsPerTokenAt(mc, executed);
+    flops +=
+        per_t ? step_flops : static_cast<double>(tokens_per_step) * flopsPerTokenAt(mc, executed);
     const bool last = step == tc.steps;
     if (step % tc.log_every == 0 || last)
       metric({{"train/loss", loss_value},
@@ -274,17 +377,14 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
               {"grad_norm", grad_norm},
               {"iterations", static_cast<double>(r)}});
     if (step % tc.eval_every == 0 || last) last_val_loss = evaluate();
+    if ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || last) checkpoint();
   }
   if (std::isnan(last_val_loss)) last_val_loss = evaluate();  // steps = 0
   if (model->looped()) sweepIterations();
 
-  // --- final model ----------------------------------------------------------------------------
-  std::filesystem::create_directories(options.workdir);
-  const std::string path =
-      (std::filesystem::path(options.workdir) / ("squaring-" + std::to_string(step) + ".pt"))
-          .string();
-  torch::save(model, path);
-  emit(protocol::Checkpoint{step, path, sha256File(path)});
+  // --- final model (already saved, unless the run had no steps to take) -----------------------
+  const auto saved = listCheckpoints(options.workdir);
+  if (saved.empty() || saved.front().step != step) checkpoint();
 
   protocol::Done done;
   done.status = "finished";

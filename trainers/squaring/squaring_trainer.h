@@ -6,14 +6,23 @@
 //   train/exact, test/exact, ood/exact, depth/max_t_seen, depth/max_t_unseen, and Eval rows
 //   per (bits, T) cell of squaring/test, squaring/ood_t, squaring/depth; at the end, for a
 //   looped core, the sweep squaring/test@r=R, squaring/ood_t@r=R, squaring/depth@r=R (seen
-//   moduli) over eval_passes; the final model as a checkpoint; done (final_loss = val/loss).
+//   moduli) over eval_passes; a checkpoint every checkpoint_every steps and at the end;
+//   done (final_loss = val/loss).
 //
 // A "token" of this task is one position of a training row: tokens per step = batch_size x
 // model.seq_len, the same count the ladder planner's budget rule uses; model.seq_len must hold the
 // tier's longest row (promptLengthBound / causalSeqLenBound, e.g. 13 for E1 separate) and rows are
 // padded to it. FLOPs per token are core/flop_model.h's for the iterations actually run in the
 // step (a looped core counted once per iteration, truncated iterations included).
-// Resume is not supported: a resumed run starts afresh (event "fresh_start").
+// squaring.iterations = "per_t" runs a looped core r = model.passes x T times for each example,
+// in training (the batch in groups of equal T) and in every evaluation (test, OOD T, depth
+// ladder); the final sweep over eval_passes still uses one r for all rows, so it shows where each
+// T peaks.
+//
+// Checkpoints are trainers/checkpoint.h's (atomic, checksummed, keep_checkpoints newest). With
+// TrainerOptions::resume the run continues from the newest valid one with the same losses as an
+// uninterrupted run: the row order, the iteration counts and the progressive loss's n and k of a
+// step are drawn from generators seeded by (seed, step), so they need no saved state.
 #pragma once
 
 #include "core/run_config.h"

@@ -1,0 +1,169 @@
+// Squaring-ladder table exports (see squaring_table.h).
+#include "fitting/squaring_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/errors.h"
+
+namespace deepladder::fitting {
+namespace {
+
+// Significant-digit formatting; `missing` when not finite.
+std::string g(double v, int digits = 4, const char* missing = "n/a") {
+  if (!std::isfinite(v)) return missing;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string latexEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+nlohmann::json trendJson(const LogComputeTrend& t) {
+  return {{"defined", t.defined}, {"points", t.points},     {"a", number(t.a)},
+          {"b", number(t.b)},     {"a_se", number(t.a_se)}, {"b_se", number(t.b_se)},
+          {"r2", number(t.r2)}};
+}
+
+// "b +- se" (or just b), "n/a" when the line is undefined.
+std::string slope(const LogComputeTrend& t) {
+  if (!t.defined) return "n/a";
+  return std::isfinite(t.b_se) ? g(t.b) + " ± " + g(t.b_se, 2) : g(t.b);
+}
+
+const char* kFormula = "y = a + b log10(C / C0)";
+
+}  // namespace
+
+std::string squaringTableMarkdown(const SquaringLadderSummary& s) {
+  std::ostringstream out;
+  out << "Squaring ladder: depth generalization against training compute C (FLOPs)\n\n"
+      << "| arm | run | compute | Max T seen | Max T unseen | OOD exact | test exact |\n"
+      << "|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& arm : s.arms)
+    for (const auto& r : arm.runs)
+      out << "| " << arm.arm << " | " << r.run_id << " | " << g(r.compute) << " | " << r.max_t_seen
+          << " | " << r.max_t_unseen << " | " << g(r.ood_exact, 3) << " | " << g(r.test_exact, 3)
+          << " |\n";
+  out << "\nFits per arm, " << kFormula << ", C0 = " << g(s.c_ref)
+      << " (b: change per decade of compute; rungs: depth-ladder rungs cleared on seen moduli)\n\n"
+      << "| arm | y | runs | a | b per decade | R^2 | C where OOD exact reaches 1 |\n"
+      << "|---|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& arm : s.arms) {
+    out << "| " << arm.arm << " | OOD exact | " << arm.ood_exact.points << " | "
+        << g(arm.ood_exact.a) << " | " << slope(arm.ood_exact) << " | " << g(arm.ood_exact.r2, 3)
+        << " | " << g(arm.ood_exact.computeReaching(1.0, s.c_ref), 3) << " |\n";
+    out << "| " << arm.arm << " | rungs seen | " << arm.rungs_seen.points << " | "
+        << g(arm.rungs_seen.a) << " | " << slope(arm.rungs_seen) << " | " << g(arm.rungs_seen.r2, 3)
+        << " | |\n";
+  }
+  bool any_undefined = false;
+  for (const auto& arm : s.arms) any_undefined |= !arm.ood_exact.defined;
+  if (any_undefined)
+    out << "\nn/a: an arm needs runs at two different computes for a line (three for its "
+           "standard errors).\n";
+  return out.str();
+}
+
+std::string squaringTableCsv(const SquaringLadderSummary& s) {
+  std::ostringstream out;
+  out << "arm,run_id,quantity,compute,value,se\n";
+  auto empty_or = [](double v) { return g(v, 10, ""); };
+  for (const auto& arm : s.arms) {
+    for (const auto& r : arm.runs) {
+      const std::string prefix = arm.arm + "," + std::to_string(r.run_id) + ",";
+      const std::string c = "," + g(r.compute, 10) + ",";
+      out << prefix << "max_t_seen" << c << r.max_t_seen << ",\n";
+      out << prefix << "max_t_unseen" << c << r.max_t_unseen << ",\n";
+      out << prefix << "ood_exact" << c << g(r.ood_exact, 10) << ",\n";
+      out << prefix << "test_exact" << c << g(r.test_exact, 10) << ",\n";
+    }
+    for (const auto& [name, t] :
+         {std::pair{"ood_exact", arm.ood_exact}, std::pair{"rungs_seen", arm.rungs_seen}}) {
+      out << arm.arm << ",," << name << ".a,," << empty_or(t.a) << "," << empty_or(t.a_se) << "\n";
+      out << arm.arm << ",," << name << ".b,," << empty_or(t.b) << "," << empty_or(t.b_se) << "\n";
+      out << arm.arm << ",," << name << ".r2,," << empty_or(t.r2) << ",\n";
+    }
+    out << arm.arm << ",,ood_exact.compute_at_1,,"
+        << empty_or(arm.ood_exact.computeReaching(1.0, s.c_ref)) << ",\n";
+  }
+  return out.str();
+}
+
+std::string squaringTableLatex(const SquaringLadderSummary& s) {
+  std::ostringstream out;
+  out << "% Squaring ladder: depth generalization against training compute C (FLOPs)\n"
+      << "\\begin{tabular}{lrrrrrr}\n\\toprule\n"
+      << "Arm & Run & $C$ & Max $T$ seen & Max $T$ unseen & OOD exact & Test exact \\\\\n"
+      << "\\midrule\n";
+  for (const auto& arm : s.arms)
+    for (const auto& r : arm.runs)
+      out << latexEscape(arm.arm) << " & " << r.run_id << " & $" << g(r.compute, 3) << "$ & "
+          << r.max_t_seen << " & " << r.max_t_unseen << " & " << g(r.ood_exact, 3) << " & "
+          << g(r.test_exact, 3) << " \\\\\n";
+  out << "\\bottomrule\n\\end{tabular}\n\n"
+      << "% Fits per arm: y = a + b \\log_{10}(C / C_0), C_0 = " << g(s.c_ref) << "\n"
+      << "\\begin{tabular}{llrrrr}\n\\toprule\n"
+      << "Arm & $y$ & Runs & $a$ & $b$ per decade & $R^2$ \\\\\n\\midrule\n";
+  auto pm = [](const LogComputeTrend& t) {
+    if (!t.defined) return std::string("n/a");
+    return std::isfinite(t.b_se) ? "$" + g(t.b) + " \\pm " + g(t.b_se, 2) + "$"
+                                 : "$" + g(t.b) + "$";
+  };
+  for (const auto& arm : s.arms) {
+    out << latexEscape(arm.arm) << " & OOD exact & " << arm.ood_exact.points << " & "
+        << g(arm.ood_exact.a) << " & " << pm(arm.ood_exact) << " & " << g(arm.ood_exact.r2, 3)
+        << " \\\\\n";
+    out << latexEscape(arm.arm) << " & rungs seen & " << arm.rungs_seen.points << " & "
+        << g(arm.rungs_seen.a) << " & " << pm(arm.rungs_seen) << " & " << g(arm.rungs_seen.r2, 3)
+        << " \\\\\n";
+  }
+  out << "\\bottomrule\n\\end{tabular}\n";
+  return out.str();
+}
+
+nlohmann::json squaringToJson(const SquaringLadderSummary& s) {
+  nlohmann::json arms = nlohmann::json::array();
+  for (const auto& arm : s.arms) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& r : arm.runs)
+      runs.push_back({{"run_id", r.run_id},
+                      {"compute", r.compute},
+                      {"max_t_seen", r.max_t_seen},
+                      {"max_t_unseen", r.max_t_unseen},
+                      {"ood_exact", r.ood_exact},
+                      {"test_exact", r.test_exact}});
+    nlohmann::json ood = trendJson(arm.ood_exact);
+    ood["compute_at_1"] = number(arm.ood_exact.computeReaching(1.0, s.c_ref));
+    arms.push_back({{"arm", arm.arm},
+                    {"runs", runs},
+                    {"fits", {{"ood_exact", ood}, {"rungs_seen", trendJson(arm.rungs_seen)}}}});
+  }
+  return {{"task", "squaring"}, {"form", kFormula}, {"c_ref", s.c_ref}, {"arms", arms}};
+}
+
+std::string squaringTableJson(const SquaringLadderSummary& s) {
+  return squaringToJson(s).dump(2) + "\n";
+}
+
+std::string squaringTable(const SquaringLadderSummary& s, const std::string& format) {
+  if (format == "md") return squaringTableMarkdown(s);
+  if (format == "csv") return squaringTableCsv(s);
+  if (format == "tex") return squaringTableLatex(s);
+  if (format == "json") return squaringTableJson(s);
+  throw UserError("--format: '" + format + "' is not md, csv, tex or json");
+}
+
+}  // namespace deepladder::fitting
