@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/errors.h"
+#include "fitting/table_format.h"
 #include "fitting/fit_json.h"
 
 namespace deepladder::fitting {
@@ -155,11 +155,10 @@ std::string scalingTableJson(const FrontierResult& r) {
 }
 
 std::string scalingTable(const FrontierResult& r, const std::string& format) {
-  if (format == "md") return scalingTableMarkdown(r);
-  if (format == "csv") return scalingTableCsv(r);
-  if (format == "tex") return scalingTableLatex(r);
-  if (format == "json") return scalingTableJson(r);
-  throw UserError("--format: unknown format '" + format + "'. Use md, csv, tex or json");
+  return renderTable(format, {[&] { return scalingTableMarkdown(r); },
+                              [&] { return scalingTableCsv(r); },
+                              [&] { return scalingTableLatex(r); },
+                              [&] { return scalingTableJson(r); }});
 }
 
 }  // namespace deepladder::fitting

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/errors.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -159,11 +159,10 @@ std::string squaringTableJson(const SquaringLadderSummary& s) {
 }
 
 std::string squaringTable(const SquaringLadderSummary& s, const std::string& format) {
-  if (format == "md") return squaringTableMarkdown(s);
-  if (format == "csv") return squaringTableCsv(s);
-  if (format == "tex") return squaringTableLatex(s);
-  if (format == "json") return squaringTableJson(s);
-  throw UserError("--format: '" + format + "' is not md, csv, tex or json");
+  return renderTable(format, {[&] { return squaringTableMarkdown(s); },
+                              [&] { return squaringTableCsv(s); },
+                              [&] { return squaringTableLatex(s); },
+                              [&] { return squaringTableJson(s); }});
 }
 
 }  // namespace deepladder::fitting

@@ -1,0 +1,16 @@
+// Format dispatch for the exported tables (see table_format.h).
+#include "fitting/table_format.h"
+
+#include "core/errors.h"
+
+namespace deepladder::fitting {
+
+std::string renderTable(const std::string& format, const TableRenderers& renderers) {
+  if (format == "md") return renderers.markdown();
+  if (format == "csv") return renderers.csv();
+  if (format == "tex") return renderers.latex();
+  if (format == "json") return renderers.json();
+  throw UserError("--format: unknown format '" + format + "'. Use md, csv, tex or json");
+}
+
+}  // namespace deepladder::fitting
