@@ -39,6 +39,14 @@ std::string DataParallel::deviceFor(const std::string& configured) const {
                        context_->localRank(), static_cast<int>(torch::cuda::device_count())));
 }
 
+BatchOrthogonalizer DataParallel::muonOrthogonalizer() const {
+  if (!active()) return {};
+  distributed::DistributedContext* context = context_.get();
+  return [context](const std::vector<torch::Tensor>& batches, const MatrixMap& orthogonalize) {
+    distributed::shardedApply(*context, batches, orthogonalize);
+  };
+}
+
 std::string DataParallel::describe() const {
   return std::to_string(worldSize()) + " ranks (" + context_->backendName() + ")";
 }

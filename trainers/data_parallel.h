@@ -28,6 +28,7 @@
 #include "core/protocol.h"
 #include "trainers/checkpoint.h"
 #include "trainers/distributed.h"
+#include "trainers/muon.h"
 
 namespace deepladder::trainers {
 
@@ -43,6 +44,9 @@ class DataParallel {
   int worldSize() const { return context_->worldSize(); }
   bool isRoot() const { return context_->isRoot(); }
   bool active() const { return context_->worldSize() > 1; }
+  // For Muon (RunOptimizer::create): each rank orthogonalizes a share of the matrices and all
+  // ranks gather the results (distributed::shardedApply); empty for a world of one.
+  BatchOrthogonalizer muonOrthogonalizer() const;
   // "2 ranks (gloo)": for the run's device column.
   std::string describe() const;
 

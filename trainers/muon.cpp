@@ -150,10 +150,19 @@ Muon::Muon(std::vector<MuonParameter> parameters, MuonOptions options)
 
 void Muon::step(double lr, double momentum) {
   torch::NoGradGuard no_grad;
-  for (const auto& batch : batches_) {
+  // Three phases so the expensive middle one can be shared out across data-parallel ranks:
+  // momentum and row normalization per shape batch, Polar Express on every batch, then the
+  // variance normalization and the update.
+  struct Pending {
+    const ShapeBatch* batch;
     std::vector<size_t> active;
-    std::vector<torch::Tensor> nesterov;   // each (row_blocks, rows, cols)
     std::vector<torch::Tensor> variances;  // each (row_blocks, rows, 1) or (row_blocks, 1, cols)
+  };
+  std::vector<Pending> pending;
+  std::vector<torch::Tensor> matrices;  // per pending batch: (n, rows, cols)
+  for (const auto& batch : batches_) {
+    Pending p{&batch, {}, {}};
+    std::vector<torch::Tensor> nesterov;  // each (row_blocks, rows, cols)
     for (size_t i : batch.members) {
       const torch::Tensor& grad = parameters_[i].tensor.grad();
       if (!grad.defined()) continue;  // unused this step: no decay, no state change
@@ -162,18 +171,32 @@ void Muon::step(double lr, double momentum) {
       // gradient itself is left as it is.
       momentum_[i].lerp_(g, 1.0 - momentum);
       nesterov.push_back(g.lerp(momentum_[i], momentum).view({-1, batch.rows, batch.cols}));
-      variances.push_back(variance_[i]);
-      active.push_back(i);
+      p.variances.push_back(variance_[i]);
+      p.active.push_back(i);
     }
-    if (active.empty()) continue;
+    if (p.active.empty()) continue;
     // One batch of matrices of the same shape: (n, rows, cols).
-    torch::Tensor x = normalizeRows(torch::cat(nesterov, 0));
-    x = polarExpress(x, options_.orthogonalization_dtype);
-    torch::Tensor variance = torch::cat(variances, 0);
-    x = normalizeVariance(x, variance, options_.variance_beta);
+    matrices.push_back(normalizeRows(torch::cat(nesterov, 0)));
+    pending.push_back(std::move(p));
+  }
+  // Polar Express returns `orthogonalization_dtype`; back in the input's dtype (float32 holds
+  // every bf16 value exactly) so a shared-out batch keeps its shape and dtype.
+  const MatrixMap orthogonalize = [dtype =
+                                       options_.orthogonalization_dtype](const torch::Tensor& m) {
+    return polarExpress(m, dtype).to(m.scalar_type());
+  };
+  if (options_.orthogonalizer) {
+    options_.orthogonalizer(matrices, orthogonalize);
+  } else {
+    for (auto& m : matrices) m = orthogonalize(m);
+  }
+  for (size_t k = 0; k < pending.size(); ++k) {
+    const ShapeBatch& batch = *pending[k].batch;
+    torch::Tensor variance = torch::cat(pending[k].variances, 0);
+    const torch::Tensor x = normalizeVariance(matrices[k], variance, options_.variance_beta);
     const double step_size = lr * muonStepScale(batch.rows, batch.cols);
     int64_t offset = 0;
-    for (size_t i : active) {
+    for (size_t i : pending[k].active) {
       const int64_t blocks = parameters_[i].row_blocks;
       variance_[i].copy_(variance.narrow(0, offset, blocks));
       torch::Tensor weight = parameters_[i].tensor.detach();  // shares storage

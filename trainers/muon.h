@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,14 @@ void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, dou
 // ---------------------------------------------------------------------------------------------
 // The optimizer.
 
+// Applies `orthogonalize` to every tensor of `batches`, replacing each in place (same shape and
+// dtype). Left empty, Muon does it itself; a data-parallel run sets one that has each rank compute
+// a share and share the results (trainers/distributed.h shardedApply), which gives the same
+// update as one rank computing them all.
+using MatrixMap = std::function<torch::Tensor(const torch::Tensor&)>;
+using BatchOrthogonalizer =
+    std::function<void(const std::vector<torch::Tensor>& batches, const MatrixMap& orthogonalize)>;
+
 struct MuonOptions {
   double weight_decay = 0.0;    // wd of the cautious decay (multiplied by eta)
   double variance_beta = 0.95;  // EMA factor of the variance normalization
@@ -78,6 +87,7 @@ struct MuonOptions {
   // true: the recipe's cautious decay W <- W - eta wd W [X W >= 0]; false: plain decoupled
   // decay W <- W - eta wd W everywhere.
   bool cautious_weight_decay = true;
+  BatchOrthogonalizer orthogonalizer;  // empty: every matrix here (see BatchOrthogonalizer)
 };
 
 // A parameter for Muon. A fused weight (q, k, v stacked as (3 d, d), or SwiGLU gate and up as

@@ -60,7 +60,10 @@ class AdamWRunOptimizer : public RunOptimizer {
 
 class MuonRunOptimizer : public RunOptimizer {
  public:
-  MuonRunOptimizer(const TrainConfig& train, GPT& model) : train_(train) { groups_ = build(model); }
+  MuonRunOptimizer(const TrainConfig& train, GPT& model, BatchOrthogonalizer orthogonalizer)
+      : train_(train), orthogonalizer_(std::move(orthogonalizer)) {
+    groups_ = build(model);
+  }
   void zeroGrad() override { groups_->zeroGrad(); }
   double clipGradNorm(double max_norm) override {
     return trainers::clipGradNorm(params_, max_norm);
@@ -102,6 +105,7 @@ class MuonRunOptimizer : public RunOptimizer {
     muon.lr = train_.lr;
     muon.options.weight_decay = train_.weight_decay;
     muon.options.cautious_weight_decay = train_.cautious_weight_decay;
+    muon.options.orthogonalizer = orthogonalizer_;
     auto adamw = [&](const std::string& name, double lr) {
       AdamWGroup group;
       group.options.name = name;
@@ -143,6 +147,7 @@ class MuonRunOptimizer : public RunOptimizer {
   }
 
   TrainConfig train_;
+  BatchOrthogonalizer orthogonalizer_;
   std::unique_ptr<ParamGroups> groups_;
   std::vector<torch::Tensor> params_;  // every parameter, for gradient clipping
 };
@@ -155,9 +160,11 @@ double recipeScheduleMultiplier(const TrainConfig& train, int64_t step) {
   return train.lr > 0 ? trainers::learningRate(train, step) / train.lr : 0.0;
 }
 
-std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train, GPT& model) {
+std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train, GPT& model,
+                                                   BatchOrthogonalizer orthogonalizer) {
   if (train.optimizer == "adamw") return std::make_unique<AdamWRunOptimizer>(train, model);
-  if (train.optimizer == "muon") return std::make_unique<MuonRunOptimizer>(train, model);
+  if (train.optimizer == "muon")
+    return std::make_unique<MuonRunOptimizer>(train, model, std::move(orthogonalizer));
   throw UserError("train.optimizer: \"" + train.optimizer +
                   "\" is not an optimizer. Use \"adamw\" or \"muon\"");
 }

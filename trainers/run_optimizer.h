@@ -25,6 +25,7 @@
 
 #include "core/run_config.h"
 #include "trainers/gpt.h"
+#include "trainers/muon.h"
 
 namespace deepladder::trainers {
 
@@ -33,8 +34,10 @@ class RunOptimizer {
   virtual ~RunOptimizer() = default;
 
   // The optimizer train.optimizer names, over `model`'s parameters (build it after moving the
-  // model to its device). Throws UserError for an unknown optimizer name.
-  static std::unique_ptr<RunOptimizer> create(const TrainConfig& train, GPT& model);
+  // model to its device). Throws UserError for an unknown optimizer name. `orthogonalizer`
+  // (Muon only; empty: local) shares the orthogonalizations out across data-parallel ranks.
+  static std::unique_ptr<RunOptimizer> create(const TrainConfig& train, GPT& model,
+                                              BatchOrthogonalizer orthogonalizer = {});
 
   virtual void zeroGrad() = 0;
   // Scales the gradients to a global L2 norm of at most `max_norm` (0: no clipping) and returns

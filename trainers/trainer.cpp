@@ -143,7 +143,9 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   // --- model and optimizer --------------------------------------------------------------------
   GPT model(mc);
   model->to(device);
-  const std::unique_ptr<RunOptimizer> optimizer = RunOptimizer::create(tc, model);
+  // With P ranks, each orthogonalizes a share of Muon's matrices and the results are shared.
+  const std::unique_ptr<RunOptimizer> optimizer =
+      RunOptimizer::create(tc, model, dp.muonOrthogonalizer());
 
   dp.broadcastParameters(model->parameters());  // every rank starts from rank 0's init
   const std::string hash = configHash(config);

@@ -204,6 +204,48 @@ TEST(Muon, RowBlocksAreUpdatedAsSeparateMatrices) {
   EXPECT_DOUBLE_EQ(muonStepScale(3, 4), 1.0);
 }
 
+TEST(Muon, ASharedOutOrthogonalizationGivesTheSameUpdate) {
+  // What a data-parallel run does (each rank orthogonalizes a share, the results are gathered),
+  // played by an orthogonalizer that works through the batches in reverse, one at a time,
+  // writing in place: the update must be bitwise the one Muon computes by itself (bf16 recipe).
+  torch::manual_seed(9);
+  auto make = [] {
+    return std::vector<torch::Tensor>{torch::randn({12, 4}), torch::randn({4, 12}),
+                                      torch::randn({12, 4}), torch::randn({6, 6})};
+  };
+  std::vector<torch::Tensor> local = make();
+  std::vector<torch::Tensor> shared;
+  for (const auto& t : local) shared.push_back(t.clone());
+  std::vector<MuonParameter> local_params, shared_params;
+  for (size_t i = 0; i < local.size(); ++i) {
+    local[i].requires_grad_(true);
+    shared[i].requires_grad_(true);
+    local_params.push_back({local[i], i == 0 ? 3 : 1});
+    shared_params.push_back({shared[i], i == 0 ? 3 : 1});
+  }
+  MuonOptions options;
+  options.weight_decay = 0.1;
+  Muon alone(local_params, options);
+  int64_t batches_seen = 0;
+  options.orthogonalizer = [&](const std::vector<torch::Tensor>& batches, const MatrixMap& fn) {
+    batches_seen += static_cast<int64_t>(batches.size());
+    for (auto it = batches.rbegin(); it != batches.rend(); ++it) it->copy_(fn(*it));
+  };
+  Muon spread(shared_params, options);
+  for (int64_t s = 0; s < 3; ++s) {
+    for (size_t i = 0; i < local.size(); ++i) {
+      const torch::Tensor g = gradientFor(local[i], static_cast<int64_t>(i), s).to(torch::kFloat32);
+      local[i].mutable_grad() = g;
+      shared[i].mutable_grad() = g.clone();
+    }
+    alone.step(0.04, muonMomentum(s));
+    spread.step(0.04, muonMomentum(s));
+  }
+  EXPECT_GT(batches_seen, 0);
+  for (size_t i = 0; i < local.size(); ++i)
+    EXPECT_TRUE(torch::equal(local[i].detach(), shared[i].detach())) << "parameter " << i;
+}
+
 // (r, c) with singular values log-spaced from 1 down to `smallest` and random singular vectors.
 torch::Tensor matrixWithSpectrum(int64_t r, int64_t c, double smallest, int64_t seed) {
   torch::manual_seed(seed);
