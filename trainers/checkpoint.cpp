@@ -87,16 +87,12 @@ namespace {
 
 using SaveOptimizer = std::function<void(torch::serialize::OutputArchive&)>;
 using LoadOptimizer = std::function<void(torch::serialize::InputArchive&)>;
+using PreparePhase = std::function<void(bool grown)>;
 
 CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
                           const SaveOptimizer& optimizer, const TrainingState& state);
 
 }  // namespace
-
-CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
-                                const TrainingState& state) {
-  return saveCheckpoint(workdir, *model, optimizer, state);
-}
 
 CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
                                 const AdamW& optimizer, const TrainingState& state) {
@@ -179,8 +175,8 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep) {
 namespace {
 
 // The loader behind the overloads; `optimizer` reads the optimizer state, called after
-// `prepare_phase` has run (it may replace the optimizer). `prepare_phase` is required: it accepts
-// or refuses (throws) the checkpoint's growth phase.
+// `prepare_phase` has run (it may grow the model and rebuild the optimizer). `prepare_phase`
+// accepts or refuses (throws) the checkpoint's growth phase.
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
                                         torch::nn::Module& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
@@ -198,16 +194,6 @@ PreparePhase requirePhase(bool model_grown) {
 }  // namespace
 
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
-                                                       const std::string& config_hash, GPT& model,
-                                                       AdamW& optimizer,
-                                                       std::vector<std::string>* skipped) {
-  return loadNewest(
-      workdir, config_hash, *model,
-      [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
-      requirePhase(model->grown()));
-}
-
-std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash,
                                                        torch::nn::Module& model, AdamW& optimizer,
                                                        std::vector<std::string>* skipped) {
@@ -220,23 +206,16 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash, GPT& model,
                                                        RunOptimizer& optimizer,
-                                                       std::vector<std::string>* skipped,
-                                                       const PreparePhase& prepare_phase) {
+                                                       std::vector<std::string>* skipped) {
+  // A checkpoint saved after growth grows the fresh model (and its optimizer) first.
+  const PreparePhase grow_to_saved_phase = [&](bool grown) {
+    if (grown && !model->grown()) optimizer.grow(model);
+    requirePhase(model->grown())(grown);
+  };
   return loadNewest(
       workdir, config_hash, *model,
       [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
-      prepare_phase ? prepare_phase : requirePhase(model->grown()));
-}
-
-std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
-                                                       const std::string& config_hash, GPT& model,
-                                                       std::unique_ptr<AdamW>& optimizer,
-                                                       std::vector<std::string>* skipped,
-                                                       const PreparePhase& prepare_phase) {
-  return loadNewest(
-      workdir, config_hash, *model,
-      [&](torch::serialize::InputArchive& a) { optimizer->load(a, "optim."); }, skipped,
-      prepare_phase ? prepare_phase : requirePhase(model->grown()));
+      grow_to_saved_phase);
 }
 
 namespace {

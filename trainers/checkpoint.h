@@ -41,13 +41,12 @@ std::string checkpointPath(const std::string& workdir, int64_t step);
 
 // Writes ckpt-<step>.pt and its .sha256 sidecar atomically. Throws std::runtime_error naming the
 // path on an I/O failure.
-CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model, const AdamW& optimizer,
-                                const TrainingState& state);
-CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
-                                const AdamW& optimizer, const TrainingState& state);
-// The same with the training loop's optimizer (AdamW or the recipe's Muon + AdamW groups).
+// The LM trainer's GPT with its optimizer (AdamW or the recipe's Muon + AdamW groups).
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
                                 const RunOptimizer& optimizer, const TrainingState& state);
+// A model without growth with AdamW (the squaring trainer).
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const AdamW& optimizer, const TrainingState& state);
 
 // Checkpoint files in `workdir`, newest (highest step) first.
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
@@ -58,26 +57,13 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep);
 // Loads the newest checkpoint that verifies (sidecar present, checksum matches, loads cleanly,
 // config hash equals `config_hash`, any hash when it is empty) into `model` and `optimizer`. Every
 // checkpoint passed over is described in `skipped` (path and reason). std::nullopt when none is
-// usable (model and optimizer are then untouched). For a growing model, `prepare_phase(grown)` is
-// called with the phase a verified checkpoint was saved in, before its tensors are read: it grows
-// the model and rebuilds the optimizer when needed (and throws to skip a checkpoint it cannot
-// take), so `optimizer` is read through the pointer after the call.
-using PreparePhase = std::function<void(bool grown)>;
-std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
-                                                       const std::string& config_hash, GPT& model,
-                                                       AdamW& optimizer,
-                                                       std::vector<std::string>* skipped);
-std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
-                                                       const std::string& config_hash, GPT& model,
-                                                       std::unique_ptr<AdamW>& optimizer,
-                                                       std::vector<std::string>* skipped,
-                                                       const PreparePhase& prepare_phase);
-// The same with the training loop's optimizer (prepare_phase grows it with the model).
+// usable (model and optimizer are then untouched). A growing GPT is grown (and its optimizer
+// rebuilt, RunOptimizer::grow) to the phase a verified checkpoint was saved in before its tensors
+// are read; a checkpoint saved before growth is skipped by a model that has grown already.
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash, GPT& model,
                                                        RunOptimizer& optimizer,
-                                                       std::vector<std::string>* skipped,
-                                                       const PreparePhase& prepare_phase);
+                                                       std::vector<std::string>* skipped);
 // For a model without growth: a checkpoint saved after growth is skipped.
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash,

@@ -134,16 +134,10 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   // The run's own optimizer kind, so the checkpoint's optimizer state reads back.
   auto optimizer = RunOptimizer::create(tc, model);
   std::vector<std::string> skipped;
-  auto prepare = [&](bool grown) {
-    if (grown && !model->grown()) optimizer->grow(model);
-    if (!grown && model->grown())
-      throw std::runtime_error("saved before growth; the model has grown already");
-  };
   // Any config hash: the hash covers run-time settings such as train.threads, which the
   // scheduler overrides per slot (--threads); the workdir is the run's own, and a checkpoint of
   // another shape fails to load and is skipped.
-  const auto state =
-      loadNewestValidCheckpoint(options.workdir, "", model, *optimizer, &skipped, prepare);
+  const auto state = loadNewestValidCheckpoint(options.workdir, "", model, *optimizer, &skipped);
   if (!state) {
     std::string why;
     for (const auto& s : skipped) why += "; " + s;

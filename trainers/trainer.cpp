@@ -152,12 +152,6 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   const double flops_per_token = flopsPerToken(mc);
   const int64_t tokens_per_step = tc.batch_size * mc.seq_len;
   const int64_t growth_step = growthStep(mc, tc.steps);  // -1: no growth
-  // Grows the model (and rebuilds the optimizer) to the phase a checkpoint was saved in.
-  auto prepare_phase = [&](bool grown) {
-    if (grown && !model->grown()) optimizer->grow(model);
-    if (!grown && model->grown())
-      throw std::runtime_error("saved before growth; the model has grown already");
-  };
 
   // --- resume ---------------------------------------------------------------------------------
   TrainingState state;
@@ -166,8 +160,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   int64_t resumed_from = -1;
   std::vector<std::string> skipped;
   if (options.resume) {
-    if (auto loaded = loadNewestValidCheckpoint(options.workdir, hash, model, *optimizer, &skipped,
-                                                prepare_phase)) {
+    if (auto loaded =
+            loadNewestValidCheckpoint(options.workdir, hash, model, *optimizer, &skipped)) {
       state = *loaded;
       resumed_from = state.step;
       sampler.seek(state.sampler_position);
@@ -209,7 +203,6 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     emit(protocol::Checkpoint{record.step, record.path, record.sha256});
   };
 
-  TrainOutcome outcome;
   double last_val_loss = std::nan("");
   auto interval_start = Clock::now();
   int64_t interval_tokens = 0;
@@ -224,10 +217,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     }
     const auto step_start = Clock::now();
     if (options.max_steps >= 0 && state.step >= options.max_steps) {
-      outcome.status = TrainStatus::kStopped;
-      outcome.steps = state.step;
-      outcome.final_loss = last_val_loss;
-      return outcome;
+      return TrainOutcome{TrainStatus::kStopped, state.step, last_val_loss};  // no Done
     }
     const torch::Tensor batch = dp.localRows(toTensor(sampler.next(), device));  // (B/P, T+1)
     const torch::Tensor inputs = batch.narrow(1, 0, mc.seq_len);                 // (B, T)
@@ -235,22 +225,11 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     torch::Tensor loss = model->loss(inputs, targets);
     const double loss_value = dp.meanLoss(loss.item<double>());  // over all ranks
     if (!std::isfinite(loss_value)) {
-      protocol::Done done;
-      done.status = "diverged";
-      done.final_loss = loss_value;
-      done.steps = state.step;
-      done.tokens = state.tokens;
-      done.flops = state.flops;
-      done.wall_s = secondsSince(start);
-      done.message = "training loss became " + std::string(std::isnan(loss_value) ? "NaN" : "Inf") +
-                     " at step " + std::to_string(state.step + 1) + " (lr " +
-                     formatNumber(optimizer->learningRate(state.step, 1.0)) +
-                     "); lower train.lr (e.g. by 3x) or raise warmup_steps";
-      emit(done);
-      outcome.status = TrainStatus::kDiverged;
-      outcome.steps = state.step;
-      outcome.final_loss = loss_value;
-      return outcome;
+      return endRun(emit, TrainStatus::kDiverged, loss_value,
+                    {state.step, state.tokens, state.flops, secondsSince(start)},
+                    divergenceMessage(loss_value, state.step + 1) + " (lr " +
+                        formatNumber(optimizer->learningRate(state.step, 1.0)) +
+                        "); lower train.lr (e.g. by 3x) or raise warmup_steps");
     }
     loss.backward();
     dp.averageGradients(model->parameters());
@@ -289,17 +268,31 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   if (std::isnan(last_val_loss))
     last_val_loss = validate(model, val_batches, false).loss;  // resumed at the end
 
+  return endRun(emit, TrainStatus::kFinished, last_val_loss,
+                {state.step, state.tokens, state.flops, secondsSince(start)});
+}
+
+TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_loss,
+                    const RunTotals& totals, const std::string& message) {
   protocol::Done done;
-  done.status = "finished";
-  done.final_loss = last_val_loss;
-  done.steps = state.step;
-  done.tokens = state.tokens;
-  done.flops = state.flops;
-  done.wall_s = secondsSince(start);
+  done.status = status == TrainStatus::kDiverged ? "diverged" : "finished";
+  done.final_loss = final_loss;
+  done.steps = totals.steps;
+  done.tokens = totals.tokens;
+  done.flops = totals.flops;
+  done.wall_s = totals.wall_s;
+  done.message = message;
   emit(done);
-  outcome.steps = state.step;
-  outcome.final_loss = last_val_loss;
+  TrainOutcome outcome;
+  outcome.status = status;
+  outcome.steps = totals.steps;
+  outcome.final_loss = final_loss;
   return outcome;
+}
+
+std::string divergenceMessage(double loss, int64_t step) {
+  return "training loss became " + std::string(std::isnan(loss) ? "NaN" : "Inf") + " at step " +
+         std::to_string(step);
 }
 
 }  // namespace deepladder::trainers

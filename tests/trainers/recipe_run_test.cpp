@@ -19,6 +19,7 @@
 namespace deepladder::trainers {
 namespace {
 
+using testing::expectResumeAcrossGrowthReproducesTheCurve;
 using testing::makeWorkspace;
 using testing::runTiny;
 using testing::tinyConfig;
@@ -159,25 +160,7 @@ TEST(RecipeRun, CopiedCoresStartWithZeroMuonStateAtGrowth) {
 TEST(RecipeRun, ResumeBeforeAndAfterGrowthReproducesTheUninterruptedCurve) {
   const auto dir = makeWorkspace("reciperesume");
   const RunConfig config = recipeConfig(dir, "untied_grow");
-  TrainerOptions full;
-  full.workdir = (dir / "full").string();
-  const auto reference = runTiny(config, full).curve("train/loss");
-  ASSERT_EQ(reference.size(), 10u);
-  for (const int64_t stop_at : {4, 8}) {  // newest checkpoint at 3 (before growth), 6 (after)
-    TrainerOptions first;
-    first.workdir = (dir / ("split" + std::to_string(stop_at))).string();
-    first.max_steps = stop_at;
-    runTiny(config, first);
-    TrainerOptions second = first;
-    second.max_steps = -1;
-    second.resume = true;
-    const auto resumed = runTiny(config, second);
-    EXPECT_EQ(resumed.all<protocol::Hello>().at(0).resumed_from, stop_at == 4 ? 3 : 6);
-    const auto curve = resumed.curve("train/loss");
-    EXPECT_EQ(curve.size(), static_cast<size_t>(10 - (stop_at == 4 ? 3 : 6)));
-    for (const auto& [step, loss] : curve)
-      EXPECT_EQ(loss, reference.at(step)) << "stopped at " << stop_at << ", step " << step;
-  }
+  expectResumeAcrossGrowthReproducesTheCurve(config, dir);
   std::filesystem::remove_all(dir);
 }
 

@@ -4,8 +4,11 @@
 // fixture file and is the same on every machine.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <variant>
@@ -94,6 +97,35 @@ inline Collected runTiny(const RunConfig& config, TrainerOptions options) {
   result.outcome = runTraining(config, options,
                                [&](const protocol::Message& m) { result.messages.push_back(m); });
   return result;
+}
+
+// A 10-step growing run (checkpoints every 3 steps, growth at step 5) stopped after step 4 (newest
+// checkpoint 3, before growth) and after step 8 (checkpoint 6, after growth), then resumed: the
+// resumed steps must log exactly the uninterrupted run's losses. `check(stop_at, resumed)` adds
+// the caller's own expectations about each resumed part.
+inline void expectResumeAcrossGrowthReproducesTheCurve(
+    const RunConfig& config, const std::filesystem::path& dir,
+    const std::function<void(int64_t, const Collected&)>& check = {}) {
+  TrainerOptions full;
+  full.workdir = (dir / "full").string();
+  const auto reference = runTiny(config, full).curve("train/loss");
+  ASSERT_EQ(reference.size(), 10u);
+  for (const int64_t stop_at : {4, 8}) {
+    TrainerOptions first;
+    first.workdir = (dir / ("split" + std::to_string(stop_at))).string();
+    first.max_steps = stop_at;
+    runTiny(config, first);
+    TrainerOptions second = first;
+    second.max_steps = -1;
+    second.resume = true;
+    const auto resumed = runTiny(config, second);
+    EXPECT_EQ(resumed.all<protocol::Hello>().at(0).resumed_from, stop_at == 4 ? 3 : 6);
+    const auto curve = resumed.curve("train/loss");
+    EXPECT_EQ(curve.size(), static_cast<size_t>(10 - (stop_at == 4 ? 3 : 6)));
+    for (const auto& [step, loss] : curve)
+      EXPECT_EQ(loss, reference.at(step)) << "stopped at " << stop_at << ", step " << step;
+    if (check) check(stop_at, resumed);
+  }
 }
 
 }  // namespace deepladder::trainers::testing

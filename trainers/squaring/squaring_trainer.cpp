@@ -297,16 +297,12 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
     return out;
   };
 
-  TrainOutcome outcome;
   double last_val_loss = std::nan("");
   const int64_t tokens_per_step = batch_rows * seq_len;
   model->train();
   while (step < tc.steps) {
     if (options.max_steps >= 0 && step >= options.max_steps) {
-      outcome.status = TrainStatus::kStopped;
-      outcome.steps = step;
-      outcome.final_loss = last_val_loss;
-      return outcome;
+      return TrainOutcome{TrainStatus::kStopped, step, last_val_loss};  // no Done
     }
     const std::vector<int64_t> rows = batchRows(step);
     int64_t r = sampler.next();
@@ -344,21 +340,9 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
     }
     const double loss_value = loss.item<double>();
     if (!std::isfinite(loss_value)) {
-      protocol::Done done;
-      done.status = "diverged";
-      done.final_loss = loss_value;
-      done.steps = step;
-      done.tokens = tokens;
-      done.flops = flops;
-      done.wall_s = secondsSince(start);
-      done.message = "training loss became " + std::string(std::isnan(loss_value) ? "NaN" : "Inf") +
-                     " at step " + std::to_string(step + 1) +
-                     "; lower train.lr or raise warmup_steps";
-      emit(done);
-      outcome.status = TrainStatus::kDiverged;
-      outcome.steps = step;
-      outcome.final_loss = loss_value;
-      return outcome;
+      return endRun(
+          emit, TrainStatus::kDiverged, loss_value, {step, tokens, flops, secondsSince(start)},
+          divergenceMessage(loss_value, step + 1) + "; lower train.lr or raise warmup_steps");
     }
     loss.backward();
     const double grad_norm = optimizer.clipGradNorm(tc.grad_clip);
@@ -386,17 +370,8 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
   const auto saved = listCheckpoints(options.workdir);
   if (saved.empty() || saved.front().step != step) checkpoint();
 
-  protocol::Done done;
-  done.status = "finished";
-  done.final_loss = last_val_loss;
-  done.steps = step;
-  done.tokens = tokens;
-  done.flops = flops;
-  done.wall_s = secondsSince(start);
-  emit(done);
-  outcome.steps = step;
-  outcome.final_loss = last_val_loss;
-  return outcome;
+  return endRun(emit, TrainStatus::kFinished, last_val_loss,
+                {step, tokens, flops, secondsSince(start)});
 }
 
 }  // namespace deepladder::trainers::squaring
