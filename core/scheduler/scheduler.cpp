@@ -62,14 +62,16 @@ void Scheduler::launchInto(const std::vector<size_t>& slot_indices, const Pendin
     store_.markLaunched(run.id, active->execution->where(), active->run.attempt);
   active->last_output = now();
   emit(SchedulerEvent::kLaunched, *active, "attempt " + std::to_string(active->run.attempt));
-  for (size_t i : slot_indices) slot_busy_[i] = true;
   active_.push_back(std::move(active));
 }
 
 void Scheduler::fillFreeSlots() {
+  std::vector<bool> busy(slots_.size(), false);
+  for (const auto& a : active_)
+    for (size_t i : a->slots) busy[i] = true;
   std::vector<size_t> free;
   for (size_t i = 0; i < slots_.size(); ++i)
-    if (!slot_busy_[i]) free.push_back(i);
+    if (!busy[i]) free.push_back(i);
   if (free.empty()) return;
   std::vector<PendingRun> pending = store_.pending();
   for (const PendingRun& run : pending) {
@@ -127,7 +129,6 @@ int Scheduler::run() {
   start_ = now();
   slots_ = backend_.slots();
   active_.clear();
-  slot_busy_.assign(slots_.size(), false);
 
   for (;;) {
     if (!stop_requested_) fillFreeSlots();
@@ -162,7 +163,6 @@ int Scheduler::run() {
       }
       if (a->execution->finished()) {
         settle(*a);
-        for (size_t slot : a->slots) slot_busy_[slot] = false;
         active_[i].reset();
         continue;
       }

@@ -62,7 +62,6 @@ class Scheduler {
   std::atomic<bool> stop_requested_{false};
   std::vector<std::unique_ptr<Active>> active_;  // runs in flight
   std::vector<Slot> slots_;
-  std::vector<bool> slot_busy_;  // per slot of slots_
   double start_ = 0;
   int completed_ = 0;
 };
