@@ -178,11 +178,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   hello.resumed_from = resumed_from;
   hello.params = model->parameterCount();
   hello.flops_per_token = flops_per_token;
-  emit(hello);
-  for (const auto& why : skipped)
-    emit(protocol::Event{state.step, "checkpoint_skipped", why + "; using an older checkpoint"});
-  if (options.resume && resumed_from < 0 && !skipped.empty())
-    emit(protocol::Event{0, "fresh_start", "no usable checkpoint; training from step 0"});
+  announceStart(emit, hello, skipped, state.step, options.resume);
 
   // --- training loop --------------------------------------------------------------------------
   auto metric = [&](std::vector<std::pair<std::string, double>> values) {
@@ -288,6 +284,15 @@ TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_lo
   outcome.steps = totals.steps;
   outcome.final_loss = final_loss;
   return outcome;
+}
+
+void announceStart(const MessageSink& emit, const protocol::Hello& hello,
+                   const std::vector<std::string>& skipped, int64_t step, bool resume_asked) {
+  emit(hello);
+  for (const auto& why : skipped)
+    emit(protocol::Event{step, "checkpoint_skipped", why + "; using an older checkpoint"});
+  if (resume_asked && hello.resumed_from < 0 && !skipped.empty())
+    emit(protocol::Event{0, "fresh_start", "no usable checkpoint; training from step 0"});
 }
 
 std::string divergenceMessage(double loss, int64_t step) {

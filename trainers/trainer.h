@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/protocol.h"
 #include "core/run_config.h"
@@ -48,6 +49,10 @@ struct RunTotals {
 };
 TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_loss,
                     const RunTotals& totals, const std::string& message = "");
+// How a training loop starts a run's protocol: `hello`, then an event per checkpoint the resume
+// passed over (`skipped`), and "fresh_start" when a resume was asked for and none was usable.
+void announceStart(const MessageSink& emit, const protocol::Hello& hello,
+                   const std::vector<std::string>& skipped, int64_t step, bool resume_asked);
 // "training loss became NaN at step N" (step counted from 1): how a diverged run's message starts.
 std::string divergenceMessage(double loss, int64_t step);
 

@@ -164,11 +164,7 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
   hello.resumed_from = resumed_from;
   hello.params = model->parameterCount();
   hello.flops_per_token = flopsPerToken(mc);
-  emit(hello);
-  for (const auto& why : skipped)
-    emit(protocol::Event{state.step, "checkpoint_skipped", why + "; using an older checkpoint"});
-  if (options.resume && resumed_from < 0 && !skipped.empty())
-    emit(protocol::Event{0, "fresh_start", "no usable checkpoint; training from step 0"});
+  announceStart(emit, hello, skipped, state.step, options.resume);
 
   int64_t& step = state.step;
   int64_t& tokens = state.tokens;
