@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/free_port.h"
 #include "core/scheduler/rank_group.h"
 
 namespace deepladder::scheduler {

@@ -1,14 +1,9 @@
 // The local rank group (see rank_group.h).
 #include "core/scheduler/rank_group.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <stdexcept>
 
 namespace deepladder::scheduler {
 
@@ -103,21 +98,6 @@ class RankGroupExecution : public Execution {
 };
 
 }  // namespace
-
-int pickFreeLocalPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("cannot open a socket to choose a rendezvous port");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  ::close(fd);
-  if (!ok) throw std::runtime_error("cannot find a free TCP port for the rendezvous");
-  return ntohs(address.sin_port);
-}
 
 std::map<std::string, std::string> rendezvousEnvironment(int64_t rank, int64_t world,
                                                          int master_port, double peer_timeout_s) {

@@ -16,9 +16,6 @@
 
 namespace deepladder::scheduler {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's choice), for rank 0's store.
-int pickFreeLocalPort();
-
 // The variables rank `rank` of `world` needs to find the others through rank 0's TCPStore.
 std::map<std::string, std::string> rendezvousEnvironment(int64_t rank, int64_t world,
                                                          int master_port, double peer_timeout_s);

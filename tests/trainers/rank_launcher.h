@@ -5,10 +5,8 @@
 #pragma once
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,24 +19,11 @@
 #include <thread>
 #include <vector>
 
+#include "core/free_port.h"
+
 extern char** environ;
 
 namespace deepladder::trainers::testing {
-
-// A TCP port that was free a moment ago (bound to port 0, read back, closed).
-inline int freeTcpPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof(address);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    throw std::runtime_error("freeTcpPort: no socket");
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 struct RankProcess {
   pid_t pid = -1;
@@ -52,7 +37,7 @@ struct RankProcess {
 // torchrun variables for its rank plus `extra` variables. Children's stdout goes to /dev/null.
 inline std::vector<RankProcess> launchRanks(int world, const std::string& child_test,
                                             const std::map<std::string, std::string>& extra) {
-  const int port = freeTcpPort();
+  const int port = pickFreeLocalPort();
   std::vector<RankProcess> ranks;
   for (int rank = 0; rank < world; ++rank) {
     std::map<std::string, std::string> variables = extra;
