@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/scheduler/run_store.h"
@@ -55,6 +56,10 @@ class Backend {
                                             const std::string& worker_path) = 0;
   virtual std::string describe() const = 0;
 };
+
+// The variable that tells every rank of a data-parallel run how long to wait for a silent peer
+// (DEEPLADDER_DIST_TIMEOUT_S, read by trainers/data_parallel), shared by every backend.
+std::pair<std::string, std::string> peerTimeoutVariable(double seconds);
 
 // The worker's command line for a run (shared by every backend); `threads` > 0 adds --threads.
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,

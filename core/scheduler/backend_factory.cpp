@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "core/scheduler/local_backend.h"
-
 #include "core/scheduler/slurm_backend.h"
 
 namespace deepladder::scheduler {

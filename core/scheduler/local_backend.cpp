@@ -109,6 +109,12 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
   return slots;
 }
 
+std::pair<std::string, std::string> peerTimeoutVariable(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return {"DEEPLADDER_DIST_TIMEOUT_S", text};
+}
+
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
                                          int64_t threads) {
   std::vector<std::string> argv = {worker_path,           "--config",  run.workdir + "/config.json",

@@ -101,12 +101,10 @@ class RankGroupExecution : public Execution {
 
 std::map<std::string, std::string> rendezvousEnvironment(int64_t rank, int64_t world,
                                                          int master_port, double peer_timeout_s) {
-  char timeout[32];
-  std::snprintf(timeout, sizeof timeout, "%g", peer_timeout_s);
-  return {{"MASTER_ADDR", "127.0.0.1"},          {"MASTER_PORT", std::to_string(master_port)},
-          {"RANK", std::to_string(rank)},        {"WORLD_SIZE", std::to_string(world)},
-          {"LOCAL_RANK", std::to_string(rank)},  {"LOCAL_WORLD_SIZE", std::to_string(world)},
-          {"DEEPLADDER_DIST_TIMEOUT_S", timeout}};
+  return {{"MASTER_ADDR", "127.0.0.1"},         {"MASTER_PORT", std::to_string(master_port)},
+          {"RANK", std::to_string(rank)},       {"WORLD_SIZE", std::to_string(world)},
+          {"LOCAL_RANK", std::to_string(rank)}, {"LOCAL_WORLD_SIZE", std::to_string(world)},
+          peerTimeoutVariable(peer_timeout_s)};
 }
 
 std::unique_ptr<Execution> launchRankGroup(const std::vector<ProcessSpec>& specs,

@@ -384,9 +384,8 @@ std::unique_ptr<Execution> SlurmBackend::launch(const PendingRun& run,
     if (job.ranks > 1) {
       const std::vector<std::string> launcher = rankLauncher(commands_.srun, job, resources_.slurm);
       command.insert(command.begin(), launcher.begin(), launcher.end());
-      char timeout[32];
-      std::snprintf(timeout, sizeof timeout, "%g", resources_.peer_timeout_s);
-      env["DEEPLADDER_DIST_TIMEOUT_S"] = timeout;
+      const auto [name, value] = peerTimeoutVariable(resources_.peer_timeout_s);
+      env[name] = value;
     }
     writeJobScript(files, jobScript(command, env, files));
     for (const auto& stale : {files.protocol, files.exit_code, files.exit_code + ".tmp"})
