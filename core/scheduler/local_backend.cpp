@@ -1,8 +1,6 @@
 // Local backend: child worker processes (see local_backend.h).
 #include "core/scheduler/local_backend.h"
 
-#include <signal.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,43 +22,6 @@ std::vector<int> parseIndexList(const std::string& text) {
     if (!item.empty()) out.push_back(std::stoi(item));
   return out;
 }
-
-class LocalExecution : public Execution {
- public:
-  LocalExecution(const ProcessSpec& spec, std::string where)
-      : process_(spec), where_(std::move(where)) {}
-
-  bool pollOutput(const std::function<void(const std::string&)>& on_line) override {
-    if (output_closed_) return false;
-    output_closed_ = !process_.poll(0, on_line);
-    return !output_closed_;
-  }
-
-  std::optional<ExecutionEnd> finished() override {
-    if (!output_closed_) return std::nullopt;
-    ExecutionEnd end;
-    end.killed_by_us = killed_by_us_;
-    end.exit = process_.wait();
-    return end;
-  }
-
-  void terminate() override {
-    killed_by_us_ = true;
-    process_.terminate(SIGTERM);
-  }
-  void kill() override {
-    killed_by_us_ = true;
-    process_.terminate(SIGKILL);
-  }
-  std::string where() const override { return where_; }
-  int pollFd() const override { return process_.outputFd(); }
-
- private:
-  WorkerProcess process_;
-  std::string where_;
-  bool output_closed_ = false;
-  bool killed_by_us_ = false;
-};
 
 }  // namespace
 
@@ -174,7 +135,6 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
         spec.env[name] = value;
     specs.push_back(std::move(spec));
   }
-  if (ranks == 1) return std::make_unique<LocalExecution>(specs[0], where);
   return launchRankGroup(specs, where);
 }
 

@@ -1,7 +1,7 @@
 // The local backend: worker processes on this machine. Slots are the GPUs found at start (one
 // run per GPU, pinned with CUDA_VISIBLE_DEVICES) or N CPU slots that divide the cores. A
 // data-parallel run (train.ranks = P) takes P free slots (P x gpus_per_rank GPUs) and runs as a
-// rank group (rank_group.h): P processes, one run.
+// rank group (rank_group.h): P processes, one run (a plain run is a group of one).
 #pragma once
 
 #include "core/ladder/ladder_spec.h"

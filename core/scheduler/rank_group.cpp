@@ -80,6 +80,7 @@ class RankGroupExecution : public Execution {
     const bool ok = exit.exited && exit.code == 0;
     if (ok || first_failure_) return;
     first_failure_ = exit;
+    if (ranks_.size() == 1) return;
     std::fprintf(stderr, "deepladder: rank %zu of %zu (%s) %s; stopping the other ranks\n", rank,
                  ranks_.size(), where_.c_str(), exit.describe().c_str());
     for (Rank& r : ranks_)
