@@ -8,28 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "core/results_table.h"
+
 namespace deepladder::fitting {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // --- inputs ---------------------------------------------------------------------------------
 
-// One finished run: a row of a results CSV or of the runs table.
-struct RunPoint {
-  std::string arm;             // architecture arm ("vanilla", "growth-bop", ...)
-  double compute_flops = 0.0;  // C: total training FLOPs of the run
-  double val_loss = 0.0;       // L: final validation loss (nats per token)
-  double params = kNaN;        // N: parameter count (NaN when the source has none)
-  double tokens = kNaN;        // D: training tokens (NaN when the source has none)
-  double depth = kNaN;         // layers (NaN when the source has none)
-  long source_line = 0;        // line in the CSV (0 when not from a file)
-};
-
-// Runs of one source (a CSV file or a ladder in SQLite).
-struct ResultsTable {
-  std::string source;  // file name or "db:<ladder>", used in messages
-  std::vector<RunPoint> points;
-};
+// One finished run and the runs of one source: core/results_table.h (storage reads them).
+using ::deepladder::ResultsTable;
+using ::deepladder::RunPoint;
 
 // --- frontier fit L(C) = E + A (C/C0)^-gamma ------------------------------------------------
 

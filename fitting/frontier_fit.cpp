@@ -71,12 +71,25 @@ ArmData resample(const ArmData& arm, int min_distinct, std::mt19937_64& rng) {
   return arm;
 }
 
+// Each arm resamples from its own stream, keyed by (seed, replicate, arm name): an arm's
+// replicates do not depend on which other arms are fitted with it, so fitting the baseline with
+// one arm gives exactly that arm's share of the whole ladder's fit (fitting/ladder_fit.h).
+std::mt19937_64 armStream(std::uint64_t seed, int index, const std::string& arm) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the arm's name
+  for (unsigned char c : arm) h = (h ^ c) * 1099511628211ull;
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(h),
+                    static_cast<std::uint32_t>(h >> 32)};
+  return std::mt19937_64(seq);
+}
+
 Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options,
                        int index) {
-  std::seed_seq seq{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(index)};
-  std::mt19937_64 rng(seq);
   std::vector<ArmData> sample;
-  for (size_t a = 0; a < arms.size(); ++a) sample.push_back(resample(arms[a], a == 0 ? 3 : 2, rng));
+  for (size_t a = 0; a < arms.size(); ++a) {
+    std::mt19937_64 rng = armStream(options.seed, index, arms[a].name);
+    sample.push_back(resample(arms[a], a == 0 ? 3 : 2, rng));
+  }
   Replicate rep;
   std::vector<ArmFit> fits;
   try {
