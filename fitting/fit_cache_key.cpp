@@ -26,6 +26,7 @@ struct KnownFrontierOptions {
   std::vector<double> at;
   double ci_level;
   int threads;
+  bool residual_bootstrap;
 };
 
 }  // namespace
@@ -37,7 +38,8 @@ std::string frontierOptionsKey(const FrontierOptions& o) {
   std::string key = "baseline=" + o.baseline + ";c_ref=" + exact(o.c_ref) +
                     ";bootstrap=" + std::to_string(o.bootstrap) +
                     ";seed=" + std::to_string(o.seed) + ";joint=" + (o.joint ? "1" : "0") +
-                    ";ci=" + exact(o.ci_level) + ";at=";
+                    ";ci=" + exact(o.ci_level) +
+                    ";residuals=" + (o.residual_bootstrap ? "1" : "0") + ";at=";
   for (double c : o.at) key += exact(c) + ",";
   return key;
 }

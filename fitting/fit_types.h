@@ -31,6 +31,9 @@ struct FrontierOptions {
   std::vector<double> at = {1e20, 1e22, 1e24, 1e26};  // computes for projected multipliers
   double ci_level = 0.95;                             // two-sided percentile interval
   int threads = 2;                                    // bootstrap worker threads
+  // Resample residuals of the point fit (every compute kept) instead of runs; steadier with the
+  // few rungs of a ladder in progress (used by suggest).
+  bool residual_bootstrap = false;
 };
 
 // Defaults in one place (the CLI and the GUI both start from these).

@@ -83,12 +83,33 @@ std::mt19937_64 armStream(std::uint64_t seed, int index, const std::string& arm)
   return std::mt19937_64(seq);
 }
 
-Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options,
-                       int index) {
+// Residual bootstrap: every run keeps its compute; its loss is the point fit's curve there plus
+// a residual of the same arm drawn with replacement, times sqrt(n / (n - p)) (p: the arm's free
+// parameters) so the draws' variance is unbiased.
+ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, int p,
+                         std::mt19937_64& rng) {
+  const size_t n = arm.compute.size();
+  std::vector<double> curve(n), residual(n);
+  for (size_t i = 0; i < n; ++i) {
+    curve[i] = frontierLoss(arm.compute[i], c_ref, fit.E, fit.A, fit.gamma);
+    residual[i] = arm.loss[i] - curve[i];
+  }
+  const double inflate = n > static_cast<size_t>(p) ? std::sqrt(double(n) / double(n - p)) : 1.0;
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  ArmData out = arm;
+  for (size_t i = 0; i < n; ++i) out.loss[i] = curve[i] + inflate * residual[pick(rng)];
+  return out;
+}
+
+// `point`: the point fit, for the residual bootstrap (null: resample runs).
+Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options, int index,
+                       const std::vector<ArmFit>* point) {
   std::vector<ArmData> sample;
   for (size_t a = 0; a < arms.size(); ++a) {
     std::mt19937_64 rng = armStream(options.seed, index, arms[a].name);
-    sample.push_back(resample(arms[a], a == 0 ? 3 : 2, rng));
+    const int p = (a == 0 || options.joint) ? 3 : 2;
+    sample.push_back(point ? residualResample(arms[a], (*point)[a], options.c_ref, p, rng)
+                           : resample(arms[a], a == 0 ? 3 : 2, rng));
   }
   Replicate rep;
   std::vector<ArmFit> fits;
@@ -115,13 +136,15 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
 }
 
 std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
-                                    const FrontierOptions& options) {
+                                    const FrontierOptions& options,
+                                    const std::vector<ArmFit>* point) {
   std::vector<Replicate> reps(options.bootstrap);
   const int threads = std::max(1, std::min(options.threads, options.bootstrap));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      for (int i = t; i < options.bootstrap; i += threads) reps[i] = runReplicate(arms, options, i);
+      for (int i = t; i < options.bootstrap; i += threads)
+        reps[i] = runReplicate(arms, options, i, point);
     });
   for (auto& th : pool) th.join();
   return reps;
@@ -248,7 +271,8 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
 
   // Bootstrap intervals.
   if (options.bootstrap > 0) {
-    const auto reps = runBootstrap(arms, options);
+    const auto reps =
+        runBootstrap(arms, options, options.residual_bootstrap ? &result.arms : nullptr);
     const double lo = (1.0 - options.ci_level) / 2, hi = 1.0 - lo;
     for (const auto& r : reps) {
       if (!r.ok) continue;

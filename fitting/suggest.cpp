@@ -20,26 +20,61 @@ SuggestOptions defaultSuggestOptions() {
   SuggestOptions o;
   o.fit = defaultFrontierOptions();
   o.fit.bootstrap = 100;
+  o.fit.residual_bootstrap = true;
   return o;
 }
 
 namespace {
 
-// The k-th draw's replicate and normal deviate: the same for every candidate.
+// A narrowing counts only when it exceeds this many standard errors of its own estimate: a
+// cheap run whose expected effect cannot be told from zero does not outrank a dear one that
+// clearly narrows (per FLOP, any noise on the cheapest run would).
+constexpr double kResolvedNarrowing = 2.0;
+
+// Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
+double normalQuantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  if (p < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - 0.02425) return -normalQuantile(1 - p);
+  const double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// The k-th draw of every candidate (common random numbers), as a Latin hypercube over the two
+// sources of an outcome: u picks the replicate by its rank in the candidate's predictive
+// distribution (replicates sorted by their loss at the candidate's compute), z scales the
+// residual scatter. Each of the `draws` strata of u and of z is used once, so a few draws
+// already cover the whole predictive distribution.
 struct CommonDraw {
-  double u = 0;  // uniform [0, 1): picks the replicate
-  double z = 0;  // standard normal: scales the residual scatter
+  double u = 0;  // in [0, 1): quantile of the replicate
+  double z = 0;  // standard normal deviate
 };
 
 std::vector<CommonDraw> commonDraws(std::uint64_t seed, int draws) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), 0x5u};
+  std::mt19937_64 rng(seq);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<int> u_strata(draws), z_strata(draws);
+  for (int k = 0; k < draws; ++k) u_strata[k] = z_strata[k] = k;
+  std::shuffle(u_strata.begin(), u_strata.end(), rng);
+  std::shuffle(z_strata.begin(), z_strata.end(), rng);
   std::vector<CommonDraw> out;
   for (int k = 0; k < draws; ++k) {
-    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                      static_cast<std::uint32_t>(k), 0x5u};
-    std::mt19937_64 rng(seq);
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    out.push_back({uniform(rng), normal(rng)});
+    const double u = (u_strata[k] + uniform(rng)) / draws;
+    const double v = (z_strata[k] + uniform(rng)) / draws;
+    out.push_back({u, normalQuantile(std::min(std::max(v, 1e-12), 1 - 1e-12))});
   }
   return out;
 }
@@ -62,10 +97,12 @@ Interval intervalOf(const FrontierResult& fit, const std::string& arm, double ta
 struct Current {
   FrontierResult fit;  // the ladder's fit (lenient), at {target}
   std::map<std::string, std::vector<RunPoint>> by_arm;
-  std::map<std::string, size_t> arm_index;   // arm -> index in fit.arms
-  std::map<std::string, double> scatter;     // arm -> s_a
-  std::map<std::string, Interval> interval;  // counted arm -> interval now
-  std::set<std::string> unfitted;            // arms (baseline included) not fittable
+  std::map<std::string, size_t> arm_index;                  // arm -> index in fit.arms
+  std::map<std::string, double> scatter;                    // arm -> s_a
+  std::map<std::string, Interval> interval;                 // counted arm -> interval now
+  std::set<std::string> unfitted;                           // arms (baseline included) not fittable
+  std::map<std::pair<std::string, double>, int> rung_runs;  // (arm, C) -> runs averaged there
+  std::map<std::string, double> seed_scatter;               // arm -> seed-to-seed scatter s_seed
 };
 
 double residualScatter(const ArmFit& f, double pooled) {
@@ -74,7 +111,8 @@ double residualScatter(const ArmFit& f, double pooled) {
   return pooled;
 }
 
-// The refit with one more point of `arm`; returns the counted arms' intervals (by arm).
+// The refit with one more run of `arm` (rung means: a run at an existing rung moves its mean,
+// any other adds a rung); returns the counted arms' intervals (by arm).
 std::map<std::string, Interval> refitWith(const Current& cur, const std::string& arm,
                                           const RunPoint& extra,
                                           const std::vector<std::string>& counted,
@@ -82,19 +120,24 @@ std::map<std::string, Interval> refitWith(const Current& cur, const std::string&
                                           const std::string& baseline, double target) {
   ResultsTable t;
   t.source = "suggest";
-  t.points = cur.by_arm.at(baseline);
-  std::vector<std::string> arms;
-  if (arm == baseline) {
-    arms = counted;
-  } else {
-    arms = {arm};
-  }
-  for (const auto& a : arms) {
+  const std::vector<std::string> arms = arm == baseline ? counted : std::vector<std::string>{arm};
+  std::vector<std::string> fitted{baseline};
+  for (const auto& a : arms)
+    if (a != baseline) fitted.push_back(a);
+  bool merged = false;
+  for (const auto& a : fitted) {
     const auto it = cur.by_arm.find(a);
-    if (it != cur.by_arm.end() && a != baseline)
-      t.points.insert(t.points.end(), it->second.begin(), it->second.end());
+    if (it == cur.by_arm.end()) continue;
+    for (RunPoint p : it->second) {
+      if (a == arm && p.compute_flops == extra.compute_flops) {
+        const int k = cur.rung_runs.at({a, p.compute_flops});
+        p.val_loss = (k * p.val_loss + extra.val_loss) / (k + 1);
+        merged = true;
+      }
+      t.points.push_back(p);
+    }
   }
-  t.points.push_back(extra);
+  if (!merged) t.points.push_back(extra);
   const FrontierResult fit = fitFrontier(t, fit_options);
   std::map<std::string, Interval> out;
   for (const auto& a : arms) out[a] = intervalOf(fit, a, target);
@@ -158,8 +201,28 @@ SuggestResult suggestRuns(const ResultsTable& runs,
 
   SuggestResult result;
   result.target = options.target;
+  // Seeds of a rung are averaged: the scorer fits rung means, so an extra seed is worth what it
+  // moves its rung's mean (a rung's deviation from the law does not average away).
   Current cur;
-  for (const auto& p : runs.points) cur.by_arm[p.arm].push_back(p);
+  std::map<std::pair<std::string, double>, std::vector<double>> rungs;
+  for (const auto& p : runs.points) rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
+  ResultsTable means;
+  means.source = runs.source;
+  double within = 0;
+  int within_dof = 0;
+  for (const auto& [key, losses] : rungs) {
+    double mean = 0;
+    for (double l : losses) mean += l / losses.size();
+    for (double l : losses) within += (l - mean) * (l - mean);
+    within_dof += static_cast<int>(losses.size()) - 1;
+    RunPoint p;
+    p.arm = key.first;
+    p.compute_flops = key.second;
+    p.val_loss = mean;
+    means.points.push_back(p);
+    cur.by_arm[p.arm].push_back(p);
+    cur.rung_runs[key] = static_cast<int>(losses.size());
+  }
 
   // The current fit, lenient: arms with too few rungs are "unfitted".
   LadderFitter fitter(nullptr, runs.source);
@@ -168,7 +231,7 @@ SuggestResult suggestRuns(const ResultsTable& runs,
   bool baseline_fits = false;
   if (cur.by_arm.count(baseline)) {
     try {
-      cur.fit = fitter.fit(runs, current_options, /*lenient=*/true);
+      cur.fit = fitter.fit(means, current_options, /*lenient=*/true);
       baseline_fits = true;
       result.unfitted = fitter.skipped();
     } catch (const UserError& e) {
@@ -192,6 +255,11 @@ SuggestResult suggestRuns(const ResultsTable& runs,
   }
   const double pooled = pooled_dof > 0 ? std::sqrt(pooled_rss / pooled_dof) : 0.0;
   for (const ArmFit& f : cur.fit.arms) cur.scatter[f.arm] = residualScatter(f, pooled);
+
+  // Seed-to-seed scatter: the pooled within-rung scatter of rungs with two or more runs; without
+  // any, the arm's residual scatter stands in (an upper bound).
+  for (const auto& [arm, sc] : cur.scatter)
+    cur.seed_scatter[arm] = within_dof > 0 ? std::sqrt(within / within_dof) : sc;
 
   // Counted arms: the asked ones that can be fitted (all fittable non-baseline arms by default).
   for (const auto& m : cur.fit.multipliers)
@@ -244,19 +312,31 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     const ArmFit& f = cur.fit.arms[index];
     const double sigma = cur.scatter.at(arm);
     std::map<std::string, double> sum_lo, sum_hi, sum_width;
+    double draw_total = 0, draw_total_sq = 0;
     int used = 0;
+    // The replicates' curves at C, sorted: draw k takes the one at its quantile u_k.
+    std::vector<double> predicted;
+    for (const auto& replicate : cur.fit.bootstrap_draws) {
+      const FrontierDraw& r = replicate.at(index);
+      const double l = frontierLoss(c, cur.fit.c_ref, r.E, r.A, r.gamma);
+      if (std::isfinite(l)) predicted.push_back(l);
+    }
+    std::sort(predicted.begin(), predicted.end());
     for (const CommonDraw& d : draws) {
-      double E = f.E, A = f.A, g = f.gamma;
-      if (!cur.fit.bootstrap_draws.empty()) {
-        const size_t r = std::min(cur.fit.bootstrap_draws.size() - 1,
-                                  static_cast<size_t>(d.u * cur.fit.bootstrap_draws.size()));
-        const FrontierDraw& draw = cur.fit.bootstrap_draws[r].at(index);
-        E = draw.E, A = draw.A, g = draw.gamma;
-      }
+      double curve = frontierLoss(c, cur.fit.c_ref, f.E, f.A, f.gamma);
+      if (!predicted.empty())
+        curve =
+            predicted[std::min(predicted.size() - 1, static_cast<size_t>(d.u * predicted.size()))];
       RunPoint extra;
       extra.arm = arm;
       extra.compute_flops = c;
-      extra.val_loss = frontierLoss(c, cur.fit.c_ref, E, A, g) + d.z * sigma;
+      if (cur.rung_runs.count({arm, c})) {
+        double mean = 0;  // a repeat: around the rung's own mean, with the seed scatter
+        for (const auto& p : cur.by_arm.at(arm))
+          if (p.compute_flops == c) mean = p.val_loss;
+        extra.val_loss = mean + d.z * cur.seed_scatter.at(arm);
+      } else
+        extra.val_loss = curve + d.z * sigma;
       if (!std::isfinite(extra.val_loss) || extra.val_loss <= 0) continue;
       std::map<std::string, Interval> after;
       try {
@@ -269,9 +349,12 @@ SuggestResult suggestRuns(const ResultsTable& runs,
       for (const auto& [a, iv] : after) finite = finite && std::isfinite(iv.width());
       if (!finite) continue;
       ++used;
+      double total = 0;  // this draw's summed width over the refitted arms
       for (const auto& [a, iv] : after) {
         sum_lo[a] += iv.lo, sum_hi[a] += iv.hi, sum_width[a] += iv.width();
+        total += iv.width();
       }
+      draw_total += total, draw_total_sq += total * total;
     }
     s.draws_used = used;
     if (used == 0) {
@@ -292,7 +375,13 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     }
     s.width_after = after_total;
     s.narrowing = s.width_before - s.width_after;
-    s.score = s.narrowing / c;
+    // Standard error of the mean over the draws (the Latin hypercube makes it an upper bound).
+    const double mean_total = draw_total / used;
+    s.narrowing_se =
+        used > 1
+            ? std::sqrt(std::max(0.0, draw_total_sq / used - mean_total * mean_total) / (used - 1))
+            : kNaN;
+    s.score = s.narrowing > kResolvedNarrowing * s.narrowing_se ? s.narrowing / c : 0.0;
     char buf[200];
     std::snprintf(buf, sizeof buf, "; %s at %.3g: [%.3g, %.3g] -> [%.3g, %.3g] expected (%+.0f%%)",
                   s.shown_arm.c_str(), options.target, s.before_lo, s.before_hi, s.after_lo,

@@ -2,20 +2,32 @@
 // the target multiplier's interval per FLOP they cost.
 //
 // Expected narrowing of a candidate (arm a, planned compute C): for k = 1..draws, draw a
-// plausible outcome from the current fit's predictive distribution, L_k = E_r + A_r (C/C0)^-g_r
-// + z_k s_a, with (E_r, A_r, g_r) arm a's fit in bootstrap replicate r (uniform over the
-// replicates) and s_a = sqrt(rss_a / (n_a - p_a)) arm a's residual scatter (p = 3 for the
-// baseline, 2 otherwise); refit with the point added (fitFrontier, same options, its own
+// plausible outcome from the current fit's predictive distribution (bootstrap refits plus the
+// residual scatter): L_k = l_r(C) + z_k s_a, with l_r(C) = E_r + A_r (C/C0)^-g_r the curve of
+// arm a in bootstrap replicate r and s_a = sqrt(rss_a / (n_a - p_a)) the arm's residual scatter
+// (p = 3 for the baseline, 2 otherwise); refit with the outcome added (fitFrontier, its own
 // bootstrap) and take the interval width hi - lo of M(target). The expected width after is the
 // mean over the draws, summed over the counted arms (a candidate of arm a changes only arm a's
-// interval; a baseline candidate changes every arm's). Score = (width before - expected width
-// after) / C. The width before comes from the same procedure on the current runs, so the two
-// are measured alike. Draws use common random numbers across candidates (the k-th draw of every
-// candidate shares r_k and z_k), so rankings are stable, and everything is seeded: the same
-// seed gives the same suggestions on any number of threads.
+// interval; a baseline candidate changes every arm's). Narrowing = width before - expected width
+// after, the width before coming from the same procedure on the current runs; score = narrowing
+// / C, or 0 when the narrowing is within 2 standard errors of its own estimate (per FLOP, noise
+// on the cheapest run would otherwise outrank any rung).
 //
-// Arms that cannot be fitted yet (too few rungs) come first: their candidates at new sizes are
-// "needed", cheapest first, with no score.
+// Choices that make this usable on a ladder of a few rungs (each measured, see
+// tests/bench/live_ladder_bench.cpp):
+// - the scorer fits rung means (seeds of a rung averaged) with the residual bootstrap
+//   (FrontierOptions::residual_bootstrap): resampling runs from five rungs mostly measures how
+//   many distinct rungs a resample happens to keep, not where a new rung would go;
+// - a repeat of a rung (an extra seed) is drawn around that rung's mean with the seed-to-seed
+//   scatter (pooled over rungs with several seeds; the residual scatter when there are none): a
+//   rung's own deviation from the law does not average away with more seeds;
+// - the draws are a Latin hypercube over (replicate, z): draw k takes the replicate at quantile
+//   u_k of the replicates' losses at C and z_k = Phi^-1(v_k), each stratum of u and v once, with
+//   the same (u_k, v_k) for every candidate (common random numbers).
+// Everything is seeded: the same seed gives the same suggestions on any number of threads.
+//
+// Arms that cannot be fitted yet (too few rungs) come first: their candidates at new computes
+// are "needed", cheapest first, with no score.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +62,9 @@ struct Suggestion {
   double width_before = kNaN;  // sum over counted arms of hi - lo of M(target), current runs
   double width_after = kNaN;   // the same, expected after the candidate (mean over draws)
   double narrowing = kNaN;     // width_before - width_after
-  double score = kNaN;         // narrowing / cost_flops (per FLOP)
+  double narrowing_se = kNaN;  // standard error of `narrowing` over the draws
+  double score = kNaN;         // narrowing / cost_flops (per FLOP); 0 when narrowing is not
+                               // above 2 narrowing_se (not resolved from no change)
   std::string shown_arm;       // the arm whose interval lo/hi below are (a baseline run: the
                                // counted arm it narrows most)
   double before_lo = kNaN, before_hi = kNaN;  // its interval at target now
