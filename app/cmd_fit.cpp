@@ -23,6 +23,7 @@
 #include "fitting/scaling_table.h"
 #include "fitting/squaring_table.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 
 namespace deepladder::app {
 namespace {
@@ -173,7 +174,7 @@ int runFit(FitCommandOptions options) {
                         "leave out --form");
       return runSquaringFit(options, *db);
     }
-    table = readFromDatabase(*db, options.db_path, options.ladder);
+    table = storage::readResults(*db, options.db_path, options.ladder);
     if (options.form == "chinchilla") sizes = sizePointsOf(table);
   } else if (options.form == "chinchilla") {
     sizes = fitting::readSizesCsv(options.csv);
@@ -199,7 +200,8 @@ int runFit(FitCommandOptions options) {
     return fit.best_converged ? 0 : 1;
   }
 
-  const auto result = fitting::fitFrontier(table, options.frontier);
+  const auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, false)
+                         : fitting::fitFrontier(table, options.frontier);
   if (db) storeFrontier(*db, source, result);
   if (options.json) {
     std::printf("%s\n", fitting::frontierToJson(result).dump().c_str());

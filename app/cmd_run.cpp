@@ -1,15 +1,20 @@
-// `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
-// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died.
+// `deepladder run LADDER.toml --db runs.db [--target C]`: plan, queue and run a whole ladder,
+// printing the projected multiplier of every arm at the target after each finished run;
+// `run LADDER --adaptive --budget FLOPS [--until-width W]`: spend a budget one suggested run at a
+// time; and `deepladder resume --db runs.db`: pick up queued and interrupted runs after a
+// scheduler died.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <map>
 
+#include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
+#include "app/live_ladder.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/scheduler/backend_factory.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
@@ -28,17 +33,67 @@ struct RunOptions {
   std::string worker;
   std::string ladder;  // resume: only this ladder
   bool quiet = false;
+  double target = 0;  // live projection at this compute (0: the largest of the default --at)
+  bool adaptive = false;
+  double budget = 0;              // --adaptive: planned FLOPs the ladder may spend
+  double until_width = 0;         // --adaptive: stop once every interval is narrower
+  std::uint64_t seed = 20240520;  // --adaptive: suggestions' seed
 };
+
+// The live projection (and, with --adaptive, the decisions) after every run that ends.
+struct LiveHooks {
+  std::unique_ptr<LiveLadder> live;
+  std::unique_ptr<AdaptiveLadder> adaptive;
+
+  std::vector<std::string> runEnded(const std::string& status) {
+    std::vector<std::string> lines;
+    fitting::ProjectionSnapshot now;
+    if (status == "finished" || !last_seen) {
+      now = live->onRunFinished();
+      last = now;
+      last_seen = true;
+      if (status == "finished") lines.push_back("projection: " + fitting::projectionLine(now));
+    }
+    if (adaptive && !adaptive->stopped())
+      for (auto& line : adaptive->fillSlots(last)) lines.push_back(std::move(line));
+    return lines;
+  }
+  fitting::ProjectionSnapshot last;
+  bool last_seen = false;
+};
+
+LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::LadderSpec& spec,
+                        const std::string& ladder_dir, const RunOptions& options) {
+  LiveHooks hooks;
+  fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
+  const double target = options.target > 0 ? options.target : defaultTarget(fit);
+  hooks.live = std::make_unique<LiveLadder>(db, ladder_id, spec.name, fit, target);
+  if (options.adaptive) {
+    AdaptiveOptions a;
+    a.budget_flops = options.budget;
+    a.until_width = options.until_width;
+    a.suggest.target = target;
+    a.suggest.seed = options.seed;
+    const int slots = static_cast<int>(scheduler::makeBackend(spec.resources)->slots().size());
+    hooks.adaptive = std::make_unique<AdaptiveLadder>(db, ladder_id, ladder_dir, slots, a);
+  }
+  return hooks;
+}
 
 void printLadderStatus(storage::Database& db, int64_t ladder_id) {
   std::map<std::string, int> counts;
   for (const auto& s : db.listRuns(ladder_id)) counts[s.run.status]++;
   std::string line;
-  for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  for (const auto& [status, n] : counts)
+    line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
   std::printf("ladder %lld: %s\n", (long long)ladder_id, line.c_str());
 }
 
 int runLadder(const RunOptions& options) {
+  if (options.adaptive && !(options.budget > 0))
+    throw UserError("--adaptive needs --budget FLOPS (the planned FLOPs the ladder may spend)");
+  if (!options.adaptive && (options.budget > 0 || options.until_width > 0))
+    throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
   const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
@@ -46,13 +101,19 @@ int runLadder(const RunOptions& options) {
   const fs::path root = options.workdir.empty()
                             ? fs::path(storage::defaultWorkRoot(options.db_path))
                             : fs::path(options.workdir);
-  const storage::EnqueueResult queued = storage::enqueueLadder(*db, spec, root.string());
+  const storage::EnqueueResult queued =
+      storage::enqueueLadder(*db, spec, root.string(), /*queue_grid=*/!options.adaptive);
   if (queued.changed_spec)
     std::fprintf(stderr,
                  "deepladder: ladder \"%s\" changed since it was last run (spec hash now %s): it "
                  "is a new ladder; the old one's runs stay in the database\n",
                  spec.name.c_str(), spec.hash.c_str());
-  if (queued.new_ladder)
+  if (queued.new_ladder && options.adaptive)
+    std::fprintf(stderr,
+                 "deepladder: ladder \"%s\": adaptive, %.3g FLOPs to spend; runs are queued one "
+                 "decision at a time\n",
+                 spec.name.c_str(), options.budget);
+  else if (queued.new_ladder)
     std::fprintf(stderr, "deepladder: ladder \"%s\": %d runs queued\n", spec.name.c_str(),
                  queued.runs_added);
   else
@@ -61,9 +122,18 @@ int runLadder(const RunOptions& options) {
                  "run(s) queued again\n",
                  spec.name.c_str(), options.db_path.c_str(), queued.runs_finished,
                  queued.runs_requeued);
-  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
+  LiveHooks hooks = makeLiveHooks(*db, queued.ladder_id, spec,
+                                  storage::ladderWorkDir(spec, root.string()), options);
+  for (const auto& line : hooks.runEnded("start")) std::fprintf(stderr, "%s\n", line.c_str());
+  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
+  run_options.on_run_ended = [&hooks](int64_t, const std::string& status) {
+    return hooks.runEnded(status);
+  };
   const int unfinished = runLadderQueue(*db, queued.ladder_id, spec.resources, run_options);
   printLadderStatus(*db, queued.ladder_id);
+  if (hooks.adaptive && hooks.adaptive->stopped())
+    std::fprintf(stderr, "deepladder: adaptive ladder stopped: %s\n",
+                 hooks.adaptive->stopReason().c_str());
   return unfinished == 0 ? 0 : 1;
 }
 
@@ -74,8 +144,10 @@ int resumeLadders(const RunOptions& options) {
   scheduler::SchedulerLock lock(options.db_path);
   const int orphans = storage::markOrphanedRunsInterrupted(*db, std::nullopt);
   if (orphans > 0)
-    std::fprintf(stderr, "deepladder: %d run(s) were left running by a scheduler that stopped; "
-                         "they resume from their last checkpoints\n", orphans);
+    std::fprintf(stderr,
+                 "deepladder: %d run(s) were left running by a scheduler that stopped; "
+                 "they resume from their last checkpoints\n",
+                 orphans);
   std::optional<int64_t> only;
   if (!options.ladder.empty()) {
     only = db->findLadder(options.ladder);
@@ -91,7 +163,8 @@ int resumeLadders(const RunOptions& options) {
     std::string name;
     for (const auto& s : db->listRuns(ladder_id)) name = s.ladder_name;
     const std::string spec_text = db->ladderSpec(ladder_id);
-    const ladder::LadderSpec spec = ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
+    const ladder::LadderSpec spec =
+        ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
     unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
     printLadderStatus(*db, ladder_id);
@@ -104,10 +177,25 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
   CLI::App* cmd = cli.add_subcommand(
       "run", "Plan, queue and run a ladder (arms x sizes x seeds) on local slots or Slurm");
   cmd->add_option("ladder", options->ladder_path, "Ladder spec (TOML)")->required();
-  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
-  cmd->add_option("--workdir", options->workdir, "Work directory (default: deepladder-work beside the database)");
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")
+      ->capture_default_str();
+  cmd->add_option("--workdir", options->workdir,
+                  "Work directory (default: deepladder-work beside the database)");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
+  cmd->add_option("--target", options->target,
+                  "Compute the live projection is made at (default 1e26, the largest --at of "
+                  "`fit`)");
+  cmd->add_flag("--adaptive", options->adaptive,
+                "Spend --budget one run at a time, always on the run expected to narrow the "
+                "target multiplier's interval most per FLOP (see `deepladder suggest`)");
+  cmd->add_option("--budget", options->budget,
+                  "--adaptive: planned training FLOPs the ladder may spend in all");
+  cmd->add_option("--until-width", options->until_width,
+                  "--adaptive: stop once every arm's interval at --target is narrower than this "
+                  "(in multiplier units)");
+  cmd->add_option("--seed", options->seed, "--adaptive: seed of the suggestions")
+      ->capture_default_str();
   cmd->callback([options] { commandExitCode() = runLadder(*options); });
 });
 

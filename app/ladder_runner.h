@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/ladder/ladder_spec.h"
 
@@ -18,6 +20,10 @@ struct LadderRunOptions {
   std::string db_path;
   std::string worker_path;  // "" = beside this program
   bool show_progress = true;
+  // Called when a run has ended for good (finished, diverged, failed or cancelled; not a retry),
+  // after its status is stored: the one place `run` reacts to a run's end (live projection,
+  // adaptive decisions). Returns lines to print. Runs it queues are picked up by the scheduler.
+  std::function<std::vector<std::string>(int64_t run_id, const std::string& status)> on_run_ended;
 };
 
 // Runs every pending run of `ladder_id` with `resources`. The caller holds the scheduler lock.

@@ -88,8 +88,15 @@ FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOption
   if (!lenient) validateFrontierInput(table, options);
   const std::string options_key = frontierOptionsKey(options);
 
+  // Each arm's points in one order (compute, loss), so equal points give equal fits, whatever
+  // order the source listed them in: the bootstrap picks points by position.
   std::map<std::string, std::vector<RunPoint>> by_arm;
   for (const auto& p : table.points) by_arm[p.arm].push_back(p);
+  for (auto& [arm, pts] : by_arm)
+    std::sort(pts.begin(), pts.end(), [](const RunPoint& a, const RunPoint& b) {
+      return a.compute_flops != b.compute_flops ? a.compute_flops < b.compute_flops
+                                                : a.val_loss < b.val_loss;
+    });
   if (!by_arm.count(options.baseline))
     throw UserError(table.source + ": no runs of the baseline arm \"" + options.baseline +
                     "\" yet" + (lenient ? "" : ". Pass --baseline with one of the arms"));
@@ -98,8 +105,12 @@ FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOption
   if (options.joint) {
     std::vector<std::string> arms;
     for (const auto& [arm, pts] : by_arm) arms.push_back(arm);
+    ResultsTable sorted;
+    sorted.source = table.source;
+    for (const auto& [arm, pts] : by_arm)
+      sorted.points.insert(sorted.points.end(), pts.begin(), pts.end());
     const std::string key = fitCacheKey("frontier-joint", {options_key, pointsKey(table.points)});
-    return share("*", key, table, options, arms);
+    return share("*", key, sorted, options, arms);
   }
 
   std::vector<FrontierResult> shares;

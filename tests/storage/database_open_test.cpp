@@ -24,13 +24,13 @@ std::string openError(const std::string& path, bool read_only = false) {
   return "(no UserError)";
 }
 
-TEST(DatabaseOpen, MigratesEmptyFileToSchemaV1) {
+TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
-  EXPECT_EQ(db->schemaVersion(), 1);
-  EXPECT_EQ(Database::kSchemaVersion, 1);
+  EXPECT_EQ(db->schemaVersion(), 2);
+  EXPECT_EQ(Database::kSchemaVersion, 2);
   for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
-                            "fits", "external_points"}) {
+                            "fits", "external_points", "decisions"}) {
     EXPECT_EQ(db->queryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE type='table' "
                                        "AND name='") +
                            table + "'"),
@@ -57,13 +57,39 @@ TEST(DatabaseOpen, ReopenKeepsDataAndSchema) {
   }
   for (int i = 0; i < 2; ++i) {
     auto db = Database::open(path);
-    EXPECT_EQ(db->schemaVersion(), 1);
+    EXPECT_EQ(db->schemaVersion(), 2);
     ASSERT_TRUE(db->run(id));
     EXPECT_EQ(db->run(id)->name, "r1");
     EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 1);
   }
   auto reader = Database::open(path, /*read_only=*/true);
   EXPECT_EQ(reader->listRuns().size(), 1u);
+}
+
+TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
+  TempDir dir;
+  const auto path = dir.file("v1.db");
+  {
+    // A database as schema v1 left it: its fits table without the cache columns, no decisions.
+    auto db = Database::open(path);
+    db->execute(
+        "DROP TRIGGER fits_drop_when_a_run_finishes; DROP TABLE decisions; DROP TABLE fits;"
+        "CREATE TABLE fits(id INTEGER PRIMARY KEY, source TEXT NOT NULL, arm TEXT NOT NULL,"
+        "  form TEXT NOT NULL, params TEXT NOT NULL DEFAULT '{}',"
+        "  stderr TEXT NOT NULL DEFAULT '{}',"
+        "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+        "CREATE INDEX fits_source ON fits(source);"
+        "INSERT INTO fits(source, arm, form, params) VALUES ('old', 'vanilla', 'L', '{\"E\":1}');"
+        "PRAGMA user_version = 1;");
+  }
+  auto db = Database::open(path);
+  EXPECT_EQ(db->schemaVersion(), 2);
+  const auto fits = db->fits("old");
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_EQ(fits[0].params_json, "{\"E\":1}");
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM fits WHERE cache_key = '' AND result = ''"), 1);
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM decisions"), 0);
+  EXPECT_EQ(db->integrityCheck(), "ok");
 }
 
 TEST(DatabaseOpen, NewerSchemaIsAUserError) {
@@ -168,7 +194,7 @@ TEST(DatabaseOpen, ReadOnlyOpenOfMissingFileIsAUserErrorAndCreatesNothing) {
 
 TEST(DatabaseOpen, InMemoryDatabaseWorks) {
   auto db = Database::open(":memory:");
-  EXPECT_EQ(db->schemaVersion(), 1);
+  EXPECT_EQ(db->schemaVersion(), 2);
   EXPECT_EQ(db->insertRun(RunRecord{}), 1);
 }
 

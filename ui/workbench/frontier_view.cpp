@@ -21,6 +21,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/scaling_table.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/multiplier_plot.h"
 #include "ui/plots/plot_sources.h"
@@ -38,7 +39,7 @@ struct FitOutput {
 FitOutput fitSource(const QString& path, const std::string& source, fitting::FrontierOptions o) {
   auto db = openExistingDatabase(path, true);
   FitOutput out;
-  out.table = plots::resultsFromDatabase(*db, path.toStdString(), source);
+  out.table = storage::readResults(*db, path.toStdString(), source);
   out.result = fitting::fitFrontier(out.table, o);
   return out;
 }

@@ -1,0 +1,64 @@
+// The adaptive ladder's next step (see adaptive_policy.h).
+#include "fitting/adaptive_policy.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace deepladder::fitting {
+
+AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double>& widths,
+                                const AdaptiveBudget& b) {
+  AdaptiveDecision d;
+  char buf[200];
+  if (b.until_width > 0 && !widths.empty()) {
+    bool narrow = true;
+    double widest = 0;
+    for (double w : widths) {
+      narrow = narrow && std::isfinite(w) && w < b.until_width;
+      widest = std::max(widest, w);
+    }
+    if (narrow) {
+      std::snprintf(buf, sizeof buf, "every interval at %.3g is narrower than %.3g (widest %.3g)",
+                    s.target, b.until_width, widest);
+      return {AdaptiveDecision::kStopWidth, -1, buf};
+    }
+  }
+  const double left = b.budget_flops - b.spent_flops;
+  bool affordable = false, blocked_by_slots = false;
+  int fallback = -1;
+  double fallback_rate = 0;
+  for (size_t i = 0; i < s.ranked.size(); ++i) {
+    const Suggestion& c = s.ranked[i];
+    if (!(c.cost_flops <= left)) continue;
+    affordable = true;
+    if (c.candidate.run.config.train.ranks > b.free_slots) {
+      blocked_by_slots = true;
+      continue;
+    }
+    if (c.needed || c.score > 0) {
+      std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)",
+                    c.candidate.run.name.c_str(), c.needed ? "needed" : "best narrowing per FLOP",
+                    left, b.budget_flops);
+      return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
+    }
+    if (std::isfinite(c.narrowing) && c.narrowing > 0 && c.narrowing / c.cost_flops > fallback_rate)
+      fallback = static_cast<int>(i), fallback_rate = c.narrowing / c.cost_flops;
+  }
+  if (fallback >= 0) {
+    std::snprintf(buf, sizeof buf,
+                  "%s: best expected narrowing per FLOP, not yet resolved from noise (%.3g of "
+                  "%.3g FLOPs left)",
+                  s.ranked[fallback].candidate.run.name.c_str(), left, b.budget_flops);
+    return {AdaptiveDecision::kQueue, fallback, buf};
+  }
+  if (blocked_by_slots) return {AdaptiveDecision::kWait, -1, "waiting for free slots"};
+  if (!affordable) {
+    std::snprintf(buf, sizeof buf, "budget spent: %.3g of %.3g FLOPs, no candidate fits in %.3g",
+                  b.spent_flops, b.budget_flops, left);
+    return {AdaptiveDecision::kStopBudget, -1, buf};
+  }
+  return {AdaptiveDecision::kStopNothingNarrows, -1,
+          "no candidate within the budget is expected to narrow the interval"};
+}
+
+}  // namespace deepladder::fitting
