@@ -34,8 +34,9 @@ std::vector<int64_t> continuedDepths(const std::vector<int64_t>& depths, int mor
   return out;
 }
 
-// An arm's crossover table gets the fraction of its deepest entry for every new size.
-void continueCrossover(toml::table& arm, const std::vector<int64_t>& new_depths) {
+// An arm's crossover table gets the fraction of its deepest entry for every deeper size it lacks
+// (the new depths, and grid depths the arm did not run).
+void continueCrossover(toml::table& arm, const std::vector<int64_t>& depths) {
   toml::table* cross = arm["crossover"].as_table();
   if (!cross || cross->empty()) return;
   int64_t deepest = -1;
@@ -45,8 +46,8 @@ void continueCrossover(toml::table& arm, const std::vector<int64_t>& new_depths)
     if (d > deepest && value.value<double>()) deepest = d, fraction = *value.value<double>();
   }
   if (deepest < 0) return;
-  for (int64_t d : new_depths)
-    if (!cross->contains(depthName(d))) cross->insert(depthName(d), fraction);
+  for (int64_t d : depths)
+    if (d > deepest && !cross->contains(depthName(d))) cross->insert(depthName(d), fraction);
 }
 
 }  // namespace
@@ -102,7 +103,7 @@ std::vector<PlannedRun> largerSizeRuns(const LadderSpec& spec, int more) {
         for (int64_t d : all)
           if (d > top) sizes->push_back(depthName(d));
       }
-      continueCrossover(*arm, new_depths);
+      continueCrossover(*arm, all);
     }
   }
 
