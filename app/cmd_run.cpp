@@ -34,6 +34,7 @@ struct RunOptions {
   std::string ladder;  // resume: only this ladder
   bool quiet = false;
   double target = 0;  // live projection at this compute (0: the largest of the default --at)
+  int bootstrap = kLiveBootstrap;  // live projection's resamples
   bool adaptive = false;
   double budget = 0;              // --adaptive: planned FLOPs the ladder may spend
   double until_width = 0;         // --adaptive: stop once every interval is narrower
@@ -66,6 +67,7 @@ LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::
                         const std::string& ladder_dir, const RunOptions& options) {
   LiveHooks hooks;
   fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
+  fit.bootstrap = options.bootstrap;
   const double target = options.target > 0 ? options.target : defaultTarget(fit);
   hooks.live = std::make_unique<LiveLadder>(db, ladder_id, spec.name, fit, target);
   if (options.adaptive) {
@@ -186,6 +188,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
   cmd->add_option("--target", options->target,
                   "Compute the live projection is made at (default 1e26, the largest --at of "
                   "`fit`)");
+  cmd->add_option("--bootstrap", options->bootstrap,
+                  "Bootstrap resamples of the live projection's intervals")
+      ->capture_default_str();
   cmd->add_flag("--adaptive", options->adaptive,
                 "Spend --budget one run at a time, always on the run expected to narrow the "
                 "target multiplier's interval most per FLOP (see `deepladder suggest`)");

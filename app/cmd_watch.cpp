@@ -25,6 +25,7 @@ struct WatchOptions {
   double target = 0;
   double interval_s = 2.0;
   bool once = false;
+  int bootstrap = kLiveBootstrap;
 };
 
 std::string clock() {
@@ -42,7 +43,9 @@ int runWatch(const WatchOptions& o) {
   auto db = storage::Database::open(o.db_path);
   const auto id = db->findLadder(o.ladder);
   if (!id) throw UserError("no ladder \"" + o.ladder + "\" in " + o.db_path);
-  const fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
+  if (o.bootstrap < 0) throw UserError("--bootstrap: must be >= 0");
+  fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
+  fit.bootstrap = o.bootstrap;
   LiveLadder live(*db, *id, o.ladder, fit, o.target > 0 ? o.target : defaultTarget(fit));
   const std::string active_sql =
       "SELECT count(*) FROM runs WHERE ladder_id = " + std::to_string(*id) +
@@ -73,6 +76,8 @@ CommandRegistrar reg("watch", 11, [](CLI::App& cli) {
   cmd->add_option("--ladder", o->ladder, "Ladder name or hash")->required();
   cmd->add_option("--target", o->target, "Compute of the projection (default 1e26)");
   cmd->add_option("--interval", o->interval_s, "Seconds between looks at the database")
+      ->capture_default_str();
+  cmd->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples of the intervals")
       ->capture_default_str();
   cmd->add_flag("--once", o->once, "Print the projection now and end");
   cmd->callback([o] { commandExitCode() = runWatch(*o); });

@@ -41,4 +41,9 @@ class LiveLadder {
 // The default target: the largest of the --at list (1e26 with the default list).
 double defaultTarget(const fitting::FrontierOptions& options);
 
+// Bootstrap resamples of the live projection (`run`, `watch`): 200, as the workbench's frontier
+// view, so a refresh after a run ends refits one arm in tens of milliseconds; `fit` keeps 1000
+// for the numbers one publishes.
+inline constexpr int kLiveBootstrap = 200;
+
 }  // namespace deepladder::app

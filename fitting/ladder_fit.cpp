@@ -39,45 +39,47 @@ FrontierResult assembleLadderFit(const std::vector<FrontierResult>& shares) {
 LadderFitter::LadderFitter(FitCacheStore* cache, std::string source)
     : cache_(cache), source_(std::move(source)) {}
 
-const FrontierResult& LadderFitter::share(const std::string& name, const std::string& key,
-                                          const ResultsTable& points,
-                                          const FrontierOptions& options,
-                                          const std::vector<std::string>& arms) {
+std::optional<FrontierResult> LadderFitter::lookup(const std::string& name,
+                                                   const std::string& key) {
   auto it = shares_.find(name);
   if (it != shares_.end() && it->second.key == key) return it->second.fit;
-  Share fresh;
-  fresh.key = key;
-  bool found = false;
-  if (cache_) {
-    if (std::optional<std::string> text = cache_->load(key)) {
-      try {
-        fresh.fit = frontierResultFromJson(nlohmann::json::parse(*text));
-        found = true;
-        ++cache_hits_;
-      } catch (const std::exception&) {
-        found = false;  // unreadable entry (older format): fit again and overwrite it
-      }
-    }
+  if (!cache_) return std::nullopt;
+  std::optional<std::string> text = cache_->load(key);
+  if (!text) return std::nullopt;
+  try {
+    FrontierResult fit = frontierResultFromJson(nlohmann::json::parse(*text));
+    ++cache_hits_;
+    shares_[name] = {key, fit};
+    return fit;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable entry (older format): fit again and overwrite it
   }
-  if (!found) {
-    fresh.fit = fitFrontier(points, options);
-    refitted_.push_back(name);
-    if (cache_) {
-      CachedFitEntry entry;
-      entry.key = key;
-      entry.source = source_;
-      entry.arm = name;
-      entry.arms = arms;
-      entry.form = "frontier";
-      nlohmann::json params = nlohmann::json::object();
-      for (const auto& f : fresh.fit.arms)
-        params[f.arm] = {{"E", f.E}, {"A", f.A}, {"gamma", f.gamma}};
-      entry.params_json = params.dump();
-      entry.result_json = frontierResultToJson(fresh.fit).dump();
-      cache_->save(entry);
-    }
-  }
-  return (shares_[name] = std::move(fresh)).fit;
+}
+
+void LadderFitter::store(const std::string& name, const std::string& key, const FrontierResult& fit,
+                         const std::vector<std::string>& arms) {
+  refitted_.push_back(name);
+  shares_[name] = {key, fit};
+  if (!cache_) return;
+  CachedFitEntry entry;
+  entry.key = key;
+  entry.source = source_;
+  entry.arm = name;
+  entry.arms = arms;
+  entry.form = "frontier";
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& f : fit.arms) params[f.arm] = {{"E", f.E}, {"A", f.A}, {"gamma", f.gamma}};
+  entry.params_json = params.dump();
+  entry.result_json = frontierResultToJson(fit).dump();
+  cache_->save(entry);
+}
+
+FrontierResult shareOf(const FrontierResult& whole, size_t arm_index) {
+  FrontierResult share = whole;
+  share.arms = {whole.arms[0], whole.arms.at(arm_index)};
+  share.multipliers = {whole.multipliers.at(arm_index - 1)};
+  for (auto& replicate : share.bootstrap_draws) replicate = {replicate[0], replicate[arm_index]};
+  return share;
 }
 
 FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOptions& options,
@@ -110,40 +112,78 @@ FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOption
     for (const auto& [arm, pts] : by_arm)
       sorted.points.insert(sorted.points.end(), pts.begin(), pts.end());
     const std::string key = fitCacheKey("frontier-joint", {options_key, pointsKey(table.points)});
-    return share("*", key, sorted, options, arms);
+    if (auto found = lookup("*", key)) return *found;
+    FrontierResult fit = fitFrontier(sorted, options);
+    store("*", key, fit, arms);
+    return fit;
   }
 
-  std::vector<FrontierResult> shares;
-  auto add = [&](const std::string& arm, const std::vector<RunPoint>* other) {
-    ResultsTable sub;
-    sub.source = table.source;
-    sub.points = base;
-    if (other) sub.points.insert(sub.points.end(), other->begin(), other->end());
+  // Each share: reused (memory, then the cache) when its key is known; else checked now and
+  // fitted below.
+  struct Missing {
+    std::string arm, key;
+    const std::vector<RunPoint>* points;  // null: the baseline alone
+  };
+  std::map<std::string, FrontierResult> found;
+  std::vector<Missing> missing;
+  auto consider = [&](const std::string& arm, const std::vector<RunPoint>* other) {
     const std::string key =
         fitCacheKey("frontier-share",
                     {options_key, pointsKey(base), other ? pointsKey(*other) : std::string()});
-    std::vector<std::string> arms{options.baseline};
-    if (other) arms.push_back(arm);
+    if (auto hit = lookup(arm, key)) {
+      found[arm] = std::move(*hit);
+      return;
+    }
+    ResultsTable pair{table.source, base};
+    if (other) pair.points.insert(pair.points.end(), other->begin(), other->end());
     try {
-      shares.push_back(share(arm, key, sub, options, arms));
+      validateFrontierInput(pair, options);
+      missing.push_back({arm, key, other});
     } catch (const UserError& e) {
       if (!lenient) throw;
       skipped_.push_back({arm, e.what()});
     }
   };
   for (const auto& [arm, pts] : by_arm)
-    if (arm != options.baseline) add(arm, &pts);
-  if (by_arm.size() == 1) add(options.baseline, nullptr);
-  if (shares.empty()) {
-    // Every share failed: when the baseline alone cannot be fitted, that is the reason.
+    if (arm != options.baseline) consider(arm, &pts);
+  if (by_arm.size() == 1) consider(options.baseline, nullptr);
+  if (found.empty() && missing.empty()) {
+    // Every arm failed: when the baseline alone cannot be fitted, that is the reason.
     if (lenient && by_arm.size() > 1) {
-      ResultsTable alone{table.source, base};
-      validateFrontierInput(alone, options);
-      add(options.baseline, nullptr);
+      validateFrontierInput(ResultsTable{table.source, base}, options);
+      consider(options.baseline, nullptr);
     }
-    if (shares.empty())
+    if (found.empty() && missing.empty())
       throw UserError(skipped_.empty() ? table.source + ": nothing to fit" : skipped_[0].reason);
   }
+
+  // The missing shares in one fit of the baseline with all their arms, split per arm: the same
+  // numbers as fitting each share alone (each arm resamples from its own stream), and the
+  // baseline's bootstrap is solved once instead of once per share (a baseline run, a cold start).
+  if (missing.size() == 1 || (missing.size() > 1 && !missing[0].points)) {
+    const Missing& m = missing[0];
+    ResultsTable pair{table.source, base};
+    if (m.points) pair.points.insert(pair.points.end(), m.points->begin(), m.points->end());
+    FrontierResult fit = fitFrontier(pair, options);
+    store(m.arm, m.key, fit,
+          m.points ? std::vector<std::string>{options.baseline, m.arm}
+                   : std::vector<std::string>{options.baseline});
+    found[m.arm] = std::move(fit);
+  } else if (!missing.empty()) {
+    ResultsTable together{table.source, base};
+    for (const Missing& m : missing)
+      together.points.insert(together.points.end(), m.points->begin(), m.points->end());
+    const FrontierResult whole = fitFrontier(together, options);
+    for (size_t a = 1; a < whole.arms.size(); ++a)
+      for (const Missing& m : missing)
+        if (m.arm == whole.arms[a].arm) {
+          FrontierResult share = shareOf(whole, a);
+          store(m.arm, m.key, share, {options.baseline, m.arm});
+          found[m.arm] = std::move(share);
+        }
+  }
+  std::vector<FrontierResult> shares;
+  for (auto& [arm, fit] : found) shares.push_back(std::move(fit));
   return assembleLadderFit(shares);
 }
 

@@ -2,13 +2,15 @@
 // with E fixed to the baseline's, so the ladder's fit is the union of "baseline + one arm" fits
 // (and the bootstrap resamples each arm from its own stream, see frontier_fit.cpp): fitting them
 // one by one gives the whole fit, and when a run finishes only its arm's share changes (all of
-// them when it is a baseline run). Each share goes through fitFrontier (the public entry point,
-// so it follows every option there) and is cached by a key of its inputs and options: reused in
-// memory while its points are unchanged, then from the FitCacheStore (the fits table), and
-// fitted only when neither has it. With `joint` (one E for all arms) the ladder is one share.
+// them when it is a baseline run). Shares go through fitFrontier (the public entry point, so they
+// follow every option there; several missing shares in one call, split per arm) and are cached
+// by a key of their inputs and options: reused in memory while their points are unchanged, then
+// from the FitCacheStore (the fits table), and fitted only when neither has them. With `joint` (one
+// E for all arms) the ladder is one share.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,10 @@ struct SkippedArm {
   std::string arm;
   std::string reason;
 };
+
+// Arm `arm_index`'s share of a fit of the baseline with several arms: the baseline and that arm,
+// its multipliers and its bootstrap draws.
+FrontierResult shareOf(const FrontierResult& whole, size_t arm_index);
 
 // The ladder's fit from per-arm shares (each the fit of the baseline and one arm, same options):
 // the baseline's fit from the first share, every other arm's fit, multipliers and bootstrap
@@ -49,10 +55,11 @@ class LadderFitter {
     std::string key;
     FrontierResult fit;
   };
-  // The share of `points` (baseline + one arm, or all arms when joint) under `key`.
-  const FrontierResult& share(const std::string& name, const std::string& key,
-                              const ResultsTable& points, const FrontierOptions& options,
-                              const std::vector<std::string>& arms);
+  // A share known under `key`: in memory, else from the cache.
+  std::optional<FrontierResult> lookup(const std::string& name, const std::string& key);
+  // A share just fitted: kept in memory and stored in the cache; counted as refitted.
+  void store(const std::string& name, const std::string& key, const FrontierResult& fit,
+             const std::vector<std::string>& arms);
 
   FitCacheStore* cache_;
   std::string source_;

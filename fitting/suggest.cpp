@@ -20,6 +20,7 @@ SuggestOptions defaultSuggestOptions() {
   SuggestOptions o;
   o.fit = defaultFrontierOptions();
   o.fit.bootstrap = 100;
+  o.draws = 6;
   o.fit.residual_bootstrap = true;
   return o;
 }

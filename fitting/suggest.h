@@ -43,15 +43,15 @@ namespace deepladder::fitting {
 struct SuggestOptions {
   FrontierOptions fit;            // baseline, C0, interval level; bootstrap = each refit's
   double target = 1e26;           // compute of the multiplier whose interval counts (--target)
-  int draws = 8;                  // plausible outcomes per candidate
+  int draws = 6;                  // plausible outcomes per candidate
   std::uint64_t seed = 20240520;  // outcome draws (the fits keep fit.seed)
   int threads = 2;                // candidates scored in parallel
   std::vector<std::string> arms;  // arms whose interval counts; empty = every non-baseline arm
   double budget = 0;              // leave out candidates costing more FLOPs (0 = no limit)
 };
 
-// Defaults in one place: 100 resamples per refit, 8 draws (about 50 candidates in < 5 s on
-// two cores for a two-arm ladder; see tests/bench/suggest_bench.cpp).
+// Defaults in one place: 100 resamples per refit, 6 draws, residual bootstrap (50 candidates of
+// an 8-arm ladder in about 4 s on two idle cores; tests/bench/live_refresh_bench.cpp).
 SuggestOptions defaultSuggestOptions();
 
 struct Suggestion {

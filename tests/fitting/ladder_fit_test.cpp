@@ -39,6 +39,31 @@ const ArmFit& armOf(const FrontierResult& r, const std::string& arm) {
 
 }  // namespace
 
+TEST(LadderFit, AShareFittedAloneIsItsShareOfTheWholeFit) {
+  const ResultsTable table = threeArms();
+  const FrontierResult whole = fitFrontier(table, quick());
+  for (size_t a = 1; a < whole.arms.size(); ++a) {
+    ResultsTable pair;
+    pair.source = table.source;
+    for (const auto& p : table.points)
+      if (p.arm == "vanilla" || p.arm == whole.arms[a].arm) pair.points.push_back(p);
+    const FrontierResult alone = fitFrontier(pair, quick());
+    const FrontierResult split = shareOf(whole, a);
+    SCOPED_TRACE(whole.arms[a].arm);
+    ASSERT_EQ(alone.arms.size(), 2u);
+    ASSERT_EQ(split.arms.size(), 2u);
+    EXPECT_NEAR(alone.arms[1].gamma, split.arms[1].gamma, 1e-7);
+    EXPECT_NEAR(alone.arms[1].gamma_ci_lo, split.arms[1].gamma_ci_lo, 1e-6);
+    EXPECT_NEAR(alone.arms[1].gamma_ci_hi, split.arms[1].gamma_ci_hi, 1e-6);
+    const auto& m_alone = alone.multipliers[0].projected.back();
+    const auto& m_split = split.multipliers[0].projected.back();
+    EXPECT_NEAR(m_alone.ci_lo, m_split.ci_lo, 1e-5 * m_split.ci_lo);
+    EXPECT_NEAR(m_alone.ci_hi, m_split.ci_hi, 1e-5 * m_split.ci_hi);
+    ASSERT_EQ(alone.bootstrap_draws.size(), split.bootstrap_draws.size());
+    EXPECT_NEAR(alone.bootstrap_draws[5][1].gamma, split.bootstrap_draws[5][1].gamma, 1e-7);
+  }
+}
+
 TEST(LadderFit, SharesAssembleToTheWholeLaddersFit) {
   const ResultsTable table = threeArms();
   const FrontierResult whole = fitFrontier(table, quick());
