@@ -57,6 +57,7 @@ ProjectionSnapshot LiveProjection::refresh(const ResultsTable& table) {
   std::map<std::string, int> points;
   for (const auto& p : table.points) ++points[p.arm];
   for (const auto& skipped : fitter_.skipped()) {
+    if (skipped.arm == options_.baseline) continue;  // its reason is baseline_note
     ArmProjection a;
     a.arm = skipped.arm;
     a.points = points[skipped.arm];

@@ -9,6 +9,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_result_json.h"
 #include "fitting/live_projection.h"
+#include "fitting/projection_history.h"
 #include "tests/fitting/memory_fit_cache.h"
 #include "tests/fitting/synthetic_data.h"
 
@@ -216,4 +217,46 @@ TEST(FrontierResultJson, RoundTripsEveryField) {
   EXPECT_TRUE(std::isnan(back.arms[1].E_ci_lo));  // E fixed for a non-baseline arm: NaN kept
   EXPECT_EQ(back.bootstrap_draws[17][2].gamma, r.bootstrap_draws[17][2].gamma);
   EXPECT_THROW(frontierResultFromJson(nlohmann::json::parse("{\"c_ref\": 1}")), std::runtime_error);
+}
+
+TEST(ProjectionHistory, OnePointPerFinishedRunCachedOnce) {
+  // The runs end in rung order, vanilla and deep alternating.
+  ResultsTable all = fitting::testing::syntheticLadder(
+      {{"vanilla", 1.8, 1.2, 0.111}, {"deep", 1.8, 1.15, 0.117}}, 5, 0.003, 3);
+  ResultsTable ordered;
+  ordered.source = all.source;
+  for (int i = 0; i < 5; ++i) {
+    ordered.points.push_back(all.points[i]);
+    ordered.points.push_back(all.points[5 + i]);
+  }
+  MemoryFitCache cache;
+  const auto history = projectionHistory(ordered, quick(), 1e26, &cache, "t");
+  ASSERT_EQ(history.size(), 10u);
+  // After one run there is no arm to compare; the baseline needs three rungs and deep two, so
+  // the first projection comes after five runs (v d v d v).
+  EXPECT_TRUE(history[0].arms.empty());
+  for (size_t k = 1; k < 4; ++k) {
+    ASSERT_EQ(history[k].arms.size(), 1u) << k;
+    EXPECT_TRUE(std::isnan(history[k].arms[0].multiplier)) << k;
+    EXPECT_FALSE(history[k].arms[0].note.empty()) << k;
+  }
+  for (size_t k = 4; k < 10; ++k) EXPECT_TRUE(std::isfinite(history[k].arms[0].multiplier)) << k;
+  EXPECT_EQ(history.back().runs, 10);
+  EXPECT_LT(history[6].compute_spent, history[7].compute_spent);
+  // The last point is the live projection of all the runs.
+  LiveProjection live(nullptr, "t", quick(), 1e26);
+  const auto now = live.refresh(ordered);
+  EXPECT_NEAR(history.back().arms[0].multiplier, now.arms[0].multiplier,
+              1e-9 * now.arms[0].multiplier);
+  EXPECT_NEAR(history.back().arms[0].hi, now.arms[0].hi, 1e-9 * now.arms[0].hi);
+  // Again: every point comes from the cache, nothing is fitted or stored.
+  const int saves = cache.saves;
+  const auto again = projectionHistory(ordered, quick(), 1e26, &cache, "t");
+  EXPECT_EQ(cache.saves, saves);
+  ASSERT_EQ(again.size(), 10u);
+  EXPECT_EQ(again[8].arms[0].lo, history[8].arms[0].lo);
+  // Points are never dropped when a run finishes (their entries name no arm).
+  cache.runFinished("deep");
+  EXPECT_EQ(projectionHistory(ordered, quick(), 1e26, &cache, "t").size(), 10u);
+  EXPECT_EQ(cache.saves, saves);
 }
