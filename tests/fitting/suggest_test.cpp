@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fitting/suggest_draws.h"
 #include "tests/fitting/published_growth_ladder.h"
 
 using namespace deepladder;
@@ -127,4 +128,26 @@ TEST(Suggest, AnArmWithTooFewRungsAsksForThemFirst) {
   EXPECT_EQ(r.ranked.front().candidate.run.size, "d8") << "the cheapest rung it lacks";
   ASSERT_EQ(r.unfitted.size(), 1u);
   EXPECT_EQ(r.unfitted[0].arm, "untied_grow");
+}
+
+TEST(SuggestDraws, ALatinHypercubeOverReplicateRankAndDeviate) {
+  EXPECT_NEAR(normalQuantile(0.975), 1.959963985, 1e-6);
+  EXPECT_NEAR(normalQuantile(0.5), 0.0, 1e-12);
+  EXPECT_NEAR(normalQuantile(0.01), -normalQuantile(0.99), 1e-12);
+  const auto draws = commonDraws(42, 8);
+  ASSERT_EQ(draws.size(), 8u);
+  std::vector<int> u_count(8, 0), z_count(8, 0);
+  for (const auto& d : draws) {
+    ++u_count[static_cast<int>(d.u * 8)];
+    int stratum = 0;
+    while (stratum < 7 && d.z > normalQuantile((stratum + 1) / 8.0)) ++stratum;
+    ++z_count[stratum];
+  }
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(u_count[k], 1) << k;
+    EXPECT_EQ(z_count[k], 1) << k;
+  }
+  const auto again = commonDraws(42, 8);
+  EXPECT_EQ(again[3].z, draws[3].z);
+  EXPECT_NE(commonDraws(43, 8)[3].u, draws[3].u);
 }
