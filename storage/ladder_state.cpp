@@ -32,7 +32,10 @@ LadderState loadLadderState(Database& db, int64_t ladder_id) {
     state.runs.push_back({r.arm, r.size, r.seed, r.status});
     if (r.status == "queued" || r.status == "interrupted" || r.status == "running")
       ++state.active_runs;
-    if (r.status == "failed" || r.status == "cancelled") continue;
+    if (r.status == "failed" || r.status == "cancelled") {  // what it trained before it stopped
+      state.planned_flops += r.flops;
+      continue;
+    }
     double flops = r.status == "finished" || r.status == "diverged" ? r.flops : 0.0;
     if (flops <= 0 && planned.count(r.name)) flops = planned.at(r.name);
     if (flops <= 0) {  // not run yet and not in the grid: its planned FLOPs from its config

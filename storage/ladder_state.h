@@ -19,7 +19,8 @@ struct LadderState {
   std::string name;
   ladder::LadderSpec spec;
   std::vector<ladder::ExistingRun> runs;
-  double planned_flops = 0;  // planned training FLOPs of every run not failed or cancelled
+  double planned_flops = 0;  // planned training FLOPs of every run (what a failed or cancelled
+                             // run trained before it stopped)
   int active_runs = 0;       // queued, interrupted or running
 };
 

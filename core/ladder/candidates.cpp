@@ -25,7 +25,7 @@ namespace {
 
 bool isTaken(const std::string& status, bool queued_is_taken) {
   if (status == "finished" || status == "diverged" || status == "running") return true;
-  return queued_is_taken && (status == "queued" || status == "interrupted");
+  return queued_is_taken;
 }
 
 // A planned run of the same rung at another seed (name and train seed follow).

@@ -32,13 +32,14 @@ struct ExistingRun {
 struct CandidateOptions {
   int larger_sizes = 2;  // next sizes above each arm's largest (depth ladders only)
   bool extra_seeds = true;
-  // true: queued and interrupted runs are taken (an adaptive ladder does not buy them twice);
-  // false: they count as not yet run.
+  // true (an adaptive ladder): every run the ladder holds is taken, queued, interrupted, failed
+  // or cancelled alike, so nothing is bought twice and a run that keeps failing is not bought
+  // again; false (`suggest`): queued runs and failed or cancelled ones count as not yet run.
   bool queued_is_taken = false;
 };
 
 // A grid run is taken when a run of the same arm, size and seed is finished, diverged or
-// running (or queued/interrupted with queued_is_taken); failed and cancelled runs are not.
+// running (any run at all with queued_is_taken).
 // Extra seeds: the seed after the largest one the rung has (grid or database), at the rung's
 // planned cost. Order: grid rungs, extra seeds, larger sizes, each by arm then size.
 std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,

@@ -80,10 +80,13 @@ TEST(Candidates, GridRunsNotRunExtraSeedsAndLargerSizes) {
   EXPECT_GT(d8->run.est_seconds, 0);
   EXPECT_EQ(find(c, "wide-d6-s1")->run.config.model.mlp, "swiglu");
 
-  // An adaptive ladder does not buy a queued run twice.
+  // An adaptive ladder buys nothing twice: not a queued run, nor one that failed.
   CandidateOptions adaptive;
   adaptive.queued_is_taken = true;
-  EXPECT_FALSE(find(candidateRuns(spec, existing, adaptive), "wide-d4-s1"));
+  const auto bought = candidateRuns(spec, existing, adaptive);
+  EXPECT_FALSE(find(bought, "wide-d4-s1"));
+  EXPECT_FALSE(find(bought, "wide-d2-s1"));
+  EXPECT_TRUE(find(bought, "vanilla-d6-s1"));
 }
 
 TEST(Candidates, ABoughtLargerSizeMovesTheNextOnesOut) {

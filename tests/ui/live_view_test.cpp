@@ -2,7 +2,6 @@
 // finish (only the changed arm's share; the history gains a point per run), the history plot
 // draws one line per arm, and the suggestions beside the multiplier rank candidates and queue
 // the selected one into the ladder.
-// First, before any Qt header defines `slots`: core/ladder/ladder_spec.h has a field of that name.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -15,9 +14,7 @@
 #include <QTest>
 #include <cmath>
 
-#include "fitting/suggest.h"
 #include "storage/database.h"
-#include "tests/ui/live_fixture.h"
 #include "ui/plots/offscreen_app.h"
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/main_window.h"
@@ -25,6 +22,10 @@
 #include "ui/workbench/run_table_model.h"
 #include "ui/workbench/suggestion_table_model.h"
 #include "ui/workbench/suggestions_panel.h"
+
+#undef slots  // Qt's keyword; core/ladder/ladder_spec.h (below) has a field of that name
+#include "fitting/suggest.h"
+#include "tests/ui/live_fixture.h"
 
 namespace deepladder::ui {
 namespace {

@@ -4,7 +4,6 @@
 // plus the frontier of a noisy import (bootstrap bands), the end of the designer's form, and the
 // frontier under a dark palette, and a running ladder's frontier with its projection history and
 // suggestions.
-// First, before any Qt header defines `slots`: core/ladder/ladder_spec.h has a field of that name.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -25,12 +24,14 @@
 
 #include "storage/database.h"
 #include "tests/ui/fixture_database.h"
-#include "tests/ui/live_fixture.h"
 #include "ui/workbench/compare_view.h"
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/ladder_designer_view.h"
 #include "ui/workbench/main_window.h"
 #include "ui/workbench/suggestions_panel.h"
+
+#undef slots  // Qt's keyword; core/ladder/ladder_spec.h (below) has a field of that name
+#include "tests/ui/live_fixture.h"
 
 namespace deepladder::ui {
 namespace {

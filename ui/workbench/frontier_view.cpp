@@ -47,11 +47,18 @@ struct FitOutput {
 // The fit through the fits table's cache (this thread's own connection, read-write so new fits
 // are stored for everyone), and for a ladder its projection history (cached point by point).
 FitOutput fitSource(const QString& path, const std::string& source, fitting::FrontierOptions o) {
-  auto db = openExistingDatabase(path, false);
+  std::unique_ptr<storage::Database> db;
+  bool read_only = false;
+  try {
+    db = openExistingDatabase(path, false);
+  } catch (const std::exception&) {  // a database we may only read: reuse the cache, store nothing
+    db = openExistingDatabase(path, true);
+    read_only = true;
+  }
   FitOutput out;
   out.table = storage::readResults(*db, path.toStdString(), source);
   const auto ladder_id = db->findLadder(source);
-  storage::SqliteFitCache cache(*db, ladder_id);
+  storage::SqliteFitCache cache(*db, ladder_id, read_only);
   fitting::LadderFitter fitter(&cache, source);
   out.result = fitter.fit(out.table, o, /*lenient=*/false);
   // Same options as the fit, so the newest point reuses the shares just fitted.
