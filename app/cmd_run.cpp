@@ -46,17 +46,24 @@ struct LiveHooks {
   std::unique_ptr<LiveLadder> live;
   std::unique_ptr<AdaptiveLadder> adaptive;
 
+  // Never throws: the ladder's runs go on whatever happens to the projection or a decision.
   std::vector<std::string> runEnded(const std::string& status) {
     std::vector<std::string> lines;
-    fitting::ProjectionSnapshot now;
-    if (status == "finished" || !last_seen) {
-      now = live->onRunFinished();
-      last = now;
-      last_seen = true;
-      if (status == "finished") lines.push_back("projection: " + fitting::projectionLine(now));
+    try {
+      if (status == "finished" || !last_seen) {
+        last = live->onRunFinished();
+        last_seen = true;
+        if (status == "finished") lines.push_back("projection: " + fitting::projectionLine(last));
+      }
+    } catch (const std::exception& e) {
+      lines.push_back(std::string("projection: not updated (") + e.what() + ")");
     }
-    if (adaptive && !adaptive->stopped())
-      for (auto& line : adaptive->fillSlots(last)) lines.push_back(std::move(line));
+    try {
+      if (adaptive && !adaptive->stopped())
+        for (auto& line : adaptive->fillSlots(last)) lines.push_back(std::move(line));
+    } catch (const std::exception& e) {
+      lines.push_back(std::string("adaptive: no decision this time (") + e.what() + ")");
+    }
     return lines;
   }
   fitting::ProjectionSnapshot last;
