@@ -174,7 +174,7 @@ int resumeLadders(const RunOptions& options) {
     const std::string spec_text = db->ladderSpec(ladder_id);
     const ladder::LadderSpec spec =
         ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
-    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
+    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
     unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
     printLadderStatus(*db, ladder_id);
   }
