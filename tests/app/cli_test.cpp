@@ -193,8 +193,11 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
     auto db = storage::Database::open(path("sq.db"));
     const int64_t ladder = db->upsertLadder("sq-e1", "[ladder]\nname = \"sq-e1\"\n", "sqhash");
     RunConfig config;
-    config.task = "squaring";
+    config.task = Task::squaring;
     config.model.vocab_size = 17;
+    config.model.positions = Positions::learned;
+    config.model.attention = AttentionMask::bidirectional;
+    config.model.seq_len = 64;
     config.squaring.tier = "E1";
     struct Fixture {
       const char* arm;
