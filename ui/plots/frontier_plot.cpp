@@ -106,6 +106,11 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
                         .arg(compactNumber(E, 4))
                         .arg(result.joint ? QStringLiteral("joint") : QStringLiteral("shared")));
   }
+  // Which estimator made the curves: a legend line with no symbol.
+  QCPGraph* estimator = plot.addGraph();
+  estimator->setPen(Qt::NoPen);
+  estimator->setName(
+      QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
   if (any_band) {
     // One legend entry says what the shading is; each arm's band has its arm's colour.
     QCPGraph* key = plot.addGraph();
