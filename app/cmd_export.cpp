@@ -61,8 +61,11 @@ int runExport(ExportOptions options) {
       table = readFromDatabase(*db, options.db_path, options.ladder);
     }
   }
-  if (text.empty())
-    text = fitting::scalingTable(fitting::fitFrontier(table, options.frontier), options.format);
+  if (text.empty()) {
+    const auto result = fitting::fitFrontier(table, options.frontier);
+    warnArmsWithoutFit(result);
+    text = fitting::scalingTable(result, options.format);
+  }
   if (options.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;

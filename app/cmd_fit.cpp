@@ -209,6 +209,7 @@ int runFit(FitCommandOptions options) {
   }
 
   const auto result = fitting::fitFrontier(table, options.frontier);
+  warnArmsWithoutFit(result);
   if (db) storeFrontier(*db, source, result);
   if (options.json) {
     std::printf("%s\n", fitting::frontierToJson(result).dump().c_str());

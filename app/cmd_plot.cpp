@@ -95,6 +95,7 @@ int runPlot(PlotOptions o) {
       o.frontier.at = plots::multiplierBandComputes(lo, o.compute_hi);
     }
     const auto result = fitting::fitFrontier(table, o.frontier);
+    warnArmsWithoutFit(result);
     if (o.kind == "frontier")
       plots::drawFrontier(plot, {table, result, QStringLiteral("Compute frontier")});
     else

@@ -22,6 +22,10 @@ inline constexpr const char* kEstimatorHelp =
     "OLS of ln(L - E) on ln(C/C0) with E fixed, t-intervals) | robust (nonlinear least squares "
     "+ Huber refit for every arm)";
 
+// One "deepladder: warning: ..." line on stderr per arm the frontier fit could not fit
+// (ArmFit::no_fit, e.g. a loss at or below the shared E under the paper estimator).
+void warnArmsWithoutFit(const fitting::FrontierResult& result);
+
 // "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number.
 std::vector<double> parseComputeList(const std::string& text);
 

@@ -22,6 +22,7 @@ nlohmann::json armJson(const ArmFit& f) {
           {"n", f.n_points},
           {"method", f.method},
           {"bootstrap_used", f.bootstrap_used},
+          {"no_fit", f.no_fit.empty() ? nlohmann::json() : nlohmann::json(f.no_fit)},
           {"at_bound", f.at_bound}};
 }
 

@@ -74,6 +74,7 @@ struct ArmFit {
   int n_points = 0;           // n: points of this arm
   int bootstrap_used = 0;     // resamples whose fit of this arm gave finite A and gamma
   std::string method;         // armFitMethod(): "huber_e_free", "ols_log_excess_e_fixed", ...
+  std::string no_fit;         // why A and gamma are NaN ("" when fitted), naming the point
   double rss = kNaN;          // sum_i (L_i - Lhat_i)^2
   double rms = kNaN;          // sqrt(rss / n)
   double huber_delta =

@@ -118,24 +118,24 @@ std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
 }
 
 // Under the paper estimator ln(L - E) needs every point of an E-shared arm above the baseline's
-// E. The paper's code has no answer for such a point (its figure-3 fit returns NaN, its
-// cross-corpus fit raises), so neither has this one: a UserError that names the point.
-void refuseArmsBelowSharedE(const ResultsTable& table, const std::vector<ArmFit>& fits,
-                            const std::string& baseline) {
+// E. The paper's ladder figures leave such an arm without a fit (numpy's log gives NaN, and so
+// does the regression), the other arms unaffected; so does this fit, and says why in `no_fit`.
+void explainArmsBelowSharedE(const ResultsTable& table, std::vector<ArmFit>& fits,
+                             const std::string& baseline) {
   const double E = fits[0].E;
   for (size_t a = 1; a < fits.size(); ++a) {
     if (std::isfinite(fits[a].gamma)) continue;
     for (const auto& p : table.points) {
       if (p.arm != fits[a].arm || p.val_loss > E) continue;
-      throw UserError(locatedMessage(
+      fits[a].no_fit = locatedMessage(
           pointWhere(table, p), 0, "arm " + p.arm,
-          "loss " + fmt(p.val_loss) + " at compute " + fmt(p.compute_flops) +
+          "no fit: loss " + fmt(p.val_loss) + " at compute " + fmt(p.compute_flops) +
               " is at or below the irreducible loss E = " + fmt(E) + " fitted on the baseline '" +
               baseline +
-              "', so ln(L - E) is undefined and the paper estimator (OLS of ln(L - E) on "
-              "ln(C/C0), as in the paper's code) cannot fit this arm",
-          "use --estimator robust (fits in loss space and flags the arm), pick another "
-          "--baseline, or leave the arm out"));
+              "', so ln(L - E) is undefined and the paper estimator's OLS line cannot be drawn "
+              "(the paper's code gives NaN too)",
+          "the robust estimator (--estimator robust) fits this arm in loss space");
+      break;
     }
   }
 }
@@ -255,7 +255,7 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
   result.bootstrap_requested = options.bootstrap;
   result.arms = solveFrontier(arms, options.c_ref, options.joint, true, options.estimator);
   const bool paper = options.estimator == FrontierEstimator::Paper;
-  if (paper) refuseArmsBelowSharedE(table, result.arms, options.baseline);
+  if (paper) explainArmsBelowSharedE(table, result.arms, options.baseline);
   for (size_t a = 0; a < result.arms.size(); ++a) {
     ArmFit& f = result.arms[a];
     f.method = armFitMethod(options.estimator, options.joint, a == 0);

@@ -17,9 +17,10 @@ namespace deepladder::fitting {
 // slope of L against ln C >= 0), --joint with the paper estimator.
 void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options);
 
-// Also a UserError under the paper estimator when an E-shared arm has a point at or below the
-// baseline's fitted E (ln(L - E) undefined; the message names the point). In a bootstrap
-// resample such an arm gets no fit (NaN, left out of its intervals; ArmFit::bootstrap_used).
+// Under the paper estimator an E-shared arm with a point at or below the baseline's fitted E
+// (ln(L - E) undefined) gets no fit: NaN A and gamma, ArmFit::no_fit naming the point; the other
+// arms are fitted as usual. In a bootstrap resample such an arm is left out of its intervals
+// (ArmFit::bootstrap_used counts the resamples that fitted it).
 FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options);
 
 // Percentile of sorted-or-not samples, linear interpolation between order statistics

@@ -25,9 +25,10 @@ std::string interval(double lo, double hi, int digits = 4) {
 }
 
 std::string flags(const ArmFit& f) {
-  std::string s;
-  for (const auto& b : f.at_bound) s += (s.empty() ? "at bound: " : ", ") + b;
-  return s;
+  std::string bounds;
+  for (const auto& b : f.at_bound) bounds += (bounds.empty() ? "at bound: " : ", ") + b;
+  if (f.no_fit.empty()) return bounds;
+  return "NO FIT (see below)" + (bounds.empty() ? "" : "; " + bounds);
 }
 
 std::string latexEscape(const std::string& s) {
@@ -85,7 +86,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
   out << "\ngamma CI: bootstrap percentiles (every resample refitted, E included); gamma t CI: "
          "gamma -+ t(dof) se, E held at its fit.\n";
   for (const auto& f : r.arms)
-    if (r.bootstrap_used > 0 && f.bootstrap_used < r.bootstrap_used)
+    if (!f.no_fit.empty()) out << f.no_fit << "\n";
+  for (const auto& f : r.arms)
+    if (f.no_fit.empty() && r.bootstrap_used > 0 && f.bootstrap_used < r.bootstrap_used)
       out << f.arm << ": fitted in " << f.bootstrap_used << " of " << r.bootstrap_used
           << " resamples (the others had a point at or below their E).\n";
   if (const ArmFit& l = r.baseline_line; !l.arm.empty())

@@ -2,7 +2,8 @@
 // estimator recovers known A and gamma from noise-free E-fixed data to 1e-9, its standard error is
 // the OLS formula and its interval the Student-t one; paper and robust differ as they should (same
 // baseline, each E-shared arm at the optimum of its own objective); bootstraps resample with the
-// estimator asked for; points at or below E and --joint are refused under paper.
+// estimator asked for; an arm with a point at or below E gets no fit under paper and says why;
+// --joint is refused under paper.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -180,18 +181,30 @@ TEST(PaperEstimator, BootstrapResamplesWithTheSameEstimator) {
   EXPECT_EQ(paper.arms[1].bootstrap_used, paper.bootstrap_used);
 }
 
-TEST(PaperEstimator, RefusesAPointAtOrBelowTheSharedE) {
-  // The deep arm's losses fall below the baseline's E = 2: ln(L - E) is undefined there.
-  const std::vector<TrueArm> truth = {{"vanilla", 2.0, 1.0, 0.1}, {"deep", 1.0, 1.0, 0.1}};
-  try {
-    fitFrontier(syntheticLadder(truth, 6, 0.0, 1), optionsFor(FrontierEstimator::Paper));
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("arm deep"), std::string::npos) << message;
-    EXPECT_NE(message.find("at or below the irreducible loss E = 2"), std::string::npos);
-    EXPECT_NE(message.find("--estimator robust"), std::string::npos);
-  }
+TEST(PaperEstimator, AnArmWithAPointAtOrBelowTheSharedEHasNoFitAndSaysWhy) {
+  // The deep arm's losses fall below the baseline's E = 2: ln(L - E) is undefined there, so the
+  // paper estimator (like the paper's code, which gets NaN) leaves that arm without a fit; the
+  // other arm is fitted as usual. The robust estimator fits it in loss space.
+  const std::vector<TrueArm> truth = {
+      {"vanilla", 2.0, 1.0, 0.1}, {"deep", 1.0, 1.0, 0.1}, {"wide", 2.0, 0.95, 0.1}};
+  const auto table = syntheticLadder(truth, 6, 0.0, 1);
+  const auto r = fitFrontier(table, optionsFor(FrontierEstimator::Paper, 20));
+  ASSERT_EQ(r.arms[1].arm, "deep");
+  EXPECT_TRUE(std::isnan(r.arms[1].gamma));
+  EXPECT_TRUE(std::isnan(r.arms[1].A));
+  EXPECT_NE(r.arms[1].no_fit.find("synthetic: arm deep: no fit: loss"), std::string::npos)
+      << r.arms[1].no_fit;
+  EXPECT_NE(r.arms[1].no_fit.find("at or below the irreducible loss E = 2"), std::string::npos);
+  EXPECT_NE(r.arms[1].no_fit.find("--estimator robust"), std::string::npos);
+  // Resamples that drew only deep's early rungs (above E) do fit it; the others leave it out.
+  EXPECT_LT(r.arms[1].bootstrap_used, r.bootstrap_used);
+  EXPECT_EQ(r.arms[2].bootstrap_used, r.bootstrap_used);
+  EXPECT_TRUE(std::isnan(r.multipliers[0].projected[0].multiplier));
+  EXPECT_TRUE(r.arms[2].no_fit.empty());
+  EXPECT_NEAR(r.arms[2].gamma, 0.1, 1e-9);
+  const auto robust = fitFrontier(table, optionsFor(FrontierEstimator::Robust));
+  EXPECT_TRUE(std::isfinite(robust.arms[1].gamma));
+  EXPECT_TRUE(robust.arms[1].no_fit.empty());
 }
 
 TEST(PaperEstimator, JointNeedsTheRobustEstimator) {

@@ -80,7 +80,9 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     }
     QString name = QString::fromStdString(fit.arm);
     if (is_baseline) name += QStringLiteral(" (baseline)");
-    name += QStringLiteral(": \u03B3 = %1").arg(compactNumber(fit.gamma, 3));
+    if (!fit.no_fit.empty()) name += QStringLiteral(": no fit (a loss at or below E)");
+    if (std::isfinite(fit.gamma))
+      name += QStringLiteral(": \u03B3 = %1").arg(compactNumber(fit.gamma, 3));
     // A standard error below 1e-4 (exact fixture data, float noise) reads as "< 1e-4", not
     // as a meaningless 7.2e-16.
     if (std::isfinite(fit.gamma_se))

@@ -211,13 +211,18 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
     if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
   plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier"), lowest});
   table_->setPlainText(QString::fromStdString(fitting::scalingTableMarkdown(*result_)));
-  status_->setText(tr("%1 points, %2 arms, %3 of %4 bootstrap resamples used. Estimator: %5.")
+  int unfitted = 0;
+  for (const auto& f : result.arms) unfitted += !f.no_fit.empty();
+  QString status = tr("%1 points, %2 arms, %3 of %4 bootstrap resamples used. Estimator: %5.")
                        .arg(table.points.size())
                        .arg(result.arms.size())
                        .arg(result.bootstrap_used)
                        .arg(result.bootstrap_requested)
                        .arg(QString::fromStdString(
-                           fitting::estimatorDescription(result.estimator, result.joint))));
+                           fitting::estimatorDescription(result.estimator, result.joint)));
+  if (unfitted > 0)
+    status += tr(" %n arm(s) without a fit: a loss at or below E (see the table).", "", unfitted);
+  status_->setText(status);
   emit fitted();
 }
 
