@@ -299,7 +299,9 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
       if (!r.ok) continue;
       result.bootstrap_used += 1;
       std::vector<FrontierDraw> draw;
-      for (size_t a = 0; a < r.E.size(); ++a) draw.push_back({r.E[a], r.A[a], r.gamma[a]});
+      for (size_t a = 0; a < r.E.size(); ++a)
+        draw.push_back(result.arms[a].no_fit.empty() ? FrontierDraw{r.E[a], r.A[a], r.gamma[a]}
+                                                     : FrontierDraw{});  // no band without a fit
       result.bootstrap_draws.push_back(std::move(draw));
     }
     for (size_t a = 0; a < result.arms.size(); ++a) {
@@ -310,6 +312,9 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
       if (f.E_free) f.E_ci_lo = percentile(E, lo), f.E_ci_hi = percentile(E, hi);
       for (const auto& r : reps)
         f.bootstrap_used += r.ok && std::isfinite(r.A[a]) && std::isfinite(r.gamma[a]);
+      // An arm without a point fit has no intervals either: the resamples that happened to miss
+      // its low points describe other data, not this arm's fit.
+      if (!f.no_fit.empty()) continue;
       f.A_ci_lo = percentile(A, lo), f.A_ci_hi = percentile(A, hi);
       f.gamma_ci_lo = percentile(g, lo), f.gamma_ci_hi = percentile(g, hi);
       if (a == 0) continue;

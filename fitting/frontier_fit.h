@@ -19,8 +19,8 @@ void validateFrontierInput(const ResultsTable& table, const FrontierOptions& opt
 
 // Under the paper estimator an E-shared arm with a point at or below the baseline's fitted E
 // (ln(L - E) undefined) gets no fit: NaN A and gamma, ArmFit::no_fit naming the point; the other
-// arms are fitted as usual. In a bootstrap resample such an arm is left out of its intervals
-// (ArmFit::bootstrap_used counts the resamples that fitted it).
+// arms are fitted as usual. Such an arm has no bootstrap intervals or bands either
+// (ArmFit::bootstrap_used still counts the resamples that happened to fit it).
 FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options);
 
 // Percentile of sorted-or-not samples, linear interpolation between order statistics

@@ -196,8 +196,13 @@ TEST(PaperEstimator, AnArmWithAPointAtOrBelowTheSharedEHasNoFitAndSaysWhy) {
       << r.arms[1].no_fit;
   EXPECT_NE(r.arms[1].no_fit.find("at or below the irreducible loss E = 2"), std::string::npos);
   EXPECT_NE(r.arms[1].no_fit.find("--estimator robust"), std::string::npos);
-  // Resamples that drew only deep's early rungs (above E) do fit it; the others leave it out.
+  // Resamples that drew only deep's early rungs (above E) do fit it, but an arm without a point
+  // fit gets no intervals and no band.
   EXPECT_LT(r.arms[1].bootstrap_used, r.bootstrap_used);
+  EXPECT_TRUE(std::isnan(r.arms[1].gamma_ci_lo));
+  EXPECT_TRUE(std::isnan(r.multipliers[0].projected[0].ci_hi));
+  for (const auto& draw : r.bootstrap_draws) EXPECT_TRUE(std::isnan(draw[1].gamma));
+  EXPECT_TRUE(std::isfinite(r.arms[2].gamma_ci_lo));
   EXPECT_EQ(r.arms[2].bootstrap_used, r.bootstrap_used);
   EXPECT_TRUE(std::isnan(r.multipliers[0].projected[0].multiplier));
   EXPECT_TRUE(r.arms[2].no_fit.empty());
