@@ -207,6 +207,16 @@ TEST_F(Workbench, FrontierOffersTheSourcesArmsAsBaselineAndDrawsBootstrapBands) 
   EXPECT_EQ(view.result()->c_ref, 1e19);
   ASSERT_EQ(view.result()->multipliers.size(), 1u);
   EXPECT_EQ(view.result()->multipliers[0].arm, "vanilla");
+
+  // The estimator: the paper's by default, the robust one on request; the table names it.
+  QComboBox& estimator = *view.estimatorChoice();
+  EXPECT_EQ(estimator.currentText(), "paper");
+  EXPECT_EQ(view.result()->estimator, fitting::FrontierEstimator::Paper);
+  estimator.setCurrentText("robust");
+  view.fitNow(/*blocking=*/true);
+  ASSERT_TRUE(view.result().has_value());
+  EXPECT_EQ(view.result()->estimator, fitting::FrontierEstimator::Robust);
+  EXPECT_EQ(view.result()->arms[1].method, "nls_huber_e_fixed");
 }
 
 TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
