@@ -41,13 +41,16 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
                     left, b.budget_flops);
       return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
     }
-    if (std::isfinite(c.narrowing) && c.narrowing > 0 && c.narrowing / c.cost_flops > fallback_rate)
+    // Not resolved at two standard errors: still a candidate when it narrows by more than one.
+    const double se = std::isfinite(c.narrowing_se) ? c.narrowing_se : 0.0;
+    if (std::isfinite(c.narrowing) && c.narrowing > se &&
+        c.narrowing / c.cost_flops > fallback_rate)
       fallback = static_cast<int>(i), fallback_rate = c.narrowing / c.cost_flops;
   }
   if (fallback >= 0) {
     std::snprintf(buf, sizeof buf,
-                  "%s: best expected narrowing per FLOP, not yet resolved from noise (%.3g of "
-                  "%.3g FLOPs left)",
+                  "%s: best expected narrowing per FLOP among those above one standard error "
+                  "(none above two; %.3g of %.3g FLOPs left)",
                   s.ranked[fallback].candidate.run.name.c_str(), left, b.budget_flops);
     return {AdaptiveDecision::kQueue, fallback, buf};
   }

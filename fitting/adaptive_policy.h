@@ -27,8 +27,8 @@ struct AdaptiveDecision {
 // `widths`: the counted arms' current interval widths (hi - lo at the target, the ladder's live
 // fit). Rules, in order: every width < until_width -> stop (width); the first ranked suggestion
 // that is needed or has a positive score, costs at most what is left and needs no more slots
-// than are free -> queue it; else the best positive expected narrowing per FLOP that fits (a
-// narrowing not yet resolved from noise still beats nothing) -> queue it; a suggestion that
+// than are free -> queue it; else the best expected narrowing per FLOP among those that fit and
+// narrow by more than one standard error (resolved at one, not two) -> queue it; a suggestion that
 // would fit the budget but not the free slots -> wait; nothing left within budget -> stop
 // (budget); else -> stop (nothing narrows).
 AdaptiveDecision decideAdaptive(const SuggestResult& suggestions, const std::vector<double>& widths,

@@ -26,6 +26,7 @@ struct KnownFrontierOptions {
   std::vector<double> at;
   double ci_level;
   int threads;
+  FrontierEstimator estimator;
   bool residual_bootstrap;
 };
 
@@ -39,7 +40,8 @@ std::string frontierOptionsKey(const FrontierOptions& o) {
                     ";bootstrap=" + std::to_string(o.bootstrap) +
                     ";seed=" + std::to_string(o.seed) + ";joint=" + (o.joint ? "1" : "0") +
                     ";ci=" + exact(o.ci_level) +
-                    ";residuals=" + (o.residual_bootstrap ? "1" : "0") + ";at=";
+                    ";residuals=" + (o.residual_bootstrap ? "1" : "0") +
+                    ";estimator=" + estimatorName(o.estimator) + ";at=";
   for (double c : o.at) key += exact(c) + ",";
   return key;
 }

@@ -24,6 +24,11 @@ json armToJson(const ArmFit& f) {
             num(f.E_ci_lo), num(f.E_ci_hi), num(f.A_ci_lo), num(f.A_ci_hi), num(f.gamma_ci_lo),
             num(f.gamma_ci_hi), num(f.rss), num(f.rms), num(f.huber_delta)}},
           {"n_points", f.n_points},
+          {"dof", f.dof},
+          {"t", {num(f.gamma_t_lo), num(f.gamma_t_hi)}},
+          {"bootstrap_used", f.bootstrap_used},
+          {"method", f.method},
+          {"no_fit", f.no_fit},
           {"at_bound", f.at_bound}};
 }
 
@@ -38,6 +43,12 @@ ArmFit armFromJson(const json& j) {
                       &f.gamma_ci_lo, &f.gamma_ci_hi, &f.rss,     &f.rms,     &f.huber_delta};
   for (size_t i = 0; i < 15; ++i) *fields[i] = num(v[i]);
   f.n_points = j.at("n_points").get<int>();
+  f.dof = j.at("dof").get<int>();
+  f.gamma_t_lo = num(j.at("t").at(0));
+  f.gamma_t_hi = num(j.at("t").at(1));
+  f.bootstrap_used = j.at("bootstrap_used").get<int>();
+  f.method = j.at("method").get<std::string>();
+  f.no_fit = j.at("no_fit").get<std::string>();
   f.at_bound = j.at("at_bound").get<std::vector<std::string>>();
   return f;
 }
@@ -85,7 +96,9 @@ nlohmann::json frontierResultToJson(const FrontierResult& r) {
           {"ci_level", r.ci_level},
           {"arms", arms},
           {"multipliers", multipliers},
-          {"draws", draws}};
+          {"draws", draws},
+          {"estimator", estimatorName(r.estimator)},
+          {"baseline_line", armToJson(r.baseline_line)}};
 }
 
 FrontierResult frontierResultFromJson(const nlohmann::json& j) {
@@ -99,13 +112,15 @@ FrontierResult frontierResultFromJson(const nlohmann::json& j) {
     r.ci_level = j.at("ci_level").get<double>();
     for (const auto& a : j.at("arms")) r.arms.push_back(armFromJson(a));
     for (const auto& m : j.at("multipliers")) r.multipliers.push_back(multipliersFromJson(m));
+    r.estimator = parseEstimator(j.at("estimator").get<std::string>());
+    r.baseline_line = armFromJson(j.at("baseline_line"));
     for (const auto& row : j.at("draws")) {
       std::vector<FrontierDraw> replicate;
       for (const auto& d : row) replicate.push_back({num(d.at(0)), num(d.at(1)), num(d.at(2))});
       r.bootstrap_draws.push_back(std::move(replicate));
     }
     return r;
-  } catch (const json::exception& e) {
+  } catch (const std::exception& e) {  // json errors, an unknown estimator name
     throw std::runtime_error(std::string("not a cached frontier fit: ") + e.what());
   }
 }

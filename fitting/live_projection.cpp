@@ -38,6 +38,8 @@ ProjectionSnapshot snapshotOf(const FrontierResult& fit, const ResultsTable& tab
     a.points = points[m.arm];
     for (const auto& p : m.projected)
       if (p.compute == target) a.multiplier = p.multiplier, a.lo = p.ci_lo, a.hi = p.ci_hi;
+    for (const auto& f : fit.arms)
+      if (f.arm == m.arm && !f.no_fit.empty()) a.note = f.no_fit;  // e.g. a loss below E
     s.arms.push_back(a);
   }
   return s;

@@ -216,10 +216,15 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     cur.seed_scatter[arm] = within_dof > 0 ? std::sqrt(within / within_dof) : sc;
 
   // Counted arms: the asked ones that can be fitted (all fittable non-baseline arms by default).
-  for (const auto& m : cur.fit.multipliers)
-    if (options.arms.empty() ||
-        std::find(options.arms.begin(), options.arms.end(), m.arm) != options.arms.end())
+  for (const auto& f : cur.fit.arms)
+    if (!f.no_fit.empty()) result.unfitted.push_back({f.arm, f.no_fit});  // e.g. a loss below E
+  for (const auto& m : cur.fit.multipliers) {
+    const ArmFit& f = cur.fit.arms[cur.arm_index.at(m.arm)];
+    if (f.no_fit.empty() &&
+        (options.arms.empty() ||
+         std::find(options.arms.begin(), options.arms.end(), m.arm) != options.arms.end()))
       result.counted_arms.push_back(m.arm);
+  }
   double width_before = 0;
   for (const auto& a : result.counted_arms) {
     cur.interval[a] = intervalOf(cur.fit, a, options.target);

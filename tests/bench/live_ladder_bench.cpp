@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -237,6 +238,7 @@ int main(int argc, char** argv) {
   std::vector<Interval> fixed_results(ladders);
   std::vector<AdaptiveRun> adaptive_results(ladders);
   std::vector<std::thread> pool;
+  std::mutex print;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       for (int sim = t; sim < ladders; sim += threads) {
@@ -246,6 +248,14 @@ int main(int argc, char** argv) {
           fixed.points.push_back(point(truth, sim, r.arm, r.depth, r.compute_flops, 1));
         fixed_results[sim] = ladderInterval(fixed);
         adaptive_results[sim] = runAdaptive(truth, sim, rungs, fixed_compute);
+        const Interval& f = fixed_results[sim];
+        const AdaptiveRun& a = adaptive_results[sim];
+        std::lock_guard<std::mutex> lock(print);
+        std::printf(
+            "ladder %2d: fixed %.3f [%.3f, %.3f] | adaptive %.3f [%.3f, %.3f] after %zu buys, "
+            "%.2f of the compute (%s)\n",
+            sim, f.value, f.lo, f.hi, a.final.value, a.final.lo, a.final.hi, a.path.size() - 1,
+            a.spent / fixed_compute, a.stop.c_str());
       }
     });
   for (auto& th : pool) th.join();
@@ -269,11 +279,6 @@ int main(int argc, char** argv) {
     }
     reach_fraction.push_back(reach);
     for (const auto& [kind, n] : a.bought) bought[kind] += n;
-    std::printf(
-        "ladder %2d: fixed %.3f [%.3f, %.3f] | adaptive %.3f [%.3f, %.3f] after %zu buys, "
-        "%.2f of the compute (%s)\n",
-        sim, f.value, f.lo, f.hi, a.final.value, a.final.lo, a.final.hi, a.path.size() - 1,
-        a.spent / fixed_compute, a.stop.c_str());
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -78,7 +78,7 @@ TEST(Candidates, GridRunsNotRunExtraSeedsAndLargerSizes) {
   EXPECT_EQ(d8->run.config.model.d_model, 128);
   EXPECT_GT(d8->run.flops, spec.runs[2].flops);  // deeper than d6
   EXPECT_GT(d8->run.est_seconds, 0);
-  EXPECT_EQ(find(c, "wide-d6-s1")->run.config.model.mlp, "swiglu");
+  EXPECT_EQ(find(c, "wide-d6-s1")->run.config.model.mlp, MlpKind::swiglu);
 
   // An adaptive ladder buys nothing twice: not a queued run, nor one that failed.
   CandidateOptions adaptive;
@@ -132,7 +132,7 @@ TEST(Candidates, ThePublishedGrowthLadderContinuesWithItsRecipe) {
           return (a.arm == r.arm ? a.flops : 0) < (b.arm == r.arm ? b.flops : 0);
         });
     EXPECT_GT(r.flops, top->flops) << r.name;
-    EXPECT_EQ(r.config.train.optimizer, "muon") << r.name;  // the recipe, not defaults
+    EXPECT_EQ(r.config.train.optimizer, OptimizerKind::muon) << r.name;  // the recipe, not defaults
   }
   // A growth arm keeps growing: its crossover carries over from its deepest size.
   for (const auto& r : larger)

@@ -42,7 +42,7 @@ std::vector<ladder::CandidateRun> candidatesAbove(int have) {
   return out;
 }
 
-SuggestOptions options() {
+SuggestOptions rankingOptions() {
   SuggestOptions o = defaultSuggestOptions();
   o.draws = 8;
   o.fit.bootstrap = 100;
@@ -52,7 +52,7 @@ SuggestOptions options() {
 }  // namespace
 
 TEST(Suggest, PrefersTheMissingLargestRungsOverExtraSeedsOfSmallOnes) {
-  const SuggestResult r = suggestRuns(publishedTable(12), candidatesAbove(12), options());
+  const SuggestResult r = suggestRuns(publishedTable(12), candidatesAbove(12), rankingOptions());
   ASSERT_EQ(r.counted_arms, std::vector<std::string>{"untied_grow"});
   ASSERT_EQ(r.ranked.size(), 15u);
   EXPECT_GT(r.width_before, 0);
@@ -65,7 +65,7 @@ TEST(Suggest, PrefersTheMissingLargestRungsOverExtraSeedsOfSmallOnes) {
   double worst_large = HUGE_VAL, best_small_seed = -HUGE_VAL;
   for (const auto& s : r.ranked) {
     ASSERT_TRUE(std::isfinite(s.score)) << s.candidate.run.name << ": " << s.why;
-    EXPECT_EQ(s.draws_used, options().draws) << s.candidate.run.name;
+    EXPECT_EQ(s.draws_used, rankingOptions().draws) << s.candidate.run.name;
     EXPECT_FALSE(s.why.empty());
     const int depth = std::stoi(s.candidate.run.size.substr(1));
     if (depth > 12 && s.candidate.run.arm == "untied_grow")
@@ -78,7 +78,7 @@ TEST(Suggest, PrefersTheMissingLargestRungsOverExtraSeedsOfSmallOnes) {
 
 // Fewer draws and resamples: these check determinism and filtering, not the ranking's quality.
 SuggestOptions cheap() {
-  SuggestOptions o = options();
+  SuggestOptions o = rankingOptions();
   o.draws = 4;
   o.fit.bootstrap = 40;
   return o;
@@ -94,6 +94,7 @@ TEST(Suggest, SuggestionsAreDeterministicUnderASeed) {
   for (size_t i = 0; i < a.ranked.size(); ++i) {
     EXPECT_EQ(a.ranked[i].candidate.run.name, b.ranked[i].candidate.run.name);
     EXPECT_EQ(a.ranked[i].score, b.ranked[i].score);
+    EXPECT_EQ(a.ranked[i].width_after, b.ranked[i].width_after);
     EXPECT_EQ(a.ranked[i].why, b.ranked[i].why);
   }
   o.seed = 7;
@@ -102,7 +103,7 @@ TEST(Suggest, SuggestionsAreDeterministicUnderASeed) {
   for (size_t i = 0; i < c.ranked.size(); ++i)
     for (const auto& s : a.ranked)
       if (s.candidate.run.name == c.ranked[i].candidate.run.name)
-        differs = differs || s.score != c.ranked[i].score;
+        differs = differs || s.width_after != c.ranked[i].width_after;
   EXPECT_TRUE(differs) << "another seed draws other outcomes";
 }
 
@@ -121,7 +122,7 @@ TEST(Suggest, AnArmWithTooFewRungsAsksForThemFirst) {
       std::remove_if(t.points.begin(), t.points.end(),
                      [](const RunPoint& p) { return p.arm == "untied_grow" && p.depth > 6; }),
       t.points.end());
-  const SuggestResult r = suggestRuns(t, candidatesAbove(14), options());
+  const SuggestResult r = suggestRuns(t, candidatesAbove(14), rankingOptions());
   ASSERT_FALSE(r.ranked.empty());
   EXPECT_TRUE(r.ranked.front().needed);
   EXPECT_EQ(r.ranked.front().candidate.run.arm, "untied_grow");

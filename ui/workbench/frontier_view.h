@@ -1,11 +1,12 @@
-// Frontier + multiplier: pick a ladder (or imported source), its baseline arm, C0 and the
-// bootstrap count; the fit runs on a worker thread through the fits table's cache
-// (fitting/ladder_fit.h: only the shares whose points changed are refitted; a newer fit
-// supersedes one still running) and fills the frontier plot (curves with their bootstrap bands),
-// the multiplier plot (projected to 1e26 with the band from the same resamples), the history plot
-// (the projection at 1e26 after each finished run against the compute spent) and the scaling
-// table (Markdown). Beside the multiplier, the suggestions of what to run next with a button to
-// queue one. While a ladder runs, followRuns() refits as its runs finish.
+// Frontier + multiplier: pick a ladder (or imported source), its baseline arm, C0, the estimator
+// (paper or robust, fitting/frontier_estimator.h) and the bootstrap count; the fit runs on a
+// worker thread through the fits table's cache (fitting/ladder_fit.h: only the shares whose
+// points changed are refitted; a newer fit supersedes one still running) and fills the frontier
+// plot (curves with their bootstrap bands), the multiplier plot (projected to 1e26 with the band
+// from the same resamples), the history plot (the projection at 1e26 after each finished run
+// against the compute spent) and the scaling table (Markdown). Beside the multiplier, the
+// suggestions of what to run next with a button to queue one. While a ladder runs, followRuns()
+// refits as its runs finish.
 #pragma once
 
 #include <QMap>
@@ -49,6 +50,8 @@ class FrontierView : public QWidget {
   // The baseline choices: the arms of the current source.
   QComboBox* baselineChoice() const { return baseline_; }
   QLineEdit* c0Field() const { return c_ref_; }
+  // paper | robust (item data: the fitting::FrontierEstimator value).
+  QComboBox* estimatorChoice() const { return estimator_; }
 
  signals:
   void fitted();
@@ -63,6 +66,7 @@ class FrontierView : public QWidget {
   QComboBox* source_;
   QComboBox* baseline_;
   QLineEdit* c_ref_;
+  QComboBox* estimator_;
   QSpinBox* bootstrap_;
   QLabel* status_;
   QCustomPlot* frontier_;
