@@ -26,7 +26,6 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
   const double left = b.budget_flops - b.spent_flops;
   bool affordable = false, blocked_by_slots = false;
   int fallback = -1;
-  double fallback_rate = 0;
   for (size_t i = 0; i < s.ranked.size(); ++i) {
     const Suggestion& c = s.ranked[i];
     if (!(c.cost_flops <= left)) continue;
@@ -41,16 +40,16 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
                     left, b.budget_flops);
       return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
     }
-    // Not resolved at two standard errors: still a candidate when it narrows by more than one.
+    // Not resolved at two standard errors: still a candidate when it narrows by more than one
+    // (the ranking puts the best of these, by narrowing less one error per FLOP, first).
     const double se = std::isfinite(c.narrowing_se) ? c.narrowing_se : 0.0;
-    if (std::isfinite(c.narrowing) && c.narrowing > se &&
-        c.narrowing / c.cost_flops > fallback_rate)
-      fallback = static_cast<int>(i), fallback_rate = c.narrowing / c.cost_flops;
+    if (fallback < 0 && std::isfinite(c.narrowing) && c.narrowing > se)
+      fallback = static_cast<int>(i);
   }
   if (fallback >= 0) {
     std::snprintf(buf, sizeof buf,
-                  "%s: best expected narrowing per FLOP among those above one standard error "
-                  "(none above two; %.3g of %.3g FLOPs left)",
+                  "%s: best expected narrowing (less one standard error) per FLOP; none is above "
+                  "two standard errors (%.3g of %.3g FLOPs left)",
                   s.ranked[fallback].candidate.run.name.c_str(), left, b.budget_flops);
     return {AdaptiveDecision::kQueue, fallback, buf};
   }

@@ -33,6 +33,11 @@ namespace {
 // clearly narrows (per FLOP, any noise on the cheapest run would).
 constexpr double kResolvedNarrowing = 2.0;
 
+// One standard error of a suggestion's narrowing (0 when unknown).
+double lowerBoundMargin(const Suggestion& s) {
+  return std::isfinite(s.narrowing_se) ? s.narrowing_se : 0.0;
+}
+
 // hi - lo of M(target) for `arm` in `fit` (NaN when absent or undefined), and lo, hi.
 struct Interval {
   double lo = kNaN, hi = kNaN;
@@ -357,14 +362,25 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     });
   for (auto& th : pool) th.join();
 
-  // Needed first (cheapest first), then by score (NaN last), ties by cost then name.
-  auto rank = [](const Suggestion& s) {
+  // Needed first (cheapest first); then resolved scores, best first; then the unresolved by
+  // their narrowing less one standard error per FLOP (those above one standard error lead); no
+  // estimate last; ties by cost, then name.
+  auto tier = [](const Suggestion& s) {
     if (s.needed) return 0;
-    return std::isfinite(s.score) ? 1 : 2;
+    if (!std::isfinite(s.narrowing)) return 4;
+    if (s.score > 0) return 1;
+    return s.narrowing > lowerBoundMargin(s) ? 2 : 3;
+  };
+  auto key = [](const Suggestion& s, int t) {
+    if (t == 1) return s.score;
+    if (t == 2 || t == 3) return (s.narrowing - lowerBoundMargin(s)) / s.cost_flops;
+    return 0.0;
   };
   std::stable_sort(out.begin(), out.end(), [&](const Suggestion& a, const Suggestion& b) {
-    if (rank(a) != rank(b)) return rank(a) < rank(b);
-    if (rank(a) == 1 && a.score != b.score) return a.score > b.score;
+    const int ta = tier(a), tb = tier(b);
+    if (ta != tb) return ta < tb;
+    const double ka = key(a, ta), kb = key(b, tb);
+    if (ka != kb) return ka > kb;
     if (a.cost_flops != b.cost_flops) return a.cost_flops < b.cost_flops;
     return a.candidate.run.name < b.candidate.run.name;
   });

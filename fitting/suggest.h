@@ -78,7 +78,8 @@ struct SuggestResult {
   std::vector<std::string> counted_arms;
   double width_before = kNaN;        // sum over counted arms, same procedure as the scores
   std::vector<SkippedArm> unfitted;  // arms that cannot be fitted yet, and why
-  std::vector<Suggestion> ranked;    // needed first (cheapest first), then by score
+  std::vector<Suggestion> ranked;    // needed first (cheapest first), then by score, then the
+                                     // unresolved by narrowing less one standard error per FLOP
 };
 
 // Throws UserError when the baseline has no runs at all or bad options.

@@ -70,7 +70,7 @@ TEST(AdaptivePolicy, FallsBackToANarrowingAboveOneStandardErrorThenStops) {
   AdaptiveDecision d = decideAdaptive(s, {}, budget(10, 0));
   ASSERT_EQ(d.kind, AdaptiveDecision::kQueue);
   EXPECT_EQ(d.chosen, 0);
-  EXPECT_NE(d.reason.find("one standard error"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("less one standard error"), std::string::npos) << d.reason;
   s.ranked = {s.ranked[1], s.ranked[2]};
   EXPECT_EQ(decideAdaptive(s, {}, budget(10, 0)).kind, AdaptiveDecision::kStopNothingNarrows);
 }
