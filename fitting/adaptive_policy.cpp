@@ -25,33 +25,21 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
   }
   const double left = b.budget_flops - b.spent_flops;
   bool affordable = false, blocked_by_slots = false;
-  int fallback = -1;
   for (size_t i = 0; i < s.ranked.size(); ++i) {
     const Suggestion& c = s.ranked[i];
     if (!(c.cost_flops <= left)) continue;
     affordable = true;
+    if (!c.needed && !(c.score > 0)) continue;
     if (c.candidate.run.config.train.ranks > b.free_slots) {
       blocked_by_slots = true;
       continue;
     }
-    if (c.needed || c.score > 0) {
+    {
       std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)",
                     c.candidate.run.name.c_str(), c.needed ? "needed" : "best narrowing per FLOP",
                     left, b.budget_flops);
       return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
     }
-    // Not resolved at two standard errors: still a candidate when it narrows by more than one
-    // (the ranking puts the best of these, by narrowing less one error per FLOP, first).
-    const double se = std::isfinite(c.narrowing_se) ? c.narrowing_se : 0.0;
-    if (fallback < 0 && std::isfinite(c.narrowing) && c.narrowing > se)
-      fallback = static_cast<int>(i);
-  }
-  if (fallback >= 0) {
-    std::snprintf(buf, sizeof buf,
-                  "%s: best expected narrowing (less one standard error) per FLOP; none is above "
-                  "two standard errors (%.3g of %.3g FLOPs left)",
-                  s.ranked[fallback].candidate.run.name.c_str(), left, b.budget_flops);
-    return {AdaptiveDecision::kQueue, fallback, buf};
   }
   if (blocked_by_slots) return {AdaptiveDecision::kWait, -1, "waiting for free slots"};
   if (!affordable) {

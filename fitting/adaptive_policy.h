@@ -26,11 +26,10 @@ struct AdaptiveDecision {
 
 // `widths`: the counted arms' current interval widths (hi - lo at the target, the ladder's live
 // fit). Rules, in order: every width < until_width -> stop (width); the first ranked suggestion
-// that is needed or has a positive score, costs at most what is left and needs no more slots
-// than are free -> queue it; else the first in the ranking that fits and narrows by more than one
-// standard error (suggest ranks these by narrowing less one error per FLOP) -> queue it; a
-// suggestion that would fit the budget but not the free slots -> wait; nothing left within budget
-// -> stop (budget); else -> stop (nothing narrows).
+// that is needed or has a positive score (a narrowing beyond its noise), costs at most what is
+// left and needs no more slots than are free -> queue it; one that would fit the budget but not
+// the free slots -> wait; nothing left within budget -> stop (budget); else -> stop (nothing
+// narrows).
 AdaptiveDecision decideAdaptive(const SuggestResult& suggestions, const std::vector<double>& widths,
                                 const AdaptiveBudget& budget);
 

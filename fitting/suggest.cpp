@@ -28,13 +28,10 @@ SuggestOptions defaultSuggestOptions() {
 
 namespace {
 
-// A narrowing counts only when it exceeds this many standard errors of its own estimate: a
-// cheap run whose expected effect cannot be told from zero does not outrank a dear one that
-// clearly narrows (per FLOP, any noise on the cheapest run would).
-constexpr double kResolvedNarrowing = 2.0;
-
-// One standard error of a suggestion's narrowing (0 when unknown).
-double lowerBoundMargin(const Suggestion& s) {
+// One standard error of a suggestion's narrowing (0 when unknown): the score counts only the
+// narrowing beyond it, so a cheap run whose effect is within its own Monte-Carlo noise does not
+// outrank a dear one that clearly narrows (per FLOP, any noise on the cheapest run would).
+double noiseMargin(const Suggestion& s) {
   return std::isfinite(s.narrowing_se) ? s.narrowing_se : 0.0;
 }
 
@@ -345,7 +342,7 @@ SuggestResult suggestRuns(const ResultsTable& runs,
         used > 1
             ? std::sqrt(std::max(0.0, draw_total_sq / used - mean_total * mean_total) / (used - 1))
             : kNaN;
-    s.score = s.narrowing > kResolvedNarrowing * s.narrowing_se ? s.narrowing / c : 0.0;
+    s.score = std::max(0.0, s.narrowing - noiseMargin(s)) / c;
     char buf[200];
     std::snprintf(buf, sizeof buf, "; %s at %.3g: [%.3g, %.3g] -> [%.3g, %.3g] expected (%+.0f%%)",
                   s.shown_arm.c_str(), options.target, s.before_lo, s.before_hi, s.after_lo,
@@ -362,18 +359,16 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     });
   for (auto& th : pool) th.join();
 
-  // Needed first (cheapest first); then resolved scores, best first; then the unresolved by
-  // their narrowing less one standard error per FLOP (those above one standard error lead); no
-  // estimate last; ties by cost, then name.
+  // Needed first (cheapest first); then by score, best first; then those without a positive
+  // score by narrowing less its noise margin (no estimate last); ties by cost, then name.
   auto tier = [](const Suggestion& s) {
     if (s.needed) return 0;
-    if (!std::isfinite(s.narrowing)) return 4;
-    if (s.score > 0) return 1;
-    return s.narrowing > lowerBoundMargin(s) ? 2 : 3;
+    if (!std::isfinite(s.narrowing)) return 3;
+    return s.score > 0 ? 1 : 2;
   };
   auto key = [](const Suggestion& s, int t) {
     if (t == 1) return s.score;
-    if (t == 2 || t == 3) return (s.narrowing - lowerBoundMargin(s)) / s.cost_flops;
+    if (t == 2) return s.narrowing - noiseMargin(s);
     return 0.0;
   };
   std::stable_sort(out.begin(), out.end(), [&](const Suggestion& a, const Suggestion& b) {

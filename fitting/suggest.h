@@ -9,9 +9,10 @@
 // bootstrap) and take the interval width hi - lo of M(target). The expected width after is the
 // mean over the draws, summed over the counted arms (a candidate of arm a changes only arm a's
 // interval; a baseline candidate changes every arm's). Narrowing = width before - expected width
-// after, the width before coming from the same procedure on the current runs; score = narrowing
-// / C, or 0 when the narrowing is within 2 standard errors of its own estimate (per FLOP, noise
-// on the cheapest run would otherwise outrank any rung).
+// after, the width before coming from the same procedure on the current runs. Score = (narrowing
+// - its standard error over the draws) / C, or 0 when that is not positive: the expected
+// narrowing per FLOP, counted beyond its own Monte-Carlo noise (per FLOP, noise on the cheapest
+// run would otherwise outrank any rung).
 //
 // Choices that make this usable on a ladder of a few rungs (each measured, see
 // tests/bench/live_ladder_bench.cpp):
@@ -63,8 +64,7 @@ struct Suggestion {
   double width_after = kNaN;   // the same, expected after the candidate (mean over draws)
   double narrowing = kNaN;     // width_before - width_after
   double narrowing_se = kNaN;  // standard error of `narrowing` over the draws
-  double score = kNaN;         // narrowing / cost_flops (per FLOP); 0 when narrowing is not
-                               // above 2 narrowing_se (not resolved from no change)
+  double score = kNaN;         // max(0, narrowing - narrowing_se) / cost_flops (per FLOP)
   std::string shown_arm;       // the arm whose interval lo/hi below are (a baseline run: the
                                // counted arm it narrows most)
   double before_lo = kNaN, before_hi = kNaN;  // its interval at target now
@@ -78,8 +78,7 @@ struct SuggestResult {
   std::vector<std::string> counted_arms;
   double width_before = kNaN;        // sum over counted arms, same procedure as the scores
   std::vector<SkippedArm> unfitted;  // arms that cannot be fitted yet, and why
-  std::vector<Suggestion> ranked;    // needed first (cheapest first), then by score, then the
-                                     // unresolved by narrowing less one standard error per FLOP
+  std::vector<Suggestion> ranked;    // needed first (cheapest first), then by score
 };
 
 // Throws UserError when the baseline has no runs at all or bad options.

@@ -141,7 +141,7 @@ struct AdaptiveRun {
   std::string stop;
 };
 
-AdaptiveRun runAdaptive(const Truth& t, int sim,
+AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
                         const std::map<std::string, std::map<int, double>>& rungs, double budget) {
   AdaptiveRun out;
   ResultsTable table;
@@ -190,9 +190,24 @@ AdaptiveRun runAdaptive(const Truth& t, int sim,
     b.budget_flops = budget;
     b.spent_flops = out.spent;
     const AdaptiveDecision d = decideAdaptive(s, {out.path.back().interval.width()}, b);
+    if (verbose && d.kind != AdaptiveDecision::kQueue)
+      std::printf("  step %d: stop, %s\n", step, d.reason.c_str());
     if (d.kind != AdaptiveDecision::kQueue) {
       out.stop = d.reason;
       break;
+    }
+    if (verbose) {
+      std::printf("  step %d, %.3g FLOPs spent, M(1e26) %.3f [%.3f, %.3f]; top of %zu:\n", step,
+                  out.spent, out.path.back().interval.value, out.path.back().interval.lo,
+                  out.path.back().interval.hi, s.ranked.size());
+      for (size_t i = 0; i < std::min<size_t>(6, s.ranked.size()); ++i) {
+        const Suggestion& g = s.ranked[i];
+        std::printf("    %-22s %-11s cost %.2e narrowing %+.3f se %.3f score %.2e%s\n",
+                    g.candidate.run.name.c_str(), ladder::candidateKindName(g.candidate.kind),
+                    g.cost_flops, g.narrowing, g.narrowing_se, g.score,
+                    static_cast<int>(i) == d.chosen ? "  <- " : "");
+      }
+      if (d.kind != AdaptiveDecision::kQueue) std::printf("    stop: %s\n", d.reason.c_str());
     }
     const ladder::CandidateRun& c = s.ranked[d.chosen].candidate;
     const int depth = std::stoi(c.run.size.substr(1));
@@ -211,10 +226,12 @@ AdaptiveRun runAdaptive(const Truth& t, int sim,
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int ladders = 50, threads = 2;
+  bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) ladders = 4;
+    if (!std::strcmp(argv[i], "--verbose")) verbose = true;  // every decision (with --threads 1)
   }
   const Truth truth = truthFromPublished();
   const auto rungs = rungComputes();
@@ -247,7 +264,7 @@ int main(int argc, char** argv) {
         for (const auto& r : testing::publishedGrowthLadder())
           fixed.points.push_back(point(truth, sim, r.arm, r.depth, r.compute_flops, 1));
         fixed_results[sim] = ladderInterval(fixed);
-        adaptive_results[sim] = runAdaptive(truth, sim, rungs, fixed_compute);
+        adaptive_results[sim] = runAdaptive(truth, sim, verbose, rungs, fixed_compute);
         const Interval& f = fixed_results[sim];
         const AdaptiveRun& a = adaptive_results[sim];
         std::lock_guard<std::mutex> lock(print);
