@@ -35,7 +35,8 @@ struct FrontierOptions {
   // --estimator: the paper's (default) or the robust one (frontier_estimator.h).
   FrontierEstimator estimator = FrontierEstimator::Paper;
   // Resample residuals of the point fit (every compute kept) instead of runs; steadier with the
-  // few rungs of a ladder in progress (used by suggest).
+  // few rungs of a ladder in progress (used by suggest). An arm with under two residual degrees
+  // of freedom draws Gaussian residuals with the other arms' pooled scatter.
   bool residual_bootstrap = false;
 };
 

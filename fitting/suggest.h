@@ -18,7 +18,8 @@
 // tests/bench/live_ladder_bench.cpp):
 // - the scorer fits rung means (seeds of a rung averaged) with the residual bootstrap
 //   (FrontierOptions::residual_bootstrap): resampling runs from five rungs mostly measures how
-//   many distinct rungs a resample happens to keep, not where a new rung would go;
+//   many distinct rungs a resample happens to keep, not where a new rung would go; an arm whose
+//   fit passes through its rungs (a three-rung baseline) gets the pooled scatter of the others;
 // - a repeat of a rung (an extra seed) is drawn around that rung's mean with the seed-to-seed
 //   scatter (pooled over rungs with several seeds; the residual scatter when there are none): a
 //   rung's own deviation from the law does not average away with more seeds;
