@@ -27,8 +27,6 @@ const char* kindName(fitting::AdaptiveDecision::Kind kind) {
       return "stop-budget";
     case fitting::AdaptiveDecision::kStopWidth:
       return "stop-width";
-    case fitting::AdaptiveDecision::kStopNothingNarrows:
-      return "stop-nothing";
   }
   return "?";
 }

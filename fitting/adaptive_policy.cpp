@@ -24,31 +24,25 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
     }
   }
   const double left = b.budget_flops - b.spent_flops;
-  bool affordable = false, blocked_by_slots = false;
+  bool blocked_by_slots = false;
   for (size_t i = 0; i < s.ranked.size(); ++i) {
     const Suggestion& c = s.ranked[i];
     if (!(c.cost_flops <= left)) continue;
-    affordable = true;
-    if (!c.needed && !(c.score > 0)) continue;
     if (c.candidate.run.config.train.ranks > b.free_slots) {
       blocked_by_slots = true;
       continue;
     }
-    {
-      std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)",
-                    c.candidate.run.name.c_str(), c.needed ? "needed" : "best narrowing per FLOP",
-                    left, b.budget_flops);
-      return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
-    }
+    const char* why = c.needed      ? "needed"
+                      : c.score > 0 ? "best narrowing per FLOP"
+                                    : "top suggestion, its expected narrowing within its noise";
+    std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)", c.candidate.run.name.c_str(),
+                  why, left, b.budget_flops);
+    return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
   }
   if (blocked_by_slots) return {AdaptiveDecision::kWait, -1, "waiting for free slots"};
-  if (!affordable) {
-    std::snprintf(buf, sizeof buf, "budget spent: %.3g of %.3g FLOPs, no candidate fits in %.3g",
-                  b.spent_flops, b.budget_flops, left);
-    return {AdaptiveDecision::kStopBudget, -1, buf};
-  }
-  return {AdaptiveDecision::kStopNothingNarrows, -1,
-          "no candidate within the budget is expected to narrow the interval"};
+  std::snprintf(buf, sizeof buf, "budget spent: %.3g of %.3g FLOPs, no candidate fits in %.3g",
+                b.spent_flops, b.budget_flops, left);
+  return {AdaptiveDecision::kStopBudget, -1, buf};
 }
 
 }  // namespace deepladder::fitting

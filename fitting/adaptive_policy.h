@@ -19,17 +19,17 @@ struct AdaptiveBudget {
 };
 
 struct AdaptiveDecision {
-  enum Kind { kQueue, kWait, kStopBudget, kStopWidth, kStopNothingNarrows } kind = kWait;
+  enum Kind { kQueue, kWait, kStopBudget, kStopWidth } kind = kWait;
   int chosen = -1;     // index into SuggestResult::ranked when kQueue
   std::string reason;  // one line for the log and the decisions table
 };
 
 // `widths`: the counted arms' current interval widths (hi - lo at the target, the ladder's live
-// fit). Rules, in order: every width < until_width -> stop (width); the first ranked suggestion
-// that is needed or has a positive score (a narrowing beyond its noise), costs at most what is
-// left and needs no more slots than are free -> queue it; one that would fit the budget but not
-// the free slots -> wait; nothing left within budget -> stop (budget); else -> stop (nothing
-// narrows).
+// fit). Rules, in order: every width < until_width -> stop (width); the top ranked suggestion
+// (needed first, then by score, then by narrowing less its noise) that costs at most what is
+// left and needs no more slots than are free -> queue it, even when its expected narrowing is
+// within its noise (the budget is there to be spent); one that would fit the budget but not the
+// free slots -> wait; nothing within the budget -> stop (budget).
 AdaptiveDecision decideAdaptive(const SuggestResult& suggestions, const std::vector<double>& widths,
                                 const AdaptiveBudget& budget);
 

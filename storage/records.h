@@ -116,7 +116,7 @@ struct DecisionRecord {
   int64_t id = 0;
   int64_t ladder_id = 0;
   double created = 0;             // unix seconds
-  std::string kind;               // queue, wait, stop-budget, stop-width, stop-nothing
+  std::string kind;               // queue, stop-budget, stop-width
   std::optional<int64_t> run_id;  // the run it queued
   double spent_flops = 0;         // planned FLOPs queued before this decision
   double budget_flops = 0;

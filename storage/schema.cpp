@@ -152,7 +152,7 @@ CREATE TABLE decisions(
   id           INTEGER PRIMARY KEY,
   ladder_id    INTEGER NOT NULL REFERENCES ladders(id) ON DELETE CASCADE,
   created      REAL NOT NULL,                 -- unix seconds
-  kind         TEXT NOT NULL,                 -- queue, wait, stop-budget, stop-width, stop-nothing
+  kind         TEXT NOT NULL,                 -- queue, stop-budget, stop-width
   run_id       INTEGER REFERENCES runs(id) ON DELETE SET NULL,  -- the run it queued
   spent_flops  REAL NOT NULL DEFAULT 0,       -- planned FLOPs queued before this decision
   budget_flops REAL NOT NULL DEFAULT 0,

@@ -61,10 +61,13 @@ TEST(AdaptivePolicy, QueuesTheTopSuggestionThatFitsTheBudgetAndTheSlots) {
   EXPECT_EQ(d.chosen, 2);
 }
 
-TEST(AdaptivePolicy, StopsWhenNothingNarrowsBeyondItsNoise) {
+TEST(AdaptivePolicy, SpendsTheBudgetEvenWhenNothingNarrowsBeyondItsNoise) {
   SuggestResult s;
   s.ranked = {suggestion("noisy", 2, 0.3, 0), suggestion("worse", 1, -0.1, 0)};
-  EXPECT_EQ(decideAdaptive(s, {}, budget(10, 0)).kind, AdaptiveDecision::kStopNothingNarrows);
+  const AdaptiveDecision d = decideAdaptive(s, {}, budget(10, 0));
+  ASSERT_EQ(d.kind, AdaptiveDecision::kQueue);
+  EXPECT_EQ(d.chosen, 0);
+  EXPECT_NE(d.reason.find("within its noise"), std::string::npos) << d.reason;
 }
 
 TEST(AdaptivePolicy, StopsAtTheBudgetAndWaitsForSlots) {
