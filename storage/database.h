@@ -22,7 +22,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -90,7 +90,7 @@ class Database {
   // The result stored under a cache key (fits.cache_key), if any.
   std::optional<std::string> cachedFit(const std::string& key);
   // Stores a cache entry (replacing one with the same key); ladder_id: the ladder whose finished
-  // runs drop it (see schema.cpp, version 2), nullopt for a CSV or imported source.
+  // runs drop it (see schema.cpp, version 3), nullopt for a CSV or imported source.
   void saveCachedFit(const CachedFitEntry& entry, std::optional<int64_t> ladder_id);
   int64_t insertDecision(const DecisionRecord& decision);    // returns the new id
   std::vector<DecisionRecord> decisions(int64_t ladder_id);  // by id

@@ -1,5 +1,5 @@
 // Database members behind the fit cache, the fits' reader and the adaptive decisions: finished
-// runs by the time they ended, cached fits by key, decisions by ladder (see schema.cpp, v2).
+// runs by the time they ended, cached fits by key, decisions by ladder (see schema.cpp, v3).
 #include <chrono>
 
 #include "storage/database.h"

@@ -1,4 +1,4 @@
-// Schema v1 (design.md, "Storage sketch"), v2 (fit cache, decisions) and the migration steps
+// Schema v1 (design.md, "Storage sketch"), v3 (fit cache, decisions) and the migration steps
 // to them. Each step takes the database from version k-1 to k; add a step (never edit an old
 // one) when the schema changes.
 #include "storage/schema.h"
@@ -126,12 +126,12 @@ CREATE TABLE external_points(
 CREATE INDEX external_points_source ON external_points(source, arm);
 )sql";
 
-// ---- version 2: the fits table as a cache of fits, and adaptive ladders' decisions -----------
+// ---- version 3: the fits table as a cache of fits, and adaptive ladders' decisions -----------
 // A cached fit is found by cache_key (a hash of its points and options, fitting/fit_cache_key.h);
 // `arms` lists the arms whose runs went into it as ",a,b,": when a run of one of them finishes
 // (or stops being finished) the trigger drops the entry, whichever process marked the run.
 // Fits written by `deepladder fit` as a record keep cache_key = ''.
-constexpr const char* kSchemaV2 = R"sql(
+constexpr const char* kSchemaV3 = R"sql(
 ALTER TABLE fits ADD COLUMN cache_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE fits ADD COLUMN ladder_id INTEGER REFERENCES ladders(id) ON DELETE CASCADE;
 ALTER TABLE fits ADD COLUMN arms TEXT NOT NULL DEFAULT '';
@@ -172,9 +172,10 @@ void exec(sqlite3* db, const char* sql, const char* context) {
 }  // namespace
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 2, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 3, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
-  if (from_version < 2) exec(db, kSchemaV2, "migrating to schema v2 (fit cache, decisions)");
+  // Version 2 (the plan stored typed) is its own step; this one applies after it.
+  if (from_version < 3) exec(db, kSchemaV3, "migrating to schema v3 (fit cache, decisions)");
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

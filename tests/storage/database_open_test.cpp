@@ -27,8 +27,8 @@ std::string openError(const std::string& path, bool read_only = false) {
 TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
-  EXPECT_EQ(db->schemaVersion(), 2);
-  EXPECT_EQ(Database::kSchemaVersion, 2);
+  EXPECT_EQ(db->schemaVersion(), 3);
+  EXPECT_EQ(Database::kSchemaVersion, 3);
   for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
                             "fits", "external_points", "decisions"}) {
     EXPECT_EQ(db->queryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE type='table' "
@@ -57,7 +57,7 @@ TEST(DatabaseOpen, ReopenKeepsDataAndSchema) {
   }
   for (int i = 0; i < 2; ++i) {
     auto db = Database::open(path);
-    EXPECT_EQ(db->schemaVersion(), 2);
+    EXPECT_EQ(db->schemaVersion(), 3);
     ASSERT_TRUE(db->run(id));
     EXPECT_EQ(db->run(id)->name, "r1");
     EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 1);
@@ -83,7 +83,7 @@ TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
         "PRAGMA user_version = 1;");
   }
   auto db = Database::open(path);
-  EXPECT_EQ(db->schemaVersion(), 2);
+  EXPECT_EQ(db->schemaVersion(), 3);
   const auto fits = db->fits("old");
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_EQ(fits[0].params_json, "{\"E\":1}");
@@ -194,7 +194,7 @@ TEST(DatabaseOpen, ReadOnlyOpenOfMissingFileIsAUserErrorAndCreatesNothing) {
 
 TEST(DatabaseOpen, InMemoryDatabaseWorks) {
   auto db = Database::open(":memory:");
-  EXPECT_EQ(db->schemaVersion(), 2);
+  EXPECT_EQ(db->schemaVersion(), 3);
   EXPECT_EQ(db->insertRun(RunRecord{}), 1);
 }
 
