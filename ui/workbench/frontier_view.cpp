@@ -143,8 +143,8 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   plots->addWidget(suggestions_);
   plots->setStretchFactor(0, 3);
   plots->setStretchFactor(1, 3);
-  plots->setStretchFactor(2, 2);
-  plots->setSizes({420, 420, 300});
+  plots->setStretchFactor(2, 3);
+  plots->setSizes({380, 380, 480});
   auto* lower = new QSplitter(Qt::Horizontal);
   lower->addWidget(history_);
   lower->addWidget(table_);
