@@ -221,6 +221,18 @@ AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
   return out;
 }
 
+// From which compute on (a fraction of the fixed grid's) the adaptive width stays at or below
+// the fixed grid's final width (early intervals of a few rungs can be narrow by accident, so not
+// the first crossing); infinity when it never does.
+double reachFraction(const AdaptiveRun& a, const Interval& fixed, double fixed_compute) {
+  double reach = INFINITY;
+  for (auto it = a.path.rbegin(); it != a.path.rend(); ++it) {
+    if (!(it->interval.width() <= fixed.width())) break;
+    reach = it->spent / fixed_compute;
+  }
+  return reach;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -270,9 +282,9 @@ int main(int argc, char** argv) {
         std::lock_guard<std::mutex> lock(print);
         std::printf(
             "ladder %2d: fixed %.3f [%.3f, %.3f] | adaptive %.3f [%.3f, %.3f] after %zu buys, "
-            "%.2f of the compute (%s)\n",
+            "%.2f of the compute, reaches the fixed width at %.2f (%s)\n",
             sim, f.value, f.lo, f.hi, a.final.value, a.final.lo, a.final.hi, a.path.size() - 1,
-            a.spent / fixed_compute, a.stop.c_str());
+            a.spent / fixed_compute, reachFraction(a, f, fixed_compute), a.stop.c_str());
       }
     });
   for (auto& th : pool) th.join();
@@ -287,14 +299,7 @@ int main(int argc, char** argv) {
     fixed_cover += f.lo <= truth.multiplier && truth.multiplier <= f.hi;
     adapt_cover += a.final.lo <= truth.multiplier && truth.multiplier <= a.final.hi;
     width_ratio.push_back(f.width() / a.final.width());
-    // From which compute on the adaptive width stays at or below the fixed grid's final width
-    // (early intervals of a few rungs can be narrow by accident, so not the first crossing).
-    double reach = INFINITY;
-    for (auto it = a.path.rbegin(); it != a.path.rend(); ++it) {
-      if (!(it->interval.width() <= f.width())) break;
-      reach = it->spent / fixed_compute;
-    }
-    reach_fraction.push_back(reach);
+    reach_fraction.push_back(reachFraction(a, f, fixed_compute));
     for (const auto& [kind, n] : a.bought) bought[kind] += n;
   }
   const double seconds =
