@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "core/errors.h"
 #include "core/squaring/modular_arithmetic.h"
@@ -121,6 +122,21 @@ double CompositionClosure::ceiling(const std::vector<Example>& examples) const {
   int64_t reached = 0;
   for (const Example& e : examples) reached += derivable(e.n, e.x, e.t);
   return static_cast<double>(reached) / static_cast<double>(examples.size());
+}
+
+SetBaselines setBaselines(const std::vector<Example>& examples, const CompositionClosure* closure) {
+  SetBaselines out;
+  if (examples.empty()) return out;
+  std::unordered_map<uint64_t, Semiprime> factors;
+  double sum = 0;
+  for (const Example& e : examples) {
+    auto it = factors.find(e.n);
+    if (it == factors.end()) it = factors.emplace(e.n, factorSemiprime(e.n)).first;
+    sum += populationChance(it->second, e.t);
+  }
+  out.chance = sum / static_cast<double>(examples.size());
+  out.ceiling = closure ? closure->ceiling(examples) : std::nan("");
+  return out;
 }
 
 std::shared_ptr<const CompositionClosure> tierCompositionClosure(const TierPreset& tier,

@@ -14,6 +14,7 @@
 //   test, 0.88 at T = 6).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -51,6 +52,14 @@ class CompositionClosure {
   int64_t max_t_;
   std::vector<std::vector<uint8_t>> reach_;  // reach_[t][x]
 };
+
+// Both reference lines of one example set: its mean population chance and, with a closure, its
+// composition ceiling (NaN without one). Zeros for an empty set.
+struct SetBaselines {
+  double chance = 0;
+  double ceiling = 0;
+};
+SetBaselines setBaselines(const std::vector<Example>& examples, const CompositionClosure* closure);
 
 // The closure of a fixed-modulus tier's training set (nullptr for a tier of sampled moduli).
 std::shared_ptr<const CompositionClosure> tierCompositionClosure(const TierPreset& tier,

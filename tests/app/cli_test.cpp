@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/run_config.h"
+#include "core/sha256.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
 
@@ -260,4 +261,27 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
       {"plot", "squaring", "--db", path("sq.db"), "--ladder", "sq-e1", "--out", path("sq.png")});
   ASSERT_EQ(plot.code, 0) << plot.err;
   EXPECT_GT(fs::file_size(path("sq.png")), 1000u);
+}
+
+// `squaring generate`: --compat reference writes the benchmark's files (train.jsonl's sha256 as
+// its generator writes it for E1 seed 45, see tests/core/squaring_dataset_test.cpp), the default
+// is deepladder's own layout of the same records, and an unknown layout exits 2 writing nothing.
+TEST_F(CliTest, SquaringGenerateWritesTheBenchmarksFilesOrTheNativeLayout) {
+  CommandResult r = deepladder({"squaring", "generate", "--tier", "E1", "--seed", "45", "--compat",
+                                "reference", "--out", path("ref")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("depth_ood_n_t_64.jsonl"), std::string::npos) << r.out;
+  EXPECT_EQ(sha256File(path("ref/train.jsonl")),
+            "d64fae6d2077b40db4dd962624dfa9575a072e8fa4950470aeeff081b0cd3146");
+  EXPECT_TRUE(fs::exists(path("ref/dataset_config.json")));
+  r = deepladder({"squaring", "generate", "--tier", "E1", "--seed", "45", "--out", path("nat")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(path("nat/manifest.json")));
+  EXPECT_NE(r.out.find("train.jsonl"), std::string::npos);
+  EXPECT_NE(r.out.find("600 examples"), std::string::npos) << r.out;
+  r = deepladder(
+      {"squaring", "generate", "--tier", "E1", "--compat", "python", "--out", path("bad")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--compat"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("bad")));
 }

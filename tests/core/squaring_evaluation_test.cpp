@@ -13,6 +13,7 @@
 #include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
 #include "core/squaring/modular_arithmetic.h"
+#include "core/squaring/run_maps.h"
 
 namespace sq = deepladder::squaring;
 using deepladder::UserError;
@@ -199,4 +200,31 @@ TEST(SquaringEvaluation, ScoreIsTheMeanOfTestAndOodAndMaxTTheMinimumOverSeeds) {
   EXPECT_EQ(s.max_t_ood_n, 0);
   EXPECT_EQ(sq::scoreOverSeeds({{45, 1.0, 1.0, 8, 4}, {46, 1.0, 1.0, 16, 2}}).max_t, 8);
   EXPECT_EQ(sq::scoreOverSeeds({}).seeds, 0);
+}
+
+TEST(SquaringEvaluation, RunMapsFromPerCellCountsOverRegeneratedData) {
+  const sq::TierPreset& tier = sq::tierPreset("E1");
+  const auto d = sq::generateTierDataset(tier, 45);
+  // E1 seed 45: test cells of 50 per T, OOD 100 at T = 6, depth 38 + 2 x 256 per rung.
+  std::vector<sq::CellCount> rows = {{"squaring/test", 9, 1, 10, 50},
+                                     {"squaring/test", 9, 2, 20, 50},
+                                     {"squaring/test", 9, 3, 30, 50},
+                                     {"squaring/ood_t", 9, 6, 80, 100},
+                                     {"squaring/depth", 9, 1, 38, 38},
+                                     {"squaring/depth", 9, 2, 37, 38},
+                                     {"squaring/depth", 10, 1, 256, 256},
+                                     {"squaring/depth@r=4", 9, 1, 0, 38},  // the sweep: left out
+                                     {"squaring/test", 9, 4, 1, 7}};       // no such cell
+  const sq::RunMaps maps = sq::runMaps(tier, d, rows);
+  ASSERT_EQ(maps.unmatched.size(), 1u);
+  EXPECT_EQ(maps.unmatched[0].t, 4);
+  EXPECT_NEAR(maps.test_exact, 61.0 / 157.0, 1e-12);  // unmatched rows still count
+  EXPECT_NEAR(maps.ood_exact, 0.8, 1e-12);
+  ASSERT_NE(maps.held_out.find(9, 2), nullptr);
+  EXPECT_EQ(maps.held_out.find(9, 2)->correct, 20);
+  EXPECT_EQ(maps.depth.find(9, 2)->correct, 37);
+  EXPECT_EQ(maps.combined.find(9, 1)->total, 88);  // 50 test + 38 depth
+  EXPECT_EQ(maps.depth.maxT(tier.depth_ladder, true), 1);
+  EXPECT_NEAR(maps.held_out.find(9, 6)->chance(), 1.0 / 9, 1e-12);
+  EXPECT_NEAR(maps.held_out.find(9, 6)->ceiling(), 0.97, 1e-12);
 }
