@@ -5,7 +5,9 @@
 // with OOD cells marked; the benchmark's numbers (test exact, OOD exact, score = their mean, Max T
 // on seen and on unseen moduli); and for looped models the accuracy against test-time iterations
 // r (tasks "<set>@r=R"). Chance levels and ceilings come from the tier's data regenerated from the
-// run's config (tier, data_seed): deterministic.
+// run's config (tier, data_seed): deterministic. `deepladder squaring eval --ladder NAME` prints a
+// ladder's arms and sizes over their seeds as the benchmark reports them (mean score, minimum
+// Max T; storage/squaring_points.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +26,7 @@
 #include "core/squaring/evaluation.h"
 #include "core/squaring/run_maps.h"
 #include "storage/database.h"
+#include "storage/squaring_points.h"
 
 namespace deepladder::app {
 namespace {
@@ -31,15 +34,43 @@ namespace {
 namespace sq = ::deepladder::squaring;
 
 struct SquaringEvalOptions {
-  int64_t run_id = 0;
+  int64_t run_id = -1;
+  std::string ladder;  // set: the ladder's table over seeds instead of one run
   std::string db_path = "runs.db";
   int64_t step = -1;  // -1: the latest step with evals
 };
+
+// The benchmark's numbers of a ladder's finished runs, each (arm, size) over its seeds: mean
+// test and OOD exact and score, minimum Max T.
+int printLadderScores(storage::Database& db, const SquaringEvalOptions& options) {
+  const auto points = storage::squaringPoints(db, options.db_path, options.ladder);
+  std::printf("ladder %s: the benchmark's numbers over seeds (mean exact and score, min Max T)\n",
+              options.ladder.c_str());
+  std::printf("%-16s %-10s %5s %8s %8s %8s %7s %7s   %s\n", "arm", "size", "seeds", "test", "ood",
+              "score", "max_t", "ood_n", "test chance / ceiling, ood chance / ceiling");
+  for (const auto& g : storage::squaringScoresOverSeeds(points)) {
+    const storage::SquaringPoint* first = nullptr;
+    for (const auto& p : points)
+      if (p.arm == g.arm && p.size == g.size) {
+        first = &p;
+        break;
+      }
+    std::printf("%-16s %-10s %5lld %8.3f %8.3f %8.3f %7lld %7lld   %.3f / %.3f, %.3f / %.3f\n",
+                g.arm.c_str(), g.size.c_str(), (long long)g.score.seeds, g.score.test_exact,
+                g.score.ood_exact, g.score.score, (long long)g.score.max_t,
+                (long long)g.score.max_t_ood_n, first->test_chance, first->test_ceiling,
+                first->ood_chance, first->ood_ceiling);
+  }
+  return 0;
+}
 
 int runSquaringEval(const SquaringEvalOptions& options) {
   if (access(options.db_path.c_str(), F_OK) != 0)
     throw UserError(options.db_path + ": no such database. Pass --db");
   auto db = storage::Database::open(options.db_path, /*read_only=*/true);
+  if (!options.ladder.empty()) return printLadderScores(*db, options);
+  if (options.run_id < 0)
+    throw UserError("squaring eval: name a run id or --ladder NAME (see 'deepladder status')");
   const auto run = db->run(options.run_id);
   if (!run)
     throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
@@ -154,7 +185,9 @@ CommandRegistrar reg("squaring-eval", 75, [](CLI::App& cli) {
       "eval",
       "Print a squaring run's accuracy maps (accuracy/chance[/composition ceiling]), test and "
       "OOD exact, score, Max T and the accuracy-vs-iterations table from the evals table");
-  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
+  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')");
+  cmd->add_option("--ladder", options->ladder,
+                  "A squaring ladder: its arms and sizes over seeds (mean score, min Max T)");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--step", options->step, "Step of the evals (default: the latest)");
   cmd->callback([options] { commandExitCode() = runSquaringEval(*options); });

@@ -251,6 +251,15 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
   EXPECT_NE(csv.out.find("looped,4,max_t_seen,1e+14,4,"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("baseline,,rungs_seen.b,,1,"), std::string::npos) << csv.out;
 
+  // Over seeds (the fixture's runs of an arm share one size): mean score, minimum Max T.
+  CommandResult seeds =
+      deepladder({"squaring", "eval", "--db", path("sq.db"), "--ladder", "sq-e1"});
+  ASSERT_EQ(seeds.code, 0) << seeds.err;
+  EXPECT_NE(seeds.out.find("looped"), std::string::npos) << seeds.out;
+  EXPECT_NE(seeds.out.find("    2    0.500    0.382    0.441       1       0"), std::string::npos)
+      << seeds.out;  // looped: test 30/60, OOD (60 + 160) / 576, Max T min(1, 4)
+  EXPECT_EQ(deepladder({"squaring", "eval", "--db", path("sq.db")}).code, 2);  // neither named
+
   CommandResult chinchilla =
       deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1", "--form", "chinchilla"});
   EXPECT_EQ(chinchilla.code, 2);
