@@ -36,7 +36,8 @@ TierDataset generateTierDataset(const TierPreset& tier, uint64_t seed);
 // Every unit x of a fixed modulus (ascending x) at one T: phi(N) examples.
 std::vector<Example> allUnitExamples(const Semiprime& s, int64_t t);
 
-// Generator of single examples without allocation (the benchmark's hot path).
+// Single examples without allocation from deepladder's own xoshiro stream (a fresh semiprime
+// per example): the generator speed benchmark's hot path, not the benchmark's records.
 class ExampleGenerator {
  public:
   explicit ExampleGenerator(int bits, uint64_t seed) : bits_(bits), rng_(seed) {
