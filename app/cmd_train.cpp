@@ -1,20 +1,19 @@
 // `deepladder train RUN.toml --db runs.db`: one run through a worker process, every metric into
 // SQLite. Input is validated before anything is written.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/run_execution.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/ladder/run_plan.h"
 #include "core/run_config.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
@@ -51,7 +50,8 @@ int runTrain(const TrainOptions& options) {
 
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();
-  const fs::path work_root = options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
+  const fs::path work_root =
+      options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
 
   std::error_code ec;
   fs::create_directories(work_root, ec);
@@ -66,8 +66,9 @@ int runTrain(const TrainOptions& options) {
   run.seed = config.train.seed;
   run.config_json = toJson(config).dump();
   run.config_hash = configHash(config);
-  run.params = countParameters(config.model).total;
-  run.flops_per_token = flopsPerToken(config.model);
+  run.plan = ladder::planRunConfig(config, 0);
+  run.params = run.plan.params;
+  run.flops_per_token = run.plan.flops_per_token;
   run.status = "queued";
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
@@ -96,8 +97,9 @@ int runTrain(const TrainOptions& options) {
   std::optional<storage::RunRecord> after = db->run(run.id);
   if (result.status == "finished" && after) {
     std::printf("run %lld finished: %lld steps, %s tokens, %.3e FLOPs, final val loss %.4f\n",
-                (long long)run.id, (long long)after->step, formatCount(double(after->tokens)).c_str(),
-                after->flops, after->final_loss.value_or(NAN));
+                (long long)run.id, (long long)after->step,
+                formatCount(double(after->tokens)).c_str(), after->flops,
+                after->final_loss.value_or(NAN));
     std::printf("database: %s   work dir: %s\n", fs::absolute(options.db_path).c_str(),
                 run_dir.c_str());
     return 0;
@@ -111,13 +113,17 @@ int runTrain(const TrainOptions& options) {
 
 CommandRegistrar reg("train", 10, [](CLI::App& cli) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* cmd = cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
+  CLI::App* cmd =
+      cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
   cmd->add_option("config", options->config_path, "Run config (TOML)")->required();
-  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")
+      ->capture_default_str();
   cmd->add_option("--workdir", options->workdir,
                   "Where checkpoints and logs go (default: deepladder-work beside the database)");
-  cmd->add_option("--worker", options->worker, "Path of deepladder-worker (default: beside deepladder)");
-  cmd->add_option("--threads", options->threads, "CPU threads for the worker (default: config, 0 = all)");
+  cmd->add_option("--worker", options->worker,
+                  "Path of deepladder-worker (default: beside deepladder)");
+  cmd->add_option("--threads", options->threads,
+                  "CPU threads for the worker (default: config, 0 = all)");
   cmd->callback([options] { commandExitCode() = runTrain(*options); });
 });
 
