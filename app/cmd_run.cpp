@@ -4,16 +4,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
-#include "core/ladder/resources_json.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
+#include "storage/queue_execution.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
 
@@ -86,19 +85,33 @@ int resumeLadders(const RunOptions& options) {
     if (!only) throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
   }
   const std::vector<int64_t> ladders = storage::laddersToResume(*db, only);
-  if (ladders.empty()) {
+  const std::vector<int64_t> singles =
+      only ? std::vector<int64_t>{} : storage::singleRunsToResume(*db);
+  if (ladders.empty() && singles.empty()) {
     std::printf("nothing to resume in %s\n", options.db_path.c_str());
     return 0;
   }
   int unfinished = 0;
   for (const int64_t ladder_id : ladders) {
     // The resources the ladder was queued with (stored typed: no TOML is read again).
-    const auto stored = db->ladder(ladder_id);
-    const ladder::Resources resources =
-        ladder::resourcesFromJson(nlohmann::json::parse(stored ? stored->resources_json : "{}"));
+    const ladder::Resources resources = storage::storedResources(*db, ladder_id);
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
     unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
+  }
+  // Single runs (`deepladder train`) continue from their checkpoints, one at a time, on a
+  // local slot of every core (their device is in their config).
+  for (const int64_t run_id : singles) {
+    ladder::Resources resources;
+    resources.slots = 1;
+    resources.retries = 0;
+    storage::QueueExecution execution(
+        std::make_unique<storage::SqliteRunStore>(storage::SqliteRunStore::singleRun(*db, run_id)),
+        resources, options.worker.empty() ? findWorkerProgram() : options.worker);
+    runQueue(execution, LadderRunOptions{options.db_path, options.worker, !options.quiet});
+    const auto run = db->run(run_id);
+    std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
+    if (!run || run->status != "finished") ++unfinished;
   }
   return unfinished == 0 ? 0 : 1;
 }

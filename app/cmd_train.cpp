@@ -10,13 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
-#include "app/run_execution.h"
+#include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/run_plan.h"
 #include "core/run_config.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
+#include "storage/run_store_sqlite.h"
 #include "trainers/data/token_data.h"
 
 namespace deepladder::app {
@@ -46,6 +47,13 @@ void checkData(const RunConfig& config, const std::string& config_path) {
 int runTrain(const TrainOptions& options) {
   RunConfig config = loadRunConfigToml(options.config_path);
   if (options.threads >= 0) config.train.threads = options.threads;
+  // The run's slot pins its GPU (CUDA_VISIBLE_DEVICES), as in a ladder: inside it, "cuda:N" is
+  // the slot's one device, "cuda".
+  std::string gpus = "auto";
+  if (config.train.device.rfind("cuda:", 0) == 0) {
+    gpus = config.train.device.substr(5);
+    config.train.device = "cuda";
+  }
   checkData(config, options.config_path);
 
   auto db = storage::Database::open(options.db_path);
@@ -88,11 +96,25 @@ int runTrain(const TrainOptions& options) {
   std::fprintf(stderr, "deepladder: run %lld \"%s\": %s parameters, %s FLOPs/token, %lld steps\n",
                (long long)run.id, config.name.c_str(), formatCount(double(run.params)).c_str(),
                formatCount(run.flops_per_token).c_str(), (long long)config.train.steps);
-  installInterruptHandlers();
-  RunExecutionOptions exec;
-  exec.worker_path = options.worker;
-  exec.total_steps = config.train.steps;
-  RunExecutionResult result = executeRun(*db, run.id, exec);
+  // A queue of one: the same scheduler, worker command line and ingester as a ladder's runs.
+  // No retries (a crash is reported, and `deepladder resume` continues the run); the slot
+  // gets the config's threads (0 = every core) and its device.
+  ladder::Resources resources;
+  resources.devices = config.train.device == "cpu" ? "cpu" : gpus;
+  resources.slots = 1;
+  resources.threads_per_slot = config.train.threads;
+  resources.retries = 0;
+  storage::QueueExecution execution(
+      std::make_unique<storage::SqliteRunStore>(storage::SqliteRunStore::singleRun(*db, run.id)),
+      resources, options.worker.empty() ? findWorkerProgram() : options.worker);
+  LadderRunOptions run_options{options.db_path, options.worker, true};
+  const bool stopped = runQueue(execution, run_options);
+  const std::optional<storage::RunRecord> settled = db->run(run.id);
+  struct {
+    std::string status, message;
+  } result{settled ? settled->status : "failed", settled ? settled->error : ""};
+  if (stopped && result.status == "interrupted")
+    result.message = "stopped; 'deepladder resume --db " + options.db_path + "' continues it";
 
   std::optional<storage::RunRecord> after = db->run(run.id);
   if (result.status == "finished" && after) {

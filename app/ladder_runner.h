@@ -1,5 +1,7 @@
-// Wiring for `deepladder run` and `resume`: the scheduler over the SQLite queue with a backend
-// chosen by the ladder's resources, and a progress display fed by the scheduler's events.
+// Running a database queue from the command line: the scheduler (storage/queue_execution.h) with
+// a progress display fed by its typed events, stopped cleanly by Ctrl-C / SIGTERM (the runs in
+// flight end interrupted and resume from their checkpoints). Used by `run`, `resume`, `train`
+// and `eval`.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,7 @@
 #include <string>
 
 #include "core/ladder/ladder_spec.h"
+#include "storage/queue_execution.h"
 
 namespace deepladder::storage {
 class Database;
@@ -19,6 +22,12 @@ struct LadderRunOptions {
   std::string worker_path;  // "" = beside this program
   bool show_progress = true;
 };
+
+// Path of the worker program: $DEEPLADDER_WORKER, else deepladder-worker beside this executable.
+std::string findWorkerProgram();
+
+// Runs `execution`'s queue to its end with progress lines; true when it was stopped by a signal.
+bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& options);
 
 // Runs every pending run of `ladder_id` with `resources`. The caller holds the scheduler lock.
 // Returns the number of runs that did not end finished (0 = the ladder is complete).

@@ -1,8 +1,8 @@
 // JSON-lines encoding of the worker protocol (see protocol.h).
 #include "core/protocol.h"
 
+#include <atomic>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 namespace deepladder::protocol {
@@ -31,19 +31,23 @@ double toDouble(const json& v) {
 
 struct Encoder {
   json operator()(const Hello& m) const {
-    return {{"type", "hello"}, {"run_id", m.run_id}, {"config_hash", m.config_hash},
-            {"device", m.device}, {"resumed_from", m.resumed_from}, {"params", m.params},
+    return {{"type", "hello"},
+            {"run_id", m.run_id},
+            {"config_hash", m.config_hash},
+            {"device", m.device},
+            {"resumed_from", m.resumed_from},
+            {"params", m.params},
             {"flops_per_token", m.flops_per_token}};
   }
   json operator()(const Metric& m) const {
     json values = json::object();
     for (const auto& [k, v] : m.values) values[k] = number(v);
-    return {{"type", "metric"}, {"step", m.step}, {"tokens", m.tokens}, {"flops", m.flops},
-            {"wall_s", m.wall_s}, {"values", values}};
+    return {{"type", "metric"}, {"step", m.step},     {"tokens", m.tokens},
+            {"flops", m.flops}, {"wall_s", m.wall_s}, {"values", values}};
   }
   json operator()(const Eval& m) const {
-    return {{"type", "eval"}, {"step", m.step}, {"task", m.task}, {"n_bits", m.n_bits},
-            {"T", m.T}, {"correct", m.correct}, {"total", m.total}};
+    return {{"type", "eval"}, {"step", m.step},       {"task", m.task},  {"n_bits", m.n_bits},
+            {"T", m.T},       {"correct", m.correct}, {"total", m.total}};
   }
   json operator()(const Lens& m) const {
     json kl = json::array();
@@ -57,8 +61,8 @@ struct Encoder {
     return {{"type", "event"}, {"step", m.step}, {"name", m.name}, {"detail", m.detail}};
   }
   json operator()(const Done& m) const {
-    return {{"type", "done"}, {"status", m.status}, {"final_loss", number(m.final_loss)},
-            {"steps", m.steps}, {"tokens", m.tokens}, {"flops", m.flops},
+    return {{"type", "done"},     {"status", m.status},  {"final_loss", number(m.final_loss)},
+            {"steps", m.steps},   {"tokens", m.tokens},  {"flops", m.flops},
             {"wall_s", m.wall_s}, {"message", m.message}};
   }
   json operator()(const Error& m) const { return {{"type", "error"}, {"message", m.message}}; }
@@ -66,9 +70,20 @@ struct Encoder {
 
 }  // namespace
 
-std::string encode(const Message& message) { return std::visit(Encoder{}, message).dump(); }
+std::string encode(const Message& message) {
+  return std::visit(Encoder{}, message).dump();
+}
+
+namespace {
+std::atomic<uint64_t> g_decode_calls{0};
+}  // namespace
+
+uint64_t decodeCalls() {
+  return g_decode_calls.load(std::memory_order_relaxed);
+}
 
 std::optional<Message> decode(const std::string& line, std::string* why) {
+  g_decode_calls.fetch_add(1, std::memory_order_relaxed);
   auto reject = [&](const std::string& reason) -> std::optional<Message> {
     if (why) *why = reason;
     return std::nullopt;

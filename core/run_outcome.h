@@ -3,6 +3,7 @@
 //   done(finished|diverged) seen        -> that status
 //   interrupted by the user/scheduler   -> "interrupted" (resumable from its last checkpoint)
 //   otherwise (crash, kill -9, OOM)     -> "failed" with the exit description and the last error
+//                                          (bad_input when the worker exited with status 2)
 #pragma once
 
 #include <optional>
@@ -15,6 +16,9 @@ namespace deepladder {
 struct RunOutcome {
   std::string status;
   std::string message;
+  // The worker exited with status 2 (kExitBadInput): the run's input is wrong, and a retry from
+  // the last checkpoint would fail the same way.
+  bool bad_input = false;
 };
 
 RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,

@@ -21,13 +21,15 @@ double unixNow() {
 
 class IngestingSink : public scheduler::RunSink {
  public:
-  IngestingSink(Database& db, int64_t run_id) : ingester_(db, run_id) {}
-  void line(const std::string& text) override {
+  IngestingSink(Database& db, int64_t run_id, IngestMode mode)
+      : ingester_(db, run_id, 4096, 0.5, mode) {}
+  std::optional<protocol::Message> line(const std::string& text) override {
     std::optional<protocol::Message> message = protocol::decode(text);
-    if (!message) return;
+    if (!message) return message;
     ingester_.apply(*message);
     if (const auto* e = std::get_if<protocol::Error>(&*message)) last_error_ = e->message;
     if (const auto* m = std::get_if<protocol::Metric>(&*message)) last_step_ = m->step;
+    return message;
   }
   void flush() override { ingester_.flush(); }
   std::optional<std::string> doneStatus() const override {
@@ -49,10 +51,20 @@ class IngestingSink : public scheduler::RunSink {
 
 }  // namespace
 
+std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
+                                                      IngestMode mode) {
+  return std::make_unique<IngestingSink>(db, run_id, mode);
+}
+
 std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
   std::vector<scheduler::PendingRun> out;
-  for (const RunSummary& summary : db_.listRuns(ladder_id_)) {
-    const RunRecord& r = summary.run;
+  std::vector<RunRecord> runs;
+  if (run_id_) {
+    if (auto run = db_.run(*run_id_)) runs.push_back(*run);
+  } else {
+    for (const RunSummary& summary : db_.listRuns(ladder_id_)) runs.push_back(summary.run);
+  }
+  for (const RunRecord& r : runs) {
     if (r.status != "queued" && r.status != "interrupted") continue;
     scheduler::PendingRun p;
     p.id = r.id;
@@ -87,7 +99,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
 }
 
 std::unique_ptr<scheduler::RunSink> SqliteRunStore::sink(int64_t id) {
-  return std::make_unique<IngestingSink>(db_, id);
+  return makeIngestingSink(db_, id, IngestMode::kTraining);
 }
 
 void SqliteRunStore::settle(int64_t id, const std::string& status, const std::string& message) {

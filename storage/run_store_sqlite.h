@@ -7,6 +7,7 @@
 
 #include "core/scheduler/run_store.h"
 #include "storage/database.h"
+#include "storage/ingester.h"
 
 namespace deepladder::storage {
 
@@ -14,6 +15,12 @@ class SqliteRunStore : public scheduler::RunStore {
  public:
   // `ladder_id`: only this ladder's runs; nullopt: every run in the database.
   SqliteRunStore(Database& db, std::optional<int64_t> ladder_id) : db_(db), ladder_id_(ladder_id) {}
+  // A queue of one run (`deepladder train`, or a single run resumed).
+  static SqliteRunStore singleRun(Database& db, int64_t run_id) {
+    SqliteRunStore store(db, std::nullopt);
+    store.run_id_ = run_id;
+    return store;
+  }
 
   std::vector<scheduler::PendingRun> pending() override;
   void markLaunched(int64_t id, const std::string& where, int64_t attempt) override;
@@ -24,7 +31,12 @@ class SqliteRunStore : public scheduler::RunStore {
  private:
   Database& db_;
   std::optional<int64_t> ladder_id_;
+  std::optional<int64_t> run_id_;
 };
+
+// A sink that decodes each worker line once and hands it to an Ingester of `run_id`.
+std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
+                                                      IngestMode mode);
 
 // Runs left "running" by a scheduler that died become "interrupted" (resumable). Call only while
 // holding the scheduler lock (no scheduler is alive). Returns how many were changed.

@@ -85,7 +85,12 @@ std::vector<std::string> workerArguments(const std::string& worker_path, const P
     argv.push_back("--threads");
     argv.push_back(std::to_string(threads));
   }
-  if (run.attempt > 0) argv.push_back("--resume");
+  if (!run.eval_passes.empty()) {
+    argv.push_back("--eval-passes");
+    argv.push_back(run.eval_passes);
+  } else if (run.attempt > 0) {
+    argv.push_back("--resume");
+  }
   return argv;
 }
 
@@ -127,9 +132,11 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
     }
     if (!devices.empty()) spec.env["CUDA_VISIBLE_DEVICES"] = devices;
     spec.argv = workerArguments(worker_path, run, threads);
+    // An evaluation keeps its own logs beside the training run's.
+    const std::string base = run.eval_passes.empty() ? "/worker" : "/eval";
     const std::string suffix = rank == 0 ? "" : ".rank" + std::to_string(rank);
-    spec.stderr_path = run.workdir + "/worker" + suffix + ".log";
-    if (rank == 0) spec.stdout_copy_path = run.workdir + "/worker.jsonl";
+    spec.stderr_path = run.workdir + base + suffix + ".log";
+    if (rank == 0) spec.stdout_copy_path = run.workdir + base + ".jsonl";
     if (ranks > 1)
       for (auto& [name, value] : rendezvousEnvironment(rank, ranks, port, peer_timeout_s_))
         spec.env[name] = value;

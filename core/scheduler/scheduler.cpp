@@ -32,11 +32,12 @@ double Scheduler::now() const {
   return duration<double>(steady_clock::now().time_since_epoch()).count() - start_;
 }
 
-void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail) {
+void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail,
+                     std::optional<protocol::Message> message) {
   if (!on_event_) return;
   SchedulerEvent event{
-      kind,   active.run.id, active.run.name, active.execution ? active.execution->where() : "",
-      detail, now()};
+      kind,   active.run.id, active.run.name,   active.execution ? active.execution->where() : "",
+      detail, now(),         std::move(message)};
   on_event_(event);
 }
 
@@ -87,7 +88,8 @@ void Scheduler::fillFreeSlots() {
                                   "; lower train.ranks or give the ladder more devices or slots";
       store_.settle(run.id, "failed", message);
       if (on_event_)
-        on_event_({SchedulerEvent::kSettled, run.id, run.name, "", "failed: " + message, now()});
+        on_event_(
+            {SchedulerEvent::kSettled, run.id, run.name, "", "failed: " + message, now(), {}});
       continue;
     }
     // Strictly biggest first: when the biggest waiting run does not fit yet, nothing smaller
@@ -110,14 +112,16 @@ void Scheduler::settle(Active& active) {
   if (active.hung)
     outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
                       " s (hung); killed. " + outcome.message;
-  if (outcome.status == "failed" && active.run.attempt <= options_.retries) {
+  if (outcome.status == "failed" && !outcome.bad_input && active.run.attempt <= options_.retries) {
     store_.settle(active.run.id, "queued",
                   "attempt " + std::to_string(active.run.attempt) + " " + outcome.message +
                       "; retrying from the last checkpoint");
     emit(SchedulerEvent::kSettled, active, "retry: " + outcome.message);
     return;
   }
-  if (outcome.status == "failed")
+  if (outcome.bad_input)
+    outcome.message = "bad input, not retried: " + outcome.message;
+  else if (outcome.status == "failed")
     outcome.message += " (gave up after " + std::to_string(active.run.attempt) + " attempts)";
   store_.settle(active.run.id, outcome.status, outcome.message);
   if (outcome.status == "finished" || outcome.status == "diverged") ++completed_;
@@ -142,8 +146,7 @@ int Scheduler::run() {
       bool got_output = false;
       a->execution->pollOutput([&](const std::string& line) {
         got_output = true;
-        a->sink->line(line);
-        emit(SchedulerEvent::kLine, *a, line);
+        emit(SchedulerEvent::kLine, *a, line, a->sink->line(line));
       });
       const double t = now();
       if (got_output) a->last_output = t;

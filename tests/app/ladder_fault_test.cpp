@@ -217,3 +217,36 @@ TEST_F(LadderFaultTest, KilledRankStopsTheOtherAndTheRunResumes) {
   auto db = storage::Database::open(db_, true);
   EXPECT_NE(db->run(1)->device.find("2 ranks"), std::string::npos) << db->run(1)->device;
 }
+
+// `deepladder train` runs its run through the same scheduler and ingester as a ladder: killed
+// with -9 (with its worker, as a lost node), the run is left "running" and `resume` picks the
+// single run up from its last checkpoint, with a continuous curve.
+TEST_F(LadderFaultTest, KilledTrainIsPickedUpByResume) {
+  std::ofstream(dir_ / "run.toml")
+      << "name = \"single\"\n[model]\nseq_len = 32\nn_head = 2\nd_model = 32\nn_layer = 2\n"
+         "[data]\nkind = \"text\"\ntrain = \"" +
+             (dir_ / "train.txt").string() + "\"\nval = \"" + (dir_ / "val.txt").string() +
+             "\"\n[train]\nbatch_size = 4\nwarmup_steps = 2\neval_every = 20\neval_batches = 2\n"
+             "checkpoint_every = " +
+             std::to_string(kCheckpointEvery) + "\nthreads = 1\nsteps = " + std::to_string(kSteps) +
+             "\n";
+  auto train = start({"train", (dir_ / "run.toml").string(), "--db", db_});
+  const int64_t killed_at = waitForStep(*train, 1, 25);
+  train->terminate(SIGKILL);
+  train->runToEnd([](const std::string&) {});
+  {
+    auto db = storage::Database::open(db_, true);
+    EXPECT_EQ(db->run(1)->status, "running");
+  }
+  auto resume = start({"resume", "--db", db_, "--quiet"});
+  const ProcessExit exit = resume->runToEnd([](const std::string&) {});
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.describe();
+  auto db = storage::Database::open(db_, true);
+  EXPECT_EQ(db->run(1)->status, "finished") << db->run(1)->error;
+  const auto loss = db->readMetric(1, "train/loss");
+  ASSERT_EQ(loss.size(), size_t(kSteps));
+  for (size_t i = 0; i < loss.size(); ++i) EXPECT_EQ(loss[i].step, int64_t(i + 1));
+  const int64_t resumed = resumedFrom(1);
+  EXPECT_GE(resumed, killed_at - kCheckpointEvery) << "more than one checkpoint interval lost";
+  EXPECT_GT(resumed, 0);
+}

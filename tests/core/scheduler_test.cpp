@@ -66,12 +66,13 @@ struct MemoryRun {
 class MemorySink : public RunSink {
  public:
   explicit MemorySink(MemoryRun& run) : run_(run) {}
-  void line(const std::string& l) override {
+  std::optional<protocol::Message> line(const std::string& l) override {
     run_.lines.push_back(l);
     auto m = protocol::decode(l);
-    if (!m) return;
+    if (!m) return m;
     if (auto* d = std::get_if<protocol::Done>(&*m)) done_ = d->status;
     if (auto* e = std::get_if<protocol::Error>(&*m)) error_ = e->message;
+    return m;
   }
   void flush() override {}
   std::optional<std::string> doneStatus() const override { return done_; }

@@ -7,7 +7,6 @@
 #include <QThread>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 #include "core/errors.h"
 // Qt defines `slots` and `emit` as macros; ladder::Resources has a field `slots` and the
@@ -15,13 +14,13 @@
 #undef slots
 #undef emit
 #include "core/ladder/ladder_spec.h"
-#include "core/ladder/resources_json.h"
 #include "core/protocol.h"
 #include "core/scheduler/backend_factory.h"
 #include "core/scheduler/scheduler.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
+#include "storage/queue_execution.h"
 #include "storage/run_store_sqlite.h"
 
 namespace deepladder::ui {
@@ -183,13 +182,10 @@ void InProcessScheduler::threadMain() {
         ladders_.pop_front();
       }
       // The resources the ladder was queued with (stored typed: no TOML is read again).
-      const auto stored = db->ladder(ladder_id);
-      const ladder::Resources resources =
-          ladder::resourcesFromJson(nlohmann::json::parse(stored ? stored->resources_json : "{}"));
-      storage::SqliteRunStore store(*db, ladder_id);
-      std::unique_ptr<scheduler::Backend> backend = scheduler::makeBackend(resources);
-      scheduler::Scheduler sched(
-          store, *backend, scheduler::schedulerOptionsFor(resources, worker_path_.toStdString()));
+      storage::QueueExecution execution(std::make_unique<storage::SqliteRunStore>(*db, ladder_id),
+                                        storage::storedResources(*db, ladder_id),
+                                        worker_path_.toStdString());
+      scheduler::Scheduler& sched = execution.scheduler();
       sched.onEvent([this, kNaN](const scheduler::SchedulerEvent& e) {
         const auto id = static_cast<qint64>(e.run_id);
         if (e.kind == scheduler::SchedulerEvent::kLaunched) {
@@ -198,16 +194,9 @@ void InProcessScheduler::threadMain() {
         } else if (e.kind == scheduler::SchedulerEvent::kSettled) {
           --active_runs_;
           Q_EMIT runSettled(id, QString::fromStdString(e.detail));
-        } else if (auto m = protocol::decode(e.detail)) {
-          if (const auto* metric = std::get_if<protocol::Metric>(&*m)) {
-            double train = kNaN, val = kNaN, rate = kNaN;
-            for (const auto& [key, value] : metric->values) {
-              if (key == "train/loss") train = value;
-              if (key == "val/loss") val = value;
-              if (key == "tokens_per_s") rate = value;
-            }
-            Q_EMIT runMetric(id, metric->step, metric->tokens, train, val, rate);
-          }
+        } else if (const auto update = storage::progressUpdate(e)) {
+          Q_EMIT runMetric(id, update->step, update->tokens, update->train_loss.value_or(kNaN),
+                           update->val_loss.value_or(kNaN), update->tokens_per_s.value_or(kNaN));
         }
       });
       {
