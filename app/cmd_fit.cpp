@@ -16,6 +16,7 @@
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "core/safe_text.h"
 #include "fitting/chinchilla.h"
 #include "fitting/fit_json.h"
 #include "fitting/frontier_fit.h"
@@ -73,8 +74,8 @@ void storeFrontier(storage::Database& db, const std::string& source,
       se[key] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
     se["gamma_ci"] =
         nlohmann::json::parse("[" + jsonText(f.gamma_ci_lo) + "," + jsonText(f.gamma_ci_hi) + "]");
-    rec.params_json = params.dump();
-    rec.stderr_json = se.dump();
+    rec.params_json = dumpJson(params);
+    rec.stderr_json = dumpJson(se);
     db.insertFit(rec);
   }
   tx.commit();
@@ -115,7 +116,7 @@ int runSquaringFit(const FitCommandOptions& options, storage::Database& db) {
   const auto summary = readSquaringSummary(db, options.db_path, options.ladder, c_ref);
   storeSquaringFits(db, options.ladder, summary);
   if (options.json) {
-    std::printf("%s\n", fitting::squaringToJson(summary).dump().c_str());
+    std::printf("%s\n", dumpJson(fitting::squaringToJson(summary)).c_str());
   } else {
     std::printf("%s", fitting::squaringTableMarkdown(summary).c_str());
     std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
@@ -189,11 +190,11 @@ int runFit(FitCommandOptions options) {
       rec.source = source;
       rec.arm = "all";
       rec.form = "L(N,D)=E+A/N^alpha+B/D^beta";
-      rec.params_json = fitting::chinchillaToJson(fit).dump();
+      rec.params_json = dumpJson(fitting::chinchillaToJson(fit));
       db->insertFit(rec);
     }
     if (options.json)
-      std::printf("%s\n", fitting::chinchillaToJson(fit).dump().c_str());
+      std::printf("%s\n", dumpJson(fitting::chinchillaToJson(fit)).c_str());
     else
       printChinchillaTable(fit, sizes);
     return fit.best_converged ? 0 : 1;
@@ -202,7 +203,7 @@ int runFit(FitCommandOptions options) {
   const auto result = fitting::fitFrontier(table, options.frontier);
   if (db) storeFrontier(*db, source, result);
   if (options.json) {
-    std::printf("%s\n", fitting::frontierToJson(result).dump().c_str());
+    std::printf("%s\n", dumpJson(fitting::frontierToJson(result)).c_str());
   } else {
     std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
     if (db)

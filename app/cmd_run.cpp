@@ -1,15 +1,19 @@
 // `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
-// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died.
+// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died,
+// and single runs (`deepladder train`) whose process was stopped or killed.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
+#include "app/run_execution.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
@@ -67,6 +71,35 @@ int runLadder(const RunOptions& options) {
   return unfinished == 0 ? 0 : 1;
 }
 
+// A single run (`deepladder train`) whose process stopped: on from its last checkpoint, in this
+// process. True when it finished.
+bool resumeSingleRun(storage::Database& db, int64_t run_id, const RunOptions& options) {
+  std::optional<storage::RunRecord> run = db.run(run_id);
+  if (!run) return false;
+  storage::restoreRunDirectory(*run);
+  RunExecutionOptions exec;
+  exec.worker_path = options.worker;
+  exec.resume = true;
+  exec.show_progress = !options.quiet;
+  try {
+    exec.total_steps = runConfigFromJson(nlohmann::json::parse(run->config_json)).train.steps;
+  } catch (const std::exception&) {
+    exec.total_steps = 0;  // the worker reports a bad config itself
+  }
+  std::fprintf(stderr, "deepladder: resuming run %lld \"%s\" (single run)\n", (long long)run_id,
+               run->name.c_str());
+  RunExecutionResult result;
+  try {
+    result = executeRun(db, run_id, exec);
+  } catch (const UserError& e) {  // another process runs it (it holds the run's owner lock)
+    std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
+    return false;
+  }
+  std::printf("run %lld: %s%s%s\n", (long long)run_id, result.status.c_str(),
+              result.message.empty() ? "" : ": ", result.message.c_str());
+  return result.status == "finished";
+}
+
 int resumeLadders(const RunOptions& options) {
   if (!fs::exists(options.db_path))
     throw UserError(options.db_path + ": no such database. Pass --db");
@@ -82,7 +115,9 @@ int resumeLadders(const RunOptions& options) {
     if (!only) throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
   }
   const std::vector<int64_t> ladders = storage::laddersToResume(*db, only);
-  if (ladders.empty()) {
+  const std::vector<int64_t> singles =
+      only ? std::vector<int64_t>{} : storage::singleRunsToResume(*db);
+  if (ladders.empty() && singles.empty()) {
     std::printf("nothing to resume in %s\n", options.db_path.c_str());
     return 0;
   }
@@ -95,6 +130,11 @@ int resumeLadders(const RunOptions& options) {
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
     unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
     printLadderStatus(*db, ladder_id);
+  }
+  if (!singles.empty()) installInterruptHandlers();
+  for (const int64_t run_id : singles) {
+    if (interruptRequested()) break;
+    unfinished += resumeSingleRun(*db, run_id, options) ? 0 : 1;
   }
   return unfinished == 0 ? 0 : 1;
 }
@@ -114,7 +154,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
 CommandRegistrar reg_resume("resume", 9, [](CLI::App& cli) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = cli.add_subcommand(
-      "resume", "Continue queued and interrupted runs (after the scheduler itself was stopped)");
+      "resume",
+      "Continue queued and interrupted runs (after the scheduler itself was stopped), and single "
+      "runs whose `deepladder train` was stopped");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", options->ladder, "Only this ladder (name or hash)");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");

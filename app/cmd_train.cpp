@@ -15,8 +15,12 @@
 #include "app/run_execution.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/names.h"
 #include "core/run_config.h"
+#include "core/safe_text.h"
 #include "core/terminal_progress.h"
+#include "core/toml_guard.h"
+#include "core/toml_reader.h"
 #include "storage/database.h"
 #include "trainers/data/token_data.h"
 
@@ -45,7 +49,10 @@ void checkData(const RunConfig& config, const std::string& config_path) {
 }
 
 int runTrain(const TrainOptions& options) {
-  RunConfig config = loadRunConfigToml(options.config_path);
+  const std::string text = readTextFile(options.config_path);
+  checkTomlNesting(text, options.config_path);
+  RunConfig config = parseRunConfigToml(text, options.config_path);
+  checkName(config.name, "run", options.config_path, 0, "name");
   if (options.threads >= 0) config.train.threads = options.threads;
   checkData(config, options.config_path);
 
@@ -64,13 +71,14 @@ int runTrain(const TrainOptions& options) {
   run.name = config.name;
   run.arm = "single";
   run.seed = config.train.seed;
-  run.config_json = toJson(config).dump();
+  run.config_json = dumpJson(toJson(config));
   run.config_hash = configHash(config);
   run.params = countParameters(config.model).total;
   run.flops_per_token = flopsPerToken(config.model);
   run.status = "queued";
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
+  requireInsideDirectory(work_root.string(), run_dir.string());
   fs::create_directories(run_dir, ec);
   if (ec) {
     db->setRunStatus(run.id, "failed", "cannot create the work directory " + run_dir.string());
@@ -79,7 +87,7 @@ int runTrain(const TrainOptions& options) {
   }
   {
     std::ofstream out(run_dir / "config.json");
-    out << toJson(config).dump(2) << "\n";
+    out << dumpJson(toJson(config), 2) << "\n";
   }
   run.workdir = run_dir.string();
   db->updateRun(run);

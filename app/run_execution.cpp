@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/protocol.h"
+#include "core/run_dir_lock.h"
 #include "core/run_outcome.h"
 #include "core/terminal_progress.h"
 #include "core/worker_process.h"
@@ -61,6 +62,12 @@ RunExecutionResult executeRun(storage::Database& db, int64_t run_id,
                               const RunExecutionOptions& options) {
   std::optional<storage::RunRecord> run = db.run(run_id);
   if (!run) throw UserError("run " + std::to_string(run_id) + " is not in the database");
+  // This process drives the run from here on: a `resume` elsewhere sees it alive and leaves it.
+  const auto owner = RunDirLock::acquire(run->workdir, kOwnerLockName, 0);
+  if (!owner)
+    throw UserError("run " + std::to_string(run_id) + " is being run by another process (pid " +
+                    std::to_string(lockHolder(run->workdir, kOwnerLockName).value_or(-1)) +
+                    "); wait for it to end");
   const std::string config_path = run->workdir + "/config.json";
   const std::string log_path = run->workdir + "/worker.log";
 

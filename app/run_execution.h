@@ -27,7 +27,9 @@ struct RunExecutionResult {
 // Path of the worker program: $DEEPLADDER_WORKER, else deepladder-worker beside this executable.
 std::string findWorkerProgram();
 
-// Runs the run `run_id` (its config JSON and workdir already stored) to the end.
+// Runs the run `run_id` (its config JSON and workdir already stored) to the end, holding the run
+// directory's owner lock (core/run_dir_lock.h) throughout; UserError when another process holds
+// it already.
 RunExecutionResult executeRun(storage::Database& db, int64_t run_id,
                               const RunExecutionOptions& options);
 

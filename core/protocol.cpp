@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/safe_text.h"
+
 namespace deepladder::protocol {
 
 using nlohmann::json;
@@ -66,7 +68,9 @@ struct Encoder {
 
 }  // namespace
 
-std::string encode(const Message& message) { return std::visit(Encoder{}, message).dump(); }
+// Never throws: text that is not UTF-8 (a shard path with Latin-1 bytes in an error message, say)
+// is sent with U+FFFD in place of the bad bytes.
+std::string encode(const Message& message) { return dumpJson(std::visit(Encoder{}, message)); }
 
 std::optional<Message> decode(const std::string& line, std::string* why) {
   auto reject = [&](const std::string& reason) -> std::optional<Message> {
@@ -129,6 +133,8 @@ std::optional<Message> decode(const std::string& line, std::string* why) {
     if (type == "done") {
       Done m;
       m.status = j.value("status", "finished");
+      if (m.status != "finished" && m.status != "diverged")
+        return reject("unknown done status \"" + shownText(m.status) + "\"");
       m.final_loss = toDouble(j.at("final_loss"));
       m.steps = j.value("steps", int64_t{0});
       m.tokens = j.value("tokens", int64_t{0});

@@ -38,4 +38,11 @@ std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only) 
   return {ladders.begin(), ladders.end()};
 }
 
+std::vector<int64_t> singleRunsToResume(Database& db) {
+  std::vector<int64_t> out;
+  for (const auto& s : db.listRuns())
+    if (!s.run.ladder_id && s.run.status == "interrupted") out.push_back(s.run.id);
+  return out;
+}
+
 }  // namespace deepladder::storage

@@ -1,6 +1,8 @@
 // Ladder spec reading and grid expansion (see ladder_spec.h).
 #include "core/ladder/ladder_spec.h"
 
+#include <map>
+#include <set>
 #include <optional>
 
 #include "core/ladder/growth_recipe.h"
@@ -10,8 +12,11 @@
 #include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/names.h"
+#include "core/safe_text.h"
 #include "core/run_config_toml.h"
 #include "core/sha256.h"
+#include "core/toml_guard.h"
 #include "core/toml_reader.h"
 
 namespace deepladder::ladder {
@@ -65,6 +70,7 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
       SizeEntry e;
       e.name = entry.string("name", "");
       if (e.name.empty()) entry.fail("name", "every size needs a name", "add name = \"d64\"");
+      checkName(e.name, "size", entry.file(), entry.lineOf("name"), entry.qualified("name"));
       e.model_overrides = entry.raw();
       e.model_overrides.erase("name");
       e.where = entry.qualified("name");
@@ -75,10 +81,10 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
     if (out.empty()) sizes.fail("list", "the size list is empty", "add [[sizes.list]] entries");
   }
   sizes.finish();
-  for (size_t i = 0; i < out.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (out[i].name == out[j].name)
-        throw UserError(out[i].where + ": size \"" + out[i].name + "\" appears twice");
+  std::set<std::string> names;
+  for (const SizeEntry& size : out)
+    if (!names.insert(size.name).second)
+      throw UserError(size.where + ": size \"" + shownText(size.name) + "\" appears twice");
   return out;
 }
 
@@ -247,9 +253,24 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   t.min_lr_ratio = 0;
 }
 
+// Two runs named alike would share one directory (checkpoints deleting each other, one point
+// counted twice): arm "a-b" with size "c" and arm "a" with size "b-c" are both "a-b-c-s1".
+using RunNames = std::map<std::string, std::pair<std::string, std::string>>;  // name -> arm, size
+
+void requireDistinctRunName(const PlannedRun& run, const TomlReader& arms, RunNames& names) {
+  const auto [it, added] = names.emplace(run.name, std::make_pair(run.arm, run.size));
+  if (added) return;
+  arms.fail(run.arm,
+            "the runs of arm \"" + it->second.first + "\" size \"" + it->second.second +
+                "\" and of arm \"" + run.arm + "\" size \"" + run.size +
+                "\" would both be named \"" + run.name + "\" and share one directory",
+            "rename an arm or a size so that arm-size-sSEED names differ");
+}
+
 }  // namespace
 
 LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
+  checkTomlNesting(text, source_name);
   toml::table root = parseTomlString(text, source_name);
   TomlReader r(root, source_name);
   LadderSpec spec;
@@ -260,11 +281,17 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   TomlReader head = r.table("ladder");
   spec.name = head.string("name", "");
   if (spec.name.empty()) head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
+  checkName(spec.name, "ladder", source_name, head.lineOf("name"), head.qualified("name"));
   spec.task = head.choice("task", spec.task, {"lm", "squaring"});
   spec.description = head.string("description", "");
   const std::string recipe = head.choice("recipe", "", {"", "growth-paper"});
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
   if (spec.seeds.empty()) spec.seeds = {1};
+  std::set<int64_t> distinct_seeds;
+  for (int64_t seed : spec.seeds)
+    if (!distinct_seeds.insert(seed).second)
+      head.fail("seeds", "seed " + std::to_string(seed) + " appears twice",
+                "list each seed once: two runs with one seed would share one directory");
   head.finish();
 
   RunConfig base;
@@ -284,10 +311,20 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   TomlReader arms = r.table("arms");
   std::vector<std::string> arm_names = arms.keys();
   if (arm_names.empty()) arm_names = {"vanilla"};
+  for (const std::string& arm : arm_names)
+    checkName(arm, "arm", source_name, arms.lineOf(arm), arms.qualified(arm));
   for (const auto& size : sizes) spec.sizes.push_back(size.name);
   spec.arms = arm_names;
+  const double planned_runs =
+      double(arm_names.size()) * double(sizes.size()) * double(spec.seeds.size());
+  if (planned_runs > kMaxLadderRuns)
+    head.fail("seeds",
+              "arms x sizes x seeds is " + std::to_string(int64_t(planned_runs)) +
+                  " runs (at most " + std::to_string(kMaxLadderRuns) + ")",
+              "split the ladder, or use fewer seeds");
 
   const toml::table no_overrides;
+  RunNames run_names;  // run names must be distinct: one directory each
   for (const std::string& arm : arm_names) {
     TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
     for (size_t rung = 0; rung < sizes.size(); ++rung) {
@@ -368,6 +405,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.est_seconds = run.flops / (spec.resources.throughput_flops *
                                        static_cast<double>(run.config.train.ranks));
         spec.runs.push_back(std::move(run));
+        requireDistinctRunName(spec.runs.back(), arms, run_names);
       }
     }
   }

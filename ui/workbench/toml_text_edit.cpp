@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/toml_guard.h"
+
 namespace deepladder::ui {
 namespace {
 
@@ -85,6 +87,7 @@ std::string tomlRepr(const toml::node& node) {
 std::optional<std::string> editValueInPlace(const std::string& text, const std::string& table,
                                             const std::string& key, const toml::node* want) {
   toml::table doc;
+  if (tomlNestingProblem(text, "editor")) return std::nullopt;  // toml++ 3.3 would overflow
   try {
     doc = toml::parse(text);
   } catch (const std::exception&) {
@@ -134,6 +137,7 @@ std::optional<std::string> editValueInPlace(const std::string& text, const std::
     }
   }
   std::string edited = joinLines(lines);
+  if (tomlNestingProblem(edited, "editor")) return std::nullopt;
   try {  // the edit must read back as exactly the value asked for
     toml::table check = toml::parse(edited);
     const toml::table* ct = tableAt(check, table, false);

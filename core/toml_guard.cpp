@@ -1,0 +1,127 @@
+// The TOML nesting guard (see toml_guard.h): one pass over the text, no recursion.
+#include "core/toml_guard.h"
+
+#include <algorithm>
+
+#include "core/errors.h"
+
+namespace deepladder {
+
+namespace {
+
+class Scanner {
+ public:
+  Scanner(const std::string& text, const std::string& source) : text_(text), source_(source) {}
+
+  std::optional<std::string> run() {
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      switch (c) {
+        case '\n':
+          ++line_;
+          parts_ = 1;
+          ++i_;
+          break;
+        case '#':
+          skipComment();
+          break;
+        case '"':
+        case '\'':
+          skipString(c);
+          break;
+        case '[':
+        case '{':
+          ++nesting_;
+          parts_ = 1;
+          ++i_;
+          if (nesting_ > kMaxTomlNesting)
+            return problem("arrays, inline tables and table headers nested more than " +
+                           std::to_string(kMaxTomlNesting) + " deep");
+          break;
+        case ']':
+        case '}':
+          nesting_ = std::max(0, nesting_ - 1);
+          parts_ = 1;
+          ++i_;
+          break;
+        case '=':
+        case ',':
+          parts_ = 1;
+          ++i_;
+          break;
+        case '.':
+          ++parts_;
+          ++i_;
+          if (parts_ > kMaxTomlKeyParts)
+            return problem("a dotted key or table header with more than " +
+                           std::to_string(kMaxTomlKeyParts) + " parts");
+          break;
+        default:
+          ++i_;
+      }
+      if (nesting_ + parts_ > kMaxTomlDepth)
+        return problem("keys and values nested more than " + std::to_string(kMaxTomlDepth) +
+                       " levels deep (dotted key parts plus arrays and tables)");
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::string problem(const std::string& what) const {
+    return locatedMessage(source_, line_, "", "TOML nested too deeply: " + what,
+                          "deepladder files need a few levels; fix the file and try again");
+  }
+
+  void skipComment() {
+    while (i_ < text_.size() && text_[i_] != '\n') ++i_;
+  }
+
+  // A basic ("...", """...""") or literal ('...', '''...''') string; a one-line string that
+  // runs into a newline ends there (the parser reports it), so the scan stays in step.
+  void skipString(char quote) {
+    const bool multi = text_.compare(i_, 3, std::string(3, quote)) == 0;
+    i_ += multi ? 3 : 1;
+    while (i_ < text_.size()) {
+      const char c = text_[i_];
+      if (c == '\n') {
+        if (!multi) return;
+        ++line_;
+      } else if (c == '\\' && quote == '"') {
+        if (i_ + 1 < text_.size() && text_[i_ + 1] == '\n') ++line_;
+        i_ += 2;
+        continue;
+      } else if (c == quote) {
+        if (!multi) {
+          ++i_;
+          return;
+        }
+        if (text_.compare(i_, 3, std::string(3, quote)) == 0) {
+          i_ += 3;
+          // Up to two more quotes may close it (""""" is allowed by TOML 1.0).
+          for (int k = 0; k < 2 && i_ < text_.size() && text_[i_] == quote; ++k) ++i_;
+          return;
+        }
+      }
+      ++i_;
+    }
+  }
+
+  const std::string& text_;
+  const std::string& source_;
+  size_t i_ = 0;
+  long line_ = 1;
+  int nesting_ = 0;
+  int parts_ = 1;  // parts of the key (or dots of the value) since the last separator
+};
+
+}  // namespace
+
+std::optional<std::string> tomlNestingProblem(const std::string& text, const std::string& source) {
+  return Scanner(text, source).run();
+}
+
+void checkTomlNesting(const std::string& text, const std::string& source) {
+  if (auto problem = tomlNestingProblem(text, source)) throw UserError(*problem);
+}
+
+}  // namespace deepladder

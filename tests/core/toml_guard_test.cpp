@@ -1,0 +1,96 @@
+// The TOML nesting guard: a dotted key of 40,000 parts (an 80 KB file) overflowed the stack of
+// Debian's toml++ 3.3 in plan, run, train and the worker; now every TOML entry point refuses it
+// with FILE:LINE before toml++ sees it. Every shipped ladder and run file passes the guard.
+#include "core/toml_guard.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/ladder/ladder_spec.h"
+#include "core/run_config.h"
+
+using namespace deepladder;
+
+namespace {
+
+std::string dottedKey(int parts) {
+  std::string key = "a";
+  for (int i = 1; i < parts; ++i) key += ".a";
+  return key;
+}
+
+std::string readFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string ladderError(const std::string& text) {
+  try {
+    ladder::parseLadder(text, "deep.toml");
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(TomlGuard, FortyThousandDottedPartsAreRefusedByTheLadderReader) {
+  const std::string text = "[ladder]\nname = \"x\"\n" + dottedKey(40000) + " = 1\n";
+  const std::string error = ladderError(text);
+  EXPECT_NE(error.find("deep.toml:3:"), std::string::npos) << error.substr(0, 200);
+  EXPECT_NE(error.find("nested too deeply"), std::string::npos) << error.substr(0, 200);
+  EXPECT_LT(error.size(), 400u);
+}
+
+TEST(TomlGuard, DeepHeadersArraysAndInlineTablesAreRefused) {
+  EXPECT_TRUE(tomlNestingProblem("[" + dottedKey(40000) + "]\n", "f"));
+  EXPECT_TRUE(tomlNestingProblem("[[" + dottedKey(100) + "]]\n", "f"));
+  EXPECT_TRUE(tomlNestingProblem("x = " + std::string(300, '[') + std::string(300, ']'), "f"));
+  std::string inline_tables = "x = ";
+  for (int i = 0; i < 100; ++i) inline_tables += "{ a = ";
+  EXPECT_TRUE(tomlNestingProblem(inline_tables + "1" + std::string(100, '}'), "f"));
+  // A dotted key inside an inline table inside an array: the levels add up.
+  EXPECT_TRUE(
+      tomlNestingProblem("x = " + std::string(50, '[') + "{" + dottedKey(50) + " = 1}", "f"));
+}
+
+TEST(TomlGuard, DotsAndBracketsInStringsAndCommentsDoNotCount) {
+  const std::string many_dots(100000, '.');
+  EXPECT_FALSE(tomlNestingProblem("a = \"" + many_dots + "\"\n", "f"));
+  EXPECT_FALSE(tomlNestingProblem("a = '" + std::string(1000, '[') + "'\n", "f"));
+  EXPECT_FALSE(tomlNestingProblem("a = \"\"\"\n" + many_dots + "\n\"\"\"\n", "f"));
+  EXPECT_FALSE(tomlNestingProblem("a = '''" + std::string(1000, '{') + "'''\n", "f"));
+  EXPECT_FALSE(tomlNestingProblem("# " + many_dots + std::string(1000, '[') + "\na = 1\n", "f"));
+  EXPECT_FALSE(tomlNestingProblem("a = \"\\\"" + many_dots + "\"\n", "f"));  // escaped quote
+  EXPECT_FALSE(tomlNestingProblem("x = [1.5, 2.5, 3.5]\ny = 1979-05-27T07:32:00.999\n", "f"));
+  // Lines are counted through multi-line strings.
+  const auto problem =
+      tomlNestingProblem("a = \"\"\"\n\n\n\"\"\"\n" + dottedKey(100) + " = 1", "f");
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("f:5:"), std::string::npos) << *problem;
+}
+
+TEST(TomlGuard, EveryShippedFilePasses) {
+  int checked = 0;
+  for (const char* dir : {"resources/ladders", "resources/runs"})
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(DEEPLADDER_SOURCE_DIR) + "/" + dir)) {
+      const auto problem = tomlNestingProblem(readFile(entry.path()), entry.path().string());
+      EXPECT_FALSE(problem) << *problem;
+      ++checked;
+    }
+  EXPECT_GE(checked, 10);
+}
+
+TEST(TomlGuard, RunFilesAreGuardedToo) {
+  EXPECT_THROW(checkTomlNesting("name = \"x\"\n" + dottedKey(40000) + " = 1\n", "run.toml"),
+               UserError);
+  EXPECT_NO_THROW(checkTomlNesting("name = \"x\"\n[model]\nd_model = 32\n", "run.toml"));
+}
