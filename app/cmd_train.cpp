@@ -50,7 +50,7 @@ void checkData(const RunConfig& config, const std::string& config_path) {
 
 int runTrain(const TrainOptions& options) {
   const std::string text = readTextFile(options.config_path);
-  checkTomlNesting(text, options.config_path);
+  checkTomlGuard(text, options.config_path);
   RunConfig config = parseRunConfigToml(text, options.config_path);
   checkName(config.name, "run", options.config_path, 0, "name");
   if (options.threads >= 0) config.train.threads = options.threads;

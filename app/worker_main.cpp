@@ -145,7 +145,7 @@ deepladder::RunConfig loadConfig(const std::string& path) {
   const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   if (!is_json) {
     const std::string text = deepladder::readTextFile(path);
-    deepladder::checkTomlNesting(text, path);
+    deepladder::checkTomlGuard(text, path);
     return deepladder::parseRunConfigToml(text, path);
   }
   std::ifstream in(path);

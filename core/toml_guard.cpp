@@ -1,4 +1,4 @@
-// The TOML nesting guard (see toml_guard.h): one pass over the text, no recursion.
+// The TOML guard (see toml_guard.h): one pass over the text, no recursion.
 #include "core/toml_guard.h"
 
 #include <algorithm>
@@ -57,6 +57,15 @@ class Scanner {
                            std::to_string(kMaxTomlKeyParts) + " parts");
           break;
         default:
+          if (static_cast<unsigned char>(c) >= 0x80) {
+            if (i_ == 0 && text_.compare(0, 3, "\xEF\xBB\xBF") == 0) {  // a byte order mark
+              i_ += 3;
+              break;
+            }
+            return problem("a non-ASCII character outside a quoted string",
+                           "quote a key that is not made of A-Z a-z 0-9 _ - (\"caf\u00e9\" = 1), "
+                           "or remove the character");
+          }
           ++i_;
       }
       if (nesting_ + parts_ > kMaxTomlDepth)
@@ -68,8 +77,11 @@ class Scanner {
 
  private:
   std::string problem(const std::string& what) const {
-    return locatedMessage(source_, line_, "", "TOML nested too deeply: " + what,
-                          "deepladder files need a few levels; fix the file and try again");
+    return problem("TOML nested too deeply: " + what,
+                   "deepladder files need a few levels; fix the file and try again");
+  }
+  std::string problem(const std::string& what, const std::string& hint) const {
+    return locatedMessage(source_, line_, "", what, hint);
   }
 
   void skipComment() {
@@ -116,12 +128,12 @@ class Scanner {
 
 }  // namespace
 
-std::optional<std::string> tomlNestingProblem(const std::string& text, const std::string& source) {
+std::optional<std::string> tomlGuardProblem(const std::string& text, const std::string& source) {
   return Scanner(text, source).run();
 }
 
-void checkTomlNesting(const std::string& text, const std::string& source) {
-  if (auto problem = tomlNestingProblem(text, source)) throw UserError(*problem);
+void checkTomlGuard(const std::string& text, const std::string& source) {
+  if (auto problem = tomlGuardProblem(text, source)) throw UserError(*problem);
 }
 
 }  // namespace deepladder

@@ -270,7 +270,7 @@ void requireDistinctRunName(const PlannedRun& run, const TomlReader& arms, RunNa
 }  // namespace
 
 LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
-  checkTomlNesting(text, source_name);
+  checkTomlGuard(text, source_name);
   toml::table root = parseTomlString(text, source_name);
   TomlReader r(root, source_name);
   LadderSpec spec;

@@ -55,7 +55,7 @@ void fuzzLadderToml(const uint8_t* data, size_t size) {
 
 void fuzzRunToml(const uint8_t* data, size_t size) {
   const std::string toml = text(data, size);
-  checkTomlNesting(toml, "fuzz.toml");  // as `train` and the worker read run files
+  checkTomlGuard(toml, "fuzz.toml");  // as `train` and the worker read run files
   const RunConfig config = parseRunConfigToml(toml, "fuzz.toml");
   // What the CLI hands the worker must read back as the same config.
   const RunConfig again = runConfigFromJson(toJson(config));

@@ -4,6 +4,7 @@
 // another exception (exit 1), a signal, or a hang (20 s). Failing mutants are saved under
 // build/fuzz-failures/ to reproduce with the libFuzzer targets (fuzz_target.cpp).
 //
+// Inputs fuzzing once found crashing are replayed too (tests/fuzz/regressions/).
 // DEEPLADDER_MUTANTS=N sets the number of mutants per parser (default 300);
 // DEEPLADDER_FUZZ_SEEDS_DIR=DIR writes the seeds to DIR/<parser>/ (a corpus for a campaign).
 #include <ATen/Parallel.h>
@@ -139,6 +140,22 @@ TEST_P(MutationTest, MutantsAreAcceptedOrRefusedNeverCrash) {
       "[ mutants  ] %s: %d mutants, %d accepted, %d refused (exit 2), %d other errors, "
       "%d signals, %d hangs, %.1f s\n",
       parser.name, count, accepted, refused, other, signals, hangs, seconds);
+}
+
+// Inputs that fuzzing once found crashing (tests/fuzz/regressions/<parser>/, see its README).
+TEST_P(MutationTest, InputsFoundByFuzzingAreAcceptedOrRefused) {
+  const FuzzParser parser = GetParam();
+  const fs::path dir =
+      fs::path(DEEPLADDER_SOURCE_DIR) / "tests" / "fuzz" / "regressions" / parser.name;
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "no regression inputs for " << parser.name;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string input((std::istreambuf_iterator<char>(in)), {});
+    const Outcome outcome = runIsolated(parser.entry, input);
+    EXPECT_TRUE(outcome.exit_code == 0 || outcome.exit_code == 2)
+        << entry.path() << ": exit " << outcome.exit_code << ", signal " << outcome.signal << " "
+        << outcome.message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Parsers, MutationTest, ::testing::ValuesIn(fuzzParsers()),

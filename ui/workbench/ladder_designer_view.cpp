@@ -217,7 +217,7 @@ void LadderDesignerView::formToText() {
   if (syncing_) return;
   QString error;
   const std::string current = editor_->toPlainText().toStdString();
-  if (tomlNestingProblem(current, "designer")) return validate();  // says what is wrong
+  if (tomlGuardProblem(current, "designer")) return validate();  // says what is wrong
   const std::optional<std::string> text = form_->applyTo(current, &error);
   if (!text) {
     status_->setText(QStringLiteral("\u2716 ") + tr("Form: %1").arg(error));

@@ -87,7 +87,7 @@ std::string tomlRepr(const toml::node& node) {
 std::optional<std::string> editValueInPlace(const std::string& text, const std::string& table,
                                             const std::string& key, const toml::node* want) {
   toml::table doc;
-  if (tomlNestingProblem(text, "editor")) return std::nullopt;  // toml++ 3.3 would overflow
+  if (tomlGuardProblem(text, "editor")) return std::nullopt;  // toml++ 3.3 would overflow
   try {
     doc = toml::parse(text);
   } catch (const std::exception&) {
@@ -137,7 +137,7 @@ std::optional<std::string> editValueInPlace(const std::string& text, const std::
     }
   }
   std::string edited = joinLines(lines);
-  if (tomlNestingProblem(edited, "editor")) return std::nullopt;
+  if (tomlGuardProblem(edited, "editor")) return std::nullopt;
   try {  // the edit must read back as exactly the value asked for
     toml::table check = toml::parse(edited);
     const toml::table* ct = tableAt(check, table, false);
