@@ -2,6 +2,7 @@
 #include "core/toml_guard.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/errors.h"
 
@@ -16,6 +17,8 @@ class Scanner {
   std::optional<std::string> run() {
     while (i_ < text_.size()) {
       const char c = text_[i_];
+      const char before = last_;
+      if (c != ' ' && c != '\t' && c != '\r') last_ = c;
       switch (c) {
         case '\n':
           ++line_;
@@ -27,7 +30,13 @@ class Scanner {
           break;
         case '"':
         case '\'':
-          skipString(c);
+          // A quote opens a string only where a key or a value begins (toml++ reads a quote
+          // anywhere else as part of a bare value, then examines what follows it).
+          if (before != '\0' && std::strchr("\n=[{,.", before) != nullptr) {
+            if (auto problem = skipString(c)) return problem;
+          } else {
+            ++i_;
+          }
           break;
         case '[':
         case '{':
@@ -89,33 +98,56 @@ class Scanner {
   }
 
   // A basic ("...", """...""") or literal ('...', '''...''') string; a one-line string that
-  // runs into a newline ends there (the parser reports it), so the scan stays in step.
-  void skipString(char quote) {
+  // runs into a newline ends there (the parser reports it), so the scan stays in step. In a
+  // multi-line basic string toml++ 3.3 asks its whitespace table about the character after a
+  // backslash, and about every character it skips after a line-ending backslash: a non-ASCII
+  // one there is refused (the same unreachable point as outside strings).
+  std::optional<std::string> skipString(char quote) {
     const bool multi = text_.compare(i_, 3, std::string(3, quote)) == 0;
+    const bool basic = quote == '"';
     i_ += multi ? 3 : 1;
+    bool skipping_whitespace = false;  // after a line-ending backslash
     while (i_ < text_.size()) {
       const char c = text_[i_];
+      const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+      if (skipping_whitespace && !space) {
+        skipping_whitespace = false;
+        if (static_cast<unsigned char>(c) >= 0x80) return nonAsciiAfterBackslash();
+      }
       if (c == '\n') {
-        if (!multi) return;
+        if (!multi) return std::nullopt;
         ++line_;
-      } else if (c == '\\' && quote == '"') {
-        if (i_ + 1 < text_.size() && text_[i_ + 1] == '\n') ++line_;
+      } else if (c == '\\' && basic) {
+        const char next = i_ + 1 < text_.size() ? text_[i_ + 1] : '\0';
+        if (multi && static_cast<unsigned char>(next) >= 0x80) return nonAsciiAfterBackslash();
+        if (multi && (next == ' ' || next == '\t' || next == '\r' || next == '\n')) {
+          skipping_whitespace = true;
+          ++i_;
+          continue;
+        }
+        if (next == '\n') ++line_;
         i_ += 2;
         continue;
       } else if (c == quote) {
         if (!multi) {
           ++i_;
-          return;
+          return std::nullopt;
         }
         if (text_.compare(i_, 3, std::string(3, quote)) == 0) {
           i_ += 3;
           // Up to two more quotes may close it (""""" is allowed by TOML 1.0).
           for (int k = 0; k < 2 && i_ < text_.size() && text_[i_] == quote; ++k) ++i_;
-          return;
+          return std::nullopt;
         }
       }
       ++i_;
     }
+    return std::nullopt;
+  }
+
+  std::string nonAsciiAfterBackslash() const {
+    return problem("a non-ASCII character right after a backslash in a multi-line string",
+                   "escape it (\\u00e9) or put something else first");
   }
 
   const std::string& text_;
@@ -123,7 +155,8 @@ class Scanner {
   size_t i_ = 0;
   long line_ = 1;
   int nesting_ = 0;
-  int parts_ = 1;  // parts of the key (or dots of the value) since the last separator
+  int parts_ = 1;     // parts of the key (or dots of the value) since the last separator
+  char last_ = '\n';  // the last character outside strings that is not a space or a tab
 };
 
 }  // namespace

@@ -110,4 +110,13 @@ TEST(TomlGuard, NonAsciiOutsideStringsIsRefusedInsideStringsAndCommentsIsFine) {
   EXPECT_FALSE(tomlGuardProblem("\xEF\xBB\xBFname = \"x\"\n", "f"));  // a byte order mark
   EXPECT_THROW(ladder::parseLadder("[ladder]\nname = \"x\"\n[arms.caf\xc3\xa9]\n", "l.toml"),
                UserError);
+  // A quote inside a bare value opens no string for toml++, which reads on past it (fuzzing).
+  EXPECT_TRUE(tomlGuardProblem("q_len = 1287-4\"l\xd0\x9a# = ", "f"));
+  EXPECT_FALSE(tomlGuardProblem("a = [ 'x', \"y\" ]\nb = { c = 'd' }\n'e'.\"f\" = 1\n", "f"));
+  // In a multi-line basic string toml++ asks its whitespace table about the character after a
+  // backslash and about those after a line-ending backslash (fuzzing).
+  EXPECT_TRUE(tomlGuardProblem("a = \"\"\"\\\xd0\x9a\"\"\"\n", "f"));
+  EXPECT_TRUE(tomlGuardProblem("a = \"\"\"x \\\n\n   \xd0\x9a\"\"\"\n", "f"));
+  EXPECT_FALSE(tomlGuardProblem("a = \"\"\"x \\\n   y\xd0\x9a \\n\"\"\"\n", "f"));
+  EXPECT_FALSE(tomlGuardProblem("a = '''\\\xd0\x9a'''\nb = \"\\\xd0\x9a\"\n", "f"));
 }
