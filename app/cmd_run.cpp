@@ -19,6 +19,7 @@
 #include "storage/ladder_queue.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -44,6 +45,10 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
 
 int runLadder(const RunOptions& options) {
   const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  std::vector<data::RunDataUse> uses;  // data checked before anything is queued
+  for (const auto& run : spec.runs)
+    uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});
+  data::checkRunData(uses);
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);

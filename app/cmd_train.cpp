@@ -19,10 +19,8 @@
 #include "core/run_config.h"
 #include "core/safe_text.h"
 #include "core/terminal_progress.h"
-#include "core/toml_guard.h"
-#include "core/toml_reader.h"
 #include "storage/database.h"
-#include "trainers/data/token_data.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -37,24 +35,10 @@ struct TrainOptions {
   int64_t threads = -1;
 };
 
-// Opens both data splits once so a missing file or a bad shard header is reported before the
-// run is stored.
-void checkData(const RunConfig& config, const std::string& config_path) {
-  try {
-    data::openTokenData(config.data, data::Split::kTrain, config.model.seq_len);
-    data::openTokenData(config.data, data::Split::kValidation, config.model.seq_len);
-  } catch (const UserError& e) {
-    throw UserError(std::string(e.what()) + " (data of " + config_path + ")");
-  }
-}
-
 int runTrain(const TrainOptions& options) {
-  const std::string text = readTextFile(options.config_path);
-  checkTomlGuard(text, options.config_path);
-  RunConfig config = parseRunConfigToml(text, options.config_path);
-  checkName(config.name, "run", options.config_path, 0, "name");
+  RunConfig config = loadRunConfigToml(options.config_path);
   if (options.threads >= 0) config.train.threads = options.threads;
-  checkData(config, options.config_path);
+  data::checkRunData({{&config, options.config_path}});  // before anything is stored
 
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();

@@ -46,8 +46,6 @@
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
 #include "core/safe_text.h"
-#include "core/toml_guard.h"
-#include "core/toml_reader.h"
 #include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
 #include "trainers/squaring/squaring_trainer.h"
@@ -143,11 +141,7 @@ WorkerArgs parseArgs(int argc, char** argv) {
 
 deepladder::RunConfig loadConfig(const std::string& path) {
   const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  if (!is_json) {
-    const std::string text = deepladder::readTextFile(path);
-    deepladder::checkTomlGuard(text, path);
-    return deepladder::parseRunConfigToml(text, path);
-  }
+  if (!is_json) return deepladder::loadRunConfigToml(path);
   std::ifstream in(path);
   if (!in) throw UserError(path + ": cannot open the run config. Check the path");
   std::stringstream text;
@@ -213,9 +207,10 @@ int main(int argc, char** argv) {
     keepWorkerLog(args.workdir);
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
-    const auto outcome = config.task == "squaring"  // the serial task has its own loop
-                             ? deepladder::trainers::runSquaringTraining(config, options, send)
-                             : deepladder::trainers::runTraining(config, options, send);
+    const auto outcome =
+        config.task == deepladder::Task::squaring  // the serial task has its own loop
+            ? deepladder::trainers::runSquaringTraining(config, options, send)
+            : deepladder::trainers::runTraining(config, options, send);
     std::cerr << "deepladder-worker: "
               << (outcome.status == deepladder::trainers::TrainStatus::kFinished   ? "finished"
                   : outcome.status == deepladder::trainers::TrainStatus::kDiverged ? "diverged"

@@ -29,11 +29,11 @@ fs::path normalizedAbsolute(const std::string& path) {
 
 }  // namespace
 
-std::optional<std::string> nameProblem(const std::string& name) {
+std::optional<std::string> nameProblem(const std::string& name, size_t max_length) {
   if (name.empty()) return std::string("is empty");
-  if (name.size() > kMaxNameLength)
+  if (name.size() > max_length)
     return "is " + std::to_string(name.size()) + " characters long (at most " +
-           std::to_string(kMaxNameLength) + ")";
+           std::to_string(max_length) + ")";
   if (name == "." || name == "..") return std::string("is a directory reference");
   for (char c : name)
     if (!allowedCharacter(c))

@@ -1,8 +1,9 @@
 // The one rule for names that become directory names or Slurm job names: ladder, arm, size and
-// run names. A name is 1 to kMaxNameLength characters from [A-Za-z0-9._+-] and is not "." or
-// "..", so it can never leave its parent directory, carry a NUL, a newline or a terminal escape,
-// or overflow a path component (arm-size-sSEED stays well under 255 bytes). Also: checking that a
-// run directory lies under its work root, as a last line of defence.
+// run names. A name is 1 to kMaxNameLength characters (a run name: kMaxRunNameLength, as a
+// ladder's arm-size-sSEED is longer) from [A-Za-z0-9._+-] and is not "." or "..", so it can never
+// leave its parent directory, carry a NUL, a newline or a terminal escape, or overflow a path
+// component (255 bytes). Also: checking that a run directory lies under its work root, as a last
+// line of defence.
 #pragma once
 
 #include <cstddef>
@@ -12,9 +13,10 @@
 namespace deepladder {
 
 inline constexpr size_t kMaxNameLength = 64;
+inline constexpr size_t kMaxRunNameLength = 200;
 
 // What is wrong with `name` as a name ("is empty", "has the character '/'", ...), or nullopt.
-std::optional<std::string> nameProblem(const std::string& name);
+std::optional<std::string> nameProblem(const std::string& name, size_t max_length = kMaxNameLength);
 
 // The hint that goes with a name problem.
 std::string nameRuleHint();

@@ -12,7 +12,7 @@ double learningRate(const TrainConfig& t, int64_t step) {
   const int64_t last = t.steps - 1;
   if (step < t.warmup_steps)
     return peak * static_cast<double>(step + 1) / static_cast<double>(t.warmup_steps);
-  if (t.schedule == "wsd") {
+  if (t.schedule == Schedule::wsd) {
     const int64_t decay_steps = static_cast<int64_t>(std::llround(t.decay_fraction * t.steps));
     const int64_t decay_start = std::max(t.warmup_steps, t.steps - decay_steps);
     if (decay_steps <= 0 || step < decay_start) return peak;

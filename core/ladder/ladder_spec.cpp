@@ -1,22 +1,22 @@
 // Ladder spec reading and grid expansion (see ladder_spec.h).
 #include "core/ladder/ladder_spec.h"
 
-#include <map>
-#include <set>
-#include <optional>
-
-#include "core/ladder/growth_recipe.h"
-
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/ladder/growth_recipe.h"
 #include "core/names.h"
+#include "core/options/option_toml.h"
+#include "core/options/validate.h"
 #include "core/safe_text.h"
-#include "core/run_config_toml.h"
 #include "core/sha256.h"
-#include "core/toml_guard.h"
 #include "core/toml_reader.h"
 
 namespace deepladder::ladder {
@@ -27,6 +27,7 @@ struct SizeEntry {
   std::string name;
   toml::table model_overrides;
   std::string where;  // qualified key, for messages
+  std::string path;   // the dotted prefix of its model keys ("sizes.list[0]")
 };
 
 struct BudgetRule {
@@ -54,8 +55,9 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
     for (int64_t depth : depths) {
       const int64_t d_model = width * depth;
       if (d_model % head_dim != 0)
-        sizes.fail("head_dim", "d_model " + std::to_string(d_model) + " (depth " +
-                                   std::to_string(depth) + ") is not divisible by head_dim",
+        sizes.fail("head_dim",
+                   "d_model " + std::to_string(d_model) + " (depth " + std::to_string(depth) +
+                       ") is not divisible by head_dim",
                    "choose head_dim dividing width_per_depth x depth");
       SizeEntry e;
       e.name = "d" + std::to_string(depth);
@@ -63,6 +65,7 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
       e.model_overrides.insert("n_layer", depth);
       e.model_overrides.insert("n_head", d_model / head_dim);
       e.where = sizes.qualified("depths");
+      e.path = e.where;
       out.push_back(std::move(e));
     }
   } else {
@@ -74,6 +77,8 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
       e.model_overrides = entry.raw();
       e.model_overrides.erase("name");
       e.where = entry.qualified("name");
+      e.path = entry.qualified("");
+      e.path.pop_back();  // "sizes.list[0]." -> "sizes.list[0]"
       for (const auto& [k, v] : e.model_overrides) entry.skip(std::string(k.str()));
       entry.finish();
       out.push_back(std::move(e));
@@ -98,7 +103,9 @@ BudgetRule readBudget(TomlReader r, size_t rungs) {
     if (node->is_array()) {
       for (const auto& v : *node->as_array()) {
         auto d = v.value<double>();
-        if (!d || *d <= 0) r.fail("flops", "every FLOP budget must be a positive number");
+        if (!d || !std::isfinite(*d) || *d < 1 || *d > 1e30)
+          r.fail("flops", "every FLOP budget must be a number from 1 to 1e30",
+                 "give each rung its training FLOPs, e.g. 1e15");
         b.flops.push_back(*d);
       }
       r.skip("flops");
@@ -111,18 +118,39 @@ BudgetRule readBudget(TomlReader r, size_t rungs) {
   if (b.rule == "flops") {
     if (b.flops.empty()) r.fail("flops", "rule \"flops\" needs flops = X or a list per rung");
     if (b.flops.size() != 1 && b.flops.size() != rungs)
-      r.fail("flops", "the FLOP list has " + std::to_string(b.flops.size()) + " entries for " +
-                          std::to_string(rungs) + " sizes",
+      r.fail("flops",
+             "the FLOP list has " + std::to_string(b.flops.size()) + " entries for " +
+                 std::to_string(rungs) + " sizes",
              "give one budget, or one per size in the order of [sizes]");
   }
   r.finish();
   return b;
 }
 
+// "auto", "cpu" or a comma-separated list of GPU indices ("0,1,3"), each listed once.
+bool validDevices(const std::string& devices) {
+  if (devices == "auto" || devices == "cpu") return true;
+  std::set<std::string> seen;
+  size_t start = 0;
+  while (start <= devices.size()) {
+    const size_t comma = std::min(devices.find(',', start), devices.size());
+    const std::string index = devices.substr(start, comma - start);
+    if (index.empty() || index.size() > 4 ||
+        !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        !seen.insert(index).second)
+      return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
 Resources readResources(TomlReader r) {
   Resources res;
   res.backend = r.choice("backend", res.backend, {"local", "slurm"});
   res.devices = r.string("devices", res.devices);
+  if (!validDevices(res.devices))
+    r.fail("devices", "\"" + shownText(res.devices) + "\" is not a device list",
+           "use \"auto\", \"cpu\" or GPU indices such as \"0,1\"");
   res.slots = r.integer("slots", res.slots, 0, 4096);
   res.threads_per_slot = r.integer("threads_per_slot", res.threads_per_slot, 0, 4096);
   res.peer_timeout_s = r.number("peer_timeout_s", res.peer_timeout_s, 1.0, 86400.0);
@@ -138,13 +166,16 @@ Resources readResources(TomlReader r) {
   res.slurm.extra = s.strings("extra");
   for (const auto& option : res.slurm.extra)
     if (option.rfind("--", 0) != 0)
-      s.fail("extra", "\"" + option + "\" is not an sbatch option", "write options as \"--key=value\"");
+      s.fail("extra", "\"" + option + "\" is not an sbatch option",
+             "write options as \"--key=value\"");
   s.finish();
   r.finish();
   return res;
 }
 
-int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model) {
+// Tokens a rung's budget asks for (a double: an absurd budget must not overflow on its way to a
+// step count; parseLadder refuses it).
+double targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model) {
   double tokens = 0;
   if (b.rule == "tokens") tokens = b.tokens;
   if (b.rule == "tokens_per_param")
@@ -155,7 +186,22 @@ int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model)
     const double per_token = f * flopsPerToken(model, false) + (1 - f) * flopsPerToken(model, true);
     tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / per_token;
   }
-  return static_cast<int64_t>(std::llround(tokens));
+  return tokens;
+}
+
+// A run of more tokens than this is a slip (1e18 tokens: years on any cluster).
+inline constexpr double kMaxRunTokens = 1e18;
+
+std::string formatTokenBudget(double tokens) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", tokens);
+  return text;
+}
+
+std::string sizeNames(const std::vector<SizeEntry>& sizes) {
+  std::string out;
+  for (const auto& s : sizes) out += (out.empty() ? "" : ", ") + s.name;
+  return boundedText(out, 300);
 }
 
 // Per-arm constants of the growth recipe ([arms.NAME.recipe]); see growth_recipe.h.
@@ -219,7 +265,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   m.d_model = rung.width;
   m.n_head = rung.heads;
   m.seq_len = g.seq_len;
-  m.mlp = "swiglu";
+  m.mlp = MlpKind::swiglu;
   m.mlp_hidden = rung.hidden;
   m.tie_embeddings = false;
   m.norm_gain = false;
@@ -227,7 +273,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   m.embed_norm = true;
   m.residual_scale = k.r;
   m.output_scale = k.m_out;
-  m.init = "recipe";
+  m.init = InitScheme::recipe;
   m.init_embed_std = k.s_emb;
   m.init_uniform = k.u;
   if (rung.crossover >= 0) {
@@ -237,7 +283,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   TrainConfig& t = c.train;
   t.batch_size = g.batch_tokens / g.seq_len;
   t.steps = rung.steps;
-  t.optimizer = "muon";
+  t.optimizer = OptimizerKind::muon;
   t.lr = rung.matrix_lr;
   t.embed_lr = k.embed_lr_mult * rung.matrix_lr;
   t.head_lr = k.head_lr_mult * rung.matrix_lr;
@@ -247,7 +293,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   t.beta2 = k.beta2;
   t.eps = k.eps;
   t.grad_clip = 0;
-  t.schedule = "wsd";
+  t.schedule = Schedule::wsd;
   t.warmup_steps = k.warmup;
   t.decay_fraction = k.warmdown;
   t.min_lr_ratio = 0;
@@ -270,7 +316,6 @@ void requireDistinctRunName(const PlannedRun& run, const TomlReader& arms, RunNa
 }  // namespace
 
 LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
-  checkTomlGuard(text, source_name);
   toml::table root = parseTomlString(text, source_name);
   TomlReader r(root, source_name);
   LadderSpec spec;
@@ -280,9 +325,11 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
 
   TomlReader head = r.table("ladder");
   spec.name = head.string("name", "");
-  if (spec.name.empty()) head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
+  if (spec.name.empty())
+    head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
   checkName(spec.name, "ladder", source_name, head.lineOf("name"), head.qualified("name"));
   spec.task = head.choice("task", spec.task, {"lm", "squaring"});
+  const Task task = *enumFromName<Task>(spec.task);
   spec.description = head.string("description", "");
   const std::string recipe = head.choice("recipe", "", {"", "growth-paper"});
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
@@ -294,15 +341,20 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
                 "list each seed once: two runs with one seed would share one directory");
   head.finish();
 
+  // Run defaults: [model], [data], [train], [squaring]; each planned run then applies its size
+  // and its arm on top, and remembers where every value came from for validate()'s messages.
   RunConfig base;
-  readModel(r.table("model"), base.model);
-  readData(r.table("data"), base.data);
-  readTrain(r.table("train"), base.train);
-  readSquaring(r.table("squaring"), base.squaring);
-  base.task = spec.task;
-  if (spec.task == "squaring" && !r.raw().get("model")) base.model.vocab_size = 17;
+  base.task = task;
+  if (task == Task::squaring) base.model.vocab_size = 17;
+  options::OptionOrigins base_origins;
+  for (options::Section section : options::allSections()) {
+    if (section == options::Section::root) continue;
+    TomlReader table = r.table(std::string(options::sectionName(section)));
+    options::applyTomlSection(table, section, base, &base_origins);
+  }
   const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
-  const BudgetRule budget = readBudget(r.table("budget"), sizes.size());
+  const TomlReader budget_reader = r.table("budget");
+  const BudgetRule budget = readBudget(budget_reader, sizes.size());
   spec.resources = readResources(r.table("resources"));
   const RecipeGlobals globals = readRecipeGlobals(r.table("recipe"));
   if (!recipe.empty() && !r.raw().get("sizes"))
@@ -329,7 +381,9 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
     TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
     for (size_t rung = 0; rung < sizes.size(); ++rung) {
       RunConfig config = base;
-      readModel(TomlReader(sizes[rung].model_overrides, source_name, sizes[rung].where), config.model);
+      options::OptionOrigins origins = base_origins;
+      TomlReader size_reader(sizes[rung].model_overrides, source_name, sizes[rung].path);
+      options::applyTomlSection(size_reader, options::Section::model, config, &origins);
       const int64_t rung_depth = config.model.n_layer;
       TomlReader arm_copy = arm_reader;
       const std::string preset = arm_copy.string("preset", isArmPreset(arm) ? arm : "");
@@ -342,6 +396,11 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         applyArmPreset(preset, config.model);
       }
       const std::vector<std::string> only = arm_copy.strings("sizes");
+      for (const auto& name : only)  // a typo must not drop the arm without a word
+        if (std::none_of(sizes.begin(), sizes.end(),
+                         [&](const SizeEntry& s) { return s.name == name; }))
+          arm_copy.fail("sizes", "unknown size \"" + shownText(name) + "\"",
+                        "use the names of [sizes]: " + sizeNames(sizes));
       bool included = only.empty();
       for (const auto& name : only) included = included || name == sizes[rung].name;
       std::optional<RecipeRung> recipe_rung;
@@ -353,24 +412,47 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         double f = 0;
         if (shape.grow_passes > 0 && included) {
           if (!cross.has(sizes[rung].name))
-            arm_copy.fail("crossover", "no crossover fraction for size \"" + sizes[rung].name + "\"",
+            arm_copy.fail("crossover",
+                          "no crossover fraction for size \"" + sizes[rung].name + "\"",
                           "add " + sizes[rung].name + " = 0.75 to this arm's crossover table");
           f = cross.number(sizes[rung].name, 0, 0, 1);
         }
-        recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
+        try {
+          recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
+        } catch (const UserError& e) {  // locate it: the arm's recipe
+          arm_copy.fail("recipe", e.what());
+        }
         applyRecipe(config, globals, k, *recipe_rung, f);
       }
-      readModel(arm_copy.table("model"), config.model);
-      readTrain(arm_copy.table("train"), config.train);
-      readSquaring(arm_copy.table("squaring"), config.squaring);
+      for (options::Section section : options::allSections()) {
+        if (section == options::Section::root) continue;
+        TomlReader table = arm_copy.table(std::string(options::sectionName(section)));
+        options::applyTomlSection(table, section, config, &origins);
+      }
       arm_copy.finish();
       if (!included) continue;
 
       const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
       if (!recipe_rung) {
-        const int64_t tokens_target = targetTokens(budget, rung, config.model);
-        config.train.steps =
-            std::max<int64_t>(1, (tokens_target + tokens_per_step / 2) / tokens_per_step);
+        // The shape is validated before the budget is turned into steps (a head count of 0
+        // would divide by zero on the way).
+        options::validateModelShape(config, source_name + " (" + arm + "-" + sizes[rung].name + ")",
+                                    &origins);
+        const double tokens_target = targetTokens(budget, rung, config.model);
+        const double max_tokens =
+            std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
+        if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)
+          budget_reader.fail(budget.rule == "flops" ? "flops" : budget.rule,
+                             "the budget gives arm \"" + arm + "\" size \"" + sizes[rung].name +
+                                 "\" " + formatTokenBudget(tokens_target) + " tokens, " +
+                                 (tokens_target > max_tokens
+                                      ? "more than " + formatTokenBudget(max_tokens) +
+                                            " (at most " + std::to_string(options::kMaxCount) +
+                                            " steps of " + std::to_string(tokens_per_step) + ")"
+                                      : "less than one step of " + std::to_string(tokens_per_step)),
+                             "check the budget's value and unit");
+        config.train.steps = std::max<int64_t>(
+            1, static_cast<int64_t>(std::llround(tokens_target / double(tokens_per_step))));
         if (config.train.warmup_steps > config.train.steps / 5)
           config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
       }
@@ -383,7 +465,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.config = config;
         run.config.name = run.name;
         run.config.train.seed = seed;
-        validateRunConfig(run.config, source_name + " (" + run.name + ")");
+        options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
         run.params = countParameters(config.model).total;
         run.depth = rung_depth;
         run.executed_depth = executedBlocks(config.model, false);
@@ -414,6 +496,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   return spec;
 }
 
-LadderSpec loadLadder(const std::string& path) { return parseLadder(readTextFile(path), path); }
+LadderSpec loadLadder(const std::string& path) {
+  return parseLadder(readTextFile(path), path);
+}
 
 }  // namespace deepladder::ladder

@@ -9,10 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/ladder/ladder_spec.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "storage/database.h"
+#include "storage/ladder_queue.h"
 #include "tests/app/cli_fixture.h"
+#include "trainers/data/token_data.h"
 
 using namespace deepladder;
 using namespace deepladder::cli_fixture;
@@ -115,7 +118,7 @@ TEST_F(CliTest, NonUtf8ShardNameIsACleanWorkerErrorNotAnAbort) {
   RunConfig config;
   config.name = "latin1";
   config.model.vocab_size = 50257;
-  config.data.kind = "shards";
+  config.data.kind = DataKind::shards;
   config.data.train = path("shards") + "/*.bin";
   config.data.val = config.data.train;
   write("run.json", toJson(config).dump());
@@ -225,12 +228,22 @@ TEST_F(CliTest, StatusReadsADatabaseInAReadOnlyDirectory) {
   EXPECT_NE(r.out.find("visible-run"), std::string::npos) << r.out;
 }
 
-TEST_F(CliTest, AWorkerThatSaysBadInputIsNotRetried) {
+TEST_F(CliTest, MissingDataIsFoundBeforeQueueingAndABadInputWorkerIsNotRetried) {
   const std::string data = "kind = \"text\"\ntrain = \"" + path("missing.txt") + "\"\nval = \"" +
                            path("missing.txt") + "\"\n";
   write("ladder.toml", tinyLadder("bad-data", "[arms.vanilla]\n", data));
-  const CommandResult r =
-      deepladder({"run", path("ladder.toml"), "--db", path("runs.db"), "--quiet"});
+  CommandResult r = deepladder({"run", path("ladder.toml"), "--db", path("runs.db"), "--quiet"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("missing.txt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ladder.toml (vanilla-a-s1))"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("runs.db"))) << "queued before its data was checked";
+  // Queued anyway (say the file went away afterwards): the worker exits 2, and it is not retried.
+  {
+    auto db = storage::Database::open(path("runs.db"));
+    storage::enqueueLadder(*db, ladder::loadLadder(path("ladder.toml")),
+                           storage::defaultWorkRoot(path("runs.db")));
+  }
+  r = deepladder({"resume", "--db", path("runs.db"), "--quiet"});
   EXPECT_EQ(r.code, 1) << r.err;
   auto db = storage::Database::open(path("runs.db"), true);
   const auto run = db->run(1);
@@ -238,4 +251,19 @@ TEST_F(CliTest, AWorkerThatSaysBadInputIsNotRetried) {
   EXPECT_EQ(run->status, "failed");
   EXPECT_EQ(run->attempt, 1) << "retried although the worker said bad input: " << run->error;
   EXPECT_NE(run->error.find("missing.txt"), std::string::npos) << run->error;
+}
+
+TEST_F(CliTest, ShardTokenIdsBeyondTheVocabularyAreFoundBeforeQueueing) {
+  std::vector<uint16_t> tokens(4000, 7);
+  tokens[1234] = 300;  // beyond a byte vocabulary
+  data::writeShard(path("tokens.bin"), tokens);
+  write("run.toml",
+        "name = \"ids\"\n[model]\nd_model = 32\nn_layer = 1\nn_head = 2\nseq_len = "
+        "32\n[data]\nkind = \"shards\"\ntrain = \"" +
+            path("tokens.bin") + "\"\nval = \"" + path("tokens.bin") +
+            "\"\nval_tokens = 1000\n[train]\nsteps = 3\nwarmup_steps = 1\nthreads = 1\n");
+  const CommandResult r = deepladder({"train", path("run.toml"), "--db", path("runs.db")});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("token id 300, but vocab_size is 256"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("runs.db")));
 }

@@ -76,7 +76,7 @@ void fuzzShardHeader(const uint8_t* data, size_t size) {
   const std::string path = fuzzScratchDirectory() + "/fuzz_shard.bin";
   writeFile(path, text(data, size));
   DataConfig config;
-  config.kind = "shards";
+  config.kind = DataKind::shards;
   config.train = path;
   config.val = path;
   config.val_tokens = 4096;

@@ -103,6 +103,10 @@ std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t ma
   checkShape(data, rows, seq_len, "contiguousValidationBatches");
   const int64_t window = seq_len + 1;
   const int64_t windows = std::min(max_tokens, data.size()) / window;
+  if (windows == 0)  // a validation loss over no tokens would read as 0
+    throw UserError("data.val_tokens: " + std::to_string(std::min(max_tokens, data.size())) +
+                    " validation tokens hold no window of seq_len + 1 = " + std::to_string(window) +
+                    " tokens. Raise val_tokens (or use more data)");
   std::vector<Batch> batches;
   for (int64_t first = 0; first < windows; first += rows) {
     Batch batch;
@@ -118,7 +122,7 @@ std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t ma
 
 std::vector<Batch> validationBatches(const DataConfig& config, const TokenData& data,
                                      int64_t eval_batches, int64_t rows, int64_t seq_len) {
-  if (config.kind == "shards")
+  if (config.kind == DataKind::shards)
     return contiguousValidationBatches(data, config.val_tokens, rows, seq_len);
   return fixedValidationBatches(data, eval_batches, rows, seq_len);
 }
