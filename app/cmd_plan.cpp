@@ -7,6 +7,7 @@
 
 #include "app/command_registry.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/safe_text.h"
 #include "core/terminal_progress.h"
 
 namespace deepladder::app {
@@ -33,7 +34,7 @@ int runPlan(const PlanOptions& options) {
                             {"flops_per_token", run.flops_per_token},
                             {"flops", run.flops},        {"ranks", run.config.train.ranks},
                             {"est_seconds", run.est_seconds}};
-      std::printf("%s\n", row.dump().c_str());
+      std::printf("%s\n", dumpJson(row).c_str());
     }
     return 0;
   }

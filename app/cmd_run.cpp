@@ -1,20 +1,24 @@
 // `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
-// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died.
+// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died,
+// and single runs (`deepladder train`) whose process was stopped or killed.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
 #include "storage/queue_execution.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -41,6 +45,10 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
 
 int runLadder(const RunOptions& options) {
   const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  std::vector<data::RunDataUse> uses;  // data checked before anything is queued
+  for (const auto& run : spec.runs)
+    uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});
+  data::checkRunData(uses);
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);
@@ -105,13 +113,18 @@ int resumeLadders(const RunOptions& options) {
     ladder::Resources resources;
     resources.slots = 1;
     resources.retries = 0;
-    storage::QueueExecution execution(
-        std::make_unique<storage::SqliteRunStore>(storage::SqliteRunStore::singleRun(*db, run_id)),
-        resources, options.worker.empty() ? findWorkerProgram() : options.worker);
-    runQueue(execution, LadderRunOptions{options.db_path, options.worker, !options.quiet});
+    std::fprintf(stderr, "deepladder: resuming run %lld (single run)\n", (long long)run_id);
+    bool stopped = false;
+    try {
+      stopped = runSingleRunQueue(
+          *db, run_id, resources, LadderRunOptions{options.db_path, options.worker, !options.quiet});
+    } catch (const UserError& e) {  // another process runs it (it holds the run's owner lock)
+      std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
+    }
     const auto run = db->run(run_id);
     std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
     if (!run || run->status != "finished") ++unfinished;
+    if (stopped) break;
   }
   return unfinished == 0 ? 0 : 1;
 }
@@ -133,7 +146,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
 CommandRegistrar reg_resume("resume", 9, [](CLI::App& cli) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = cli.add_subcommand(
-      "resume", "Continue queued and interrupted runs (after the scheduler itself was stopped)");
+      "resume",
+      "Continue queued and interrupted runs (after the scheduler itself was stopped), and single "
+      "runs whose `deepladder train` was stopped");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", options->ladder, "Only this ladder (name or hash)");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");

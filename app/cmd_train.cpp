@@ -14,11 +14,12 @@
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/run_plan.h"
+#include "core/names.h"
 #include "core/run_config.h"
+#include "core/safe_text.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
-#include "storage/run_store_sqlite.h"
-#include "trainers/data/token_data.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -33,17 +34,6 @@ struct TrainOptions {
   int64_t threads = -1;
 };
 
-// Opens both data splits once so a missing file or a bad shard header is reported before the
-// run is stored.
-void checkData(const RunConfig& config, const std::string& config_path) {
-  try {
-    data::openTokenData(config.data, data::Split::kTrain, config.model.seq_len);
-    data::openTokenData(config.data, data::Split::kValidation, config.model.seq_len);
-  } catch (const UserError& e) {
-    throw UserError(std::string(e.what()) + " (data of " + config_path + ")");
-  }
-}
-
 int runTrain(const TrainOptions& options) {
   RunConfig config = loadRunConfigToml(options.config_path);
   if (options.threads >= 0) config.train.threads = options.threads;
@@ -54,7 +44,7 @@ int runTrain(const TrainOptions& options) {
     gpus = config.train.device.substr(5);
     config.train.device = "cuda";
   }
-  checkData(config, options.config_path);
+  data::checkRunData({{&config, options.config_path}});  // before anything is stored
 
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();
@@ -72,7 +62,7 @@ int runTrain(const TrainOptions& options) {
   run.name = config.name;
   run.arm = "single";
   run.seed = config.train.seed;
-  run.config_json = toJson(config).dump();
+  run.config_json = dumpJson(toJson(config));
   run.config_hash = configHash(config);
   run.plan = ladder::planRunConfig(config, 0);
   run.params = run.plan.params;
@@ -80,6 +70,7 @@ int runTrain(const TrainOptions& options) {
   run.status = "queued";
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
+  requireInsideDirectory(work_root.string(), run_dir.string());
   fs::create_directories(run_dir, ec);
   if (ec) {
     db->setRunStatus(run.id, "failed", "cannot create the work directory " + run_dir.string());
@@ -88,7 +79,7 @@ int runTrain(const TrainOptions& options) {
   }
   {
     std::ofstream out(run_dir / "config.json");
-    out << toJson(config).dump(2) << "\n";
+    out << dumpJson(toJson(config), 2) << "\n";
   }
   run.workdir = run_dir.string();
   db->updateRun(run);
@@ -104,11 +95,8 @@ int runTrain(const TrainOptions& options) {
   resources.slots = 1;
   resources.threads_per_slot = config.train.threads;
   resources.retries = 0;
-  storage::QueueExecution execution(
-      std::make_unique<storage::SqliteRunStore>(storage::SqliteRunStore::singleRun(*db, run.id)),
-      resources, options.worker.empty() ? findWorkerProgram() : options.worker);
   LadderRunOptions run_options{options.db_path, options.worker, true};
-  const bool stopped = runQueue(execution, run_options);
+  const bool stopped = runSingleRunQueue(*db, run.id, resources, run_options);
   const std::optional<storage::RunRecord> settled = db->run(run.id);
   struct {
     std::string status, message;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "core/errors.h"
+#include "core/run_dir_lock.h"
 #include "core/terminal_progress.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
@@ -105,6 +107,22 @@ int runLadderQueue(storage::Database& db, int64_t ladder_id, const ladder::Resou
   for (const auto& s : db.listRuns(ladder_id))
     if (s.run.status != "finished") ++unfinished;
   return unfinished;
+}
+
+bool runSingleRunQueue(storage::Database& db, int64_t run_id, const ladder::Resources& resources,
+                       const LadderRunOptions& options) {
+  const std::optional<storage::RunRecord> run = db.run(run_id);
+  if (!run) throw UserError("run " + std::to_string(run_id) + " is not in the database");
+  storage::restoreRunDirectory(*run);
+  const auto owner = RunDirLock::acquire(run->workdir, kOwnerLockName, 0);
+  if (!owner)
+    throw UserError("run " + std::to_string(run_id) + " is being run by another process (pid " +
+                    std::to_string(lockHolder(run->workdir, kOwnerLockName).value_or(-1)) +
+                    "); wait for it to end");
+  storage::QueueExecution execution(
+      std::make_unique<storage::SqliteRunStore>(storage::SqliteRunStore::singleRun(db, run_id)),
+      resources, options.worker_path.empty() ? findWorkerProgram() : options.worker_path);
+  return runQueue(execution, options);
 }
 
 }  // namespace deepladder::app

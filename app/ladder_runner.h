@@ -34,4 +34,11 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
 int runLadderQueue(storage::Database& db, int64_t ladder_id, const ladder::Resources& resources,
                    const LadderRunOptions& options);
 
+// Runs the single run `run_id` (`deepladder train`: no ladder) in a queue of one with
+// `resources`, holding its run directory's owner lock (core/run_dir_lock.h) throughout, so that a
+// `resume` elsewhere sees it alive and leaves it alone. UserError when another process holds it.
+// True when it was stopped by a signal.
+bool runSingleRunQueue(storage::Database& db, int64_t run_id, const ladder::Resources& resources,
+                       const LadderRunOptions& options);
+
 }  // namespace deepladder::app

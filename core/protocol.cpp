@@ -3,7 +3,11 @@
 
 #include <atomic>
 #include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
+
+#include "core/safe_text.h"
 
 namespace deepladder::protocol {
 
@@ -27,6 +31,28 @@ double toDouble(const json& v) {
     if (s == "-inf") return -INFINITY;
   }
   throw json::type_error::create(302, "expected a number", &v);
+}
+
+// An integer field: a JSON integer within int64, or a float with an integral value within int64
+// (nlohmann's get<int64_t> converts any float, and one beyond the range is undefined behaviour).
+// Absent: `fallback`, or a thrown json error when the field is required.
+int64_t integer(const json& j, const char* key, std::optional<int64_t> fallback = std::nullopt) {
+  const auto it = j.find(key);
+  if (it == j.end()) {
+    if (fallback) return *fallback;
+    throw json::out_of_range::create(403, std::string("key '") + key + "' not found", &j);
+  }
+  if (it->is_number_unsigned()) {
+    const auto value = it->get<uint64_t>();
+    if (value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return static_cast<int64_t>(value);
+  } else if (it->is_number_integer()) {
+    return it->get<int64_t>();
+  } else if (it->is_number_float()) {
+    const double value = it->get<double>();
+    if (std::floor(value) == value && std::abs(value) < 9.2e18) return static_cast<int64_t>(value);
+  }
+  throw json::type_error::create(302, std::string("'") + key + "' is not an integer in range", &j);
 }
 
 struct Encoder {
@@ -70,9 +96,9 @@ struct Encoder {
 
 }  // namespace
 
-std::string encode(const Message& message) {
-  return std::visit(Encoder{}, message).dump();
-}
+// Never throws: text that is not UTF-8 (a shard path with Latin-1 bytes in an error message, say)
+// is sent with U+FFFD in place of the bad bytes.
+std::string encode(const Message& message) { return dumpJson(std::visit(Encoder{}, message)); }
 
 namespace {
 std::atomic<uint64_t> g_decode_calls{0};
@@ -97,15 +123,15 @@ std::optional<Message> decode(const std::string& line, std::string* why) {
       m.run_id = j.at("run_id").get<std::string>();
       m.config_hash = j.value("config_hash", "");
       m.device = j.value("device", "");
-      m.resumed_from = j.value("resumed_from", int64_t{-1});
-      m.params = j.value("params", int64_t{0});
+      m.resumed_from = integer(j, "resumed_from", -1);
+      m.params = integer(j, "params", 0);
       m.flops_per_token = j.value("flops_per_token", 0.0);
       return m;
     }
     if (type == "metric") {
       Metric m;
-      m.step = j.at("step").get<int64_t>();
-      m.tokens = j.value("tokens", int64_t{0});
+      m.step = integer(j, "step");
+      m.tokens = integer(j, "tokens", 0);
       m.flops = j.value("flops", 0.0);
       m.wall_s = j.value("wall_s", 0.0);
       for (const auto& [k, v] : j.at("values").items()) m.values.emplace_back(k, toDouble(v));
@@ -113,30 +139,30 @@ std::optional<Message> decode(const std::string& line, std::string* why) {
     }
     if (type == "eval") {
       Eval m;
-      m.step = j.at("step").get<int64_t>();
+      m.step = integer(j, "step");
       m.task = j.value("task", "");
-      m.n_bits = j.value("n_bits", int64_t{0});
-      m.T = j.value("T", int64_t{0});
-      m.correct = j.at("correct").get<int64_t>();
-      m.total = j.at("total").get<int64_t>();
+      m.n_bits = integer(j, "n_bits", 0);
+      m.T = integer(j, "T", 0);
+      m.correct = integer(j, "correct");
+      m.total = integer(j, "total");
       return m;
     }
     if (type == "lens") {
       Lens m;
-      m.step = j.at("step").get<int64_t>();
+      m.step = integer(j, "step");
       for (const auto& v : j.at("kl")) m.kl.push_back(toDouble(v));
       return m;
     }
     if (type == "checkpoint") {
       Checkpoint m;
-      m.step = j.at("step").get<int64_t>();
+      m.step = integer(j, "step");
       m.path = j.at("path").get<std::string>();
       m.sha256 = j.value("sha256", "");
       return m;
     }
     if (type == "event") {
       Event m;
-      m.step = j.at("step").get<int64_t>();
+      m.step = integer(j, "step");
       m.name = j.at("name").get<std::string>();
       m.detail = j.value("detail", "");
       return m;
@@ -144,9 +170,11 @@ std::optional<Message> decode(const std::string& line, std::string* why) {
     if (type == "done") {
       Done m;
       m.status = j.value("status", "finished");
+      if (m.status != "finished" && m.status != "diverged")
+        return reject("unknown done status \"" + shownText(m.status) + "\"");
       m.final_loss = toDouble(j.at("final_loss"));
-      m.steps = j.value("steps", int64_t{0});
-      m.tokens = j.value("tokens", int64_t{0});
+      m.steps = integer(j, "steps", 0);
+      m.tokens = integer(j, "tokens", 0);
       m.flops = j.value("flops", 0.0);
       m.wall_s = j.value("wall_s", 0.0);
       m.message = j.value("message", "");

@@ -85,11 +85,11 @@ using Message = std::variant<Hello, Metric, Eval, Lens, Checkpoint, Event, Done,
 // (storage/worker_log_replay.h).
 inline constexpr const char* kWorkerLogName = "protocol.jsonl";
 
-// One line of JSON, no trailing newline.
+// One line of JSON, no trailing newline. Never throws (invalid UTF-8 becomes U+FFFD).
 std::string encode(const Message& message);
 
-// Parses one line; std::nullopt for a line that is not a protocol message (e.g. stray output),
-// with `why` set to the reason.
+// Parses one line; std::nullopt for a line that is not a protocol message (e.g. stray output, or a
+// done whose status is neither finished nor diverged), with `why` set to the reason.
 std::optional<Message> decode(const std::string& line, std::string* why = nullptr);
 
 // How many lines decode() has parsed in this process (every line a worker sends is decoded once,

@@ -1,9 +1,10 @@
 // How a run ended, decided from what its worker said and how its process exited. One rule for
 // `train`, the local scheduler and the Slurm backend:
-//   done(finished|diverged) seen        -> that status
+//   done(finished|diverged) seen        -> that status (any other done status -> "failed")
 //   interrupted by the user/scheduler   -> "interrupted" (resumable from its last checkpoint)
 //   otherwise (crash, kill -9, OOM)     -> "failed" with the exit description and the last error
-//                                          (bad_input when the worker exited with status 2)
+// A failed run is retried unless the worker exited with status 2 (bad input: the same input fails
+// again); see isBadInputExit.
 #pragma once
 
 #include <optional>
@@ -20,6 +21,9 @@ struct RunOutcome {
   // the last checkpoint would fail the same way.
   bool bad_input = false;
 };
+
+// True when the worker said its input is bad (exit status 2, kExitBadInput): never retried.
+bool isBadInputExit(const ProcessExit& exit);
 
 RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
                             const std::string& done_message, const ProcessExit& exit,

@@ -30,4 +30,7 @@ std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only =
 // Runs outside any ladder (`deepladder train`) that are queued or interrupted, by id.
 std::vector<int64_t> singleRunsToResume(Database& db);
 
+// Single runs (no ladder, from `deepladder train`) left interrupted, ids ascending.
+std::vector<int64_t> singleRunsToResume(Database& db);
+
 }  // namespace deepladder::storage

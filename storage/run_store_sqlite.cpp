@@ -3,16 +3,23 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/protocol.h"
 #include "core/run_config.h"
+#include "core/run_dir_lock.h"
+#include "core/safe_text.h"
 #include "storage/ingester.h"
 #include "storage/worker_log_replay.h"
 
 namespace deepladder::storage {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 double unixNow() {
   using namespace std::chrono;
@@ -56,6 +63,30 @@ std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_
   return std::make_unique<IngestingSink>(db, run_id, mode);
 }
 
+void restoreRunDirectory(const RunRecord& run) {
+  const fs::path dir(run.workdir);
+  std::error_code ec;
+  if (run.workdir.empty() || fs::exists(dir / "config.json", ec)) return;
+  fs::create_directories(dir, ec);
+  if (ec) return;  // the launch reports it
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(run.config_json);
+  } catch (const nlohmann::json::exception&) {
+    return;
+  }
+  {
+    std::ofstream out(dir / "config.json.tmp");
+    out << dumpJson(config, 2) << "\n";
+    if (!out) return;
+  }
+  fs::rename(dir / "config.json.tmp", dir / "config.json", ec);
+  std::fprintf(stderr,
+               "deepladder: run %lld: its directory %s was missing; made again from the "
+               "stored config (the run starts from its first step)\n",
+               static_cast<long long>(run.id), run.workdir.c_str());
+}
+
 std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
   std::vector<scheduler::PendingRun> out;
   std::vector<RunRecord> runs;
@@ -89,6 +120,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
   if (attempt > 1 && run->status != "running")
     replayWorkerLog(db_, id, run->workdir + "/" + protocol::kWorkerLogName);
   run = db_.run(id);
+  restoreRunDirectory(*run);
   run->status = "running";
   run->device = where;
   if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);
@@ -111,12 +143,23 @@ bool SqliteRunStore::cancelRequested(int64_t id) {
   return run && run->status == "cancelled";
 }
 
+bool isSingleRunAlive(const RunRecord& run) {
+  return !run.workdir.empty() && (lockHolder(run.workdir, kOwnerLockName).has_value() ||
+                                  lockHolder(run.workdir, kWorkerLockName).has_value());
+}
+
 int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id) {
   int changed = 0;
   for (const RunSummary& summary : db.listRuns(ladder_id)) {
     if (summary.run.status != "running") continue;
+    // A single run (`deepladder train`) is not the scheduler's: while its process or its worker
+    // holds the run directory, it is alive and stays as it is.
+    if (!summary.run.ladder_id && isSingleRunAlive(summary.run)) continue;
     db.setRunStatus(summary.run.id, "interrupted",
-                    "its scheduler stopped while it ran; resumed from the last checkpoint");
+                    summary.run.ladder_id
+                        ? "its scheduler stopped while it ran; resumed from the last checkpoint"
+                        : "its `deepladder train` stopped while it ran; `deepladder resume` "
+                          "continues it from the last checkpoint");
     ++changed;
   }
   return changed;

@@ -38,7 +38,16 @@ class SqliteRunStore : public scheduler::RunStore {
 std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
                                                       IngestMode mode);
 
-// Runs left "running" by a scheduler that died become "interrupted" (resumable). Call only while
+// A run directory deleted while the run waited (by hand, or a cleaned scratch disk) is made again
+// with the config stored in the database, so the run starts afresh instead of failing to launch.
+void restoreRunDirectory(const RunRecord& run);
+
+// True when a single run's driving process or worker still holds its run directory.
+bool isSingleRunAlive(const RunRecord& run);
+
+// Runs left "running" by a scheduler that died become "interrupted" (resumable), and so do single
+// runs (`deepladder train`, no ladder) whose process and worker are both gone (neither holds its
+// run directory's lock, core/run_dir_lock.h); a live single run is left alone. Call only while
 // holding the scheduler lock (no scheduler is alive). Returns how many were changed.
 int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id);
 

@@ -5,7 +5,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "storage/database.h"
 #include "storage/plan_backfill.h"
@@ -155,7 +158,48 @@ void exec(sqlite3* db, const char* sql, const char* context) {
   checkSqlite(db, rc, context);
 }
 
+// table -> its columns, in order.
+using TableColumns = std::map<std::string, std::vector<std::string>>;
+
+TableColumns tableColumns(sqlite3* db) {
+  TableColumns out;
+  Statement tables(
+      db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  while (tables.step()) out[tables.columnText(0)];
+  for (auto& [table, columns] : out) {
+    Statement info(db, "SELECT name FROM pragma_table_info(?1)");
+    info.bindText(1, table);
+    while (info.step()) columns.push_back(info.columnText(0));
+  }
+  return out;
+}
+
+// The tables and columns of the current schema, read once from an in-memory copy of it.
+const TableColumns& expectedColumns() {
+  static const TableColumns expected = [] {
+    sqlite3* memory = nullptr;
+    sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    migrate(memory, 0);  // every step, as a new database gets them
+    TableColumns columns = tableColumns(memory);
+    sqlite3_close(memory);
+    return columns;
+  }();
+  return expected;
+}
+
 }  // namespace
+
+std::string schemaProblem(sqlite3* db) {
+  const TableColumns have = tableColumns(db);
+  for (const auto& [table, columns] : expectedColumns()) {
+    const auto it = have.find(table);
+    if (it == have.end()) return "table '" + table + "' is missing";
+    for (const auto& column : columns)
+      if (std::find(it->second.begin(), it->second.end(), column) == it->second.end())
+        return "table '" + table + "' has no column '" + column + "'";
+  }
+  return {};
+}
 
 void migrate(sqlite3* db, int from_version) {
   static_assert(Database::kSchemaVersion == 2, "add the migration step for the new version");

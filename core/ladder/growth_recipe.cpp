@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/architecture.h"
+#include "core/errors.h"
 
 namespace deepladder::ladder {
 
@@ -99,16 +100,29 @@ RecipeRung planRecipeRung(const RecipeGlobals& g, const RecipeArmShape& arm, int
   r.flops_per_token_high =
       recipeFlopsPerToken(r.blocks_high, r.width, r.hidden, g.vocab_padded, g.seq_len);
   const double batch = static_cast<double>(g.batch_tokens);
+  // Steps as a number first: an absurd constant must be refused, not overflow an integer.
+  const auto steps = [&](double v) {
+    if (!(v >= 0.5) || v * batch > 1e18)
+      throw UserError("the recipe gives depth " + std::to_string(depth) + " " +
+                      std::to_string(v * batch) + " training tokens (tpp x parameters), " +
+                      (v >= 0.5 ? "more than 1e18" : "less than one step of batch_tokens") +
+                      ". Check tpp and batch_tokens");
+    return roundHalfEven(v);
+  };
+  if (r.heads < 1)
+    throw UserError("head_dim " + std::to_string(g.head_dim) + " is wider than depth " +
+                    std::to_string(depth) + "'s width " + std::to_string(r.width) +
+                    " (no attention head). Lower head_dim or raise width_per_depth");
   if (arm.grow_passes > 0) {
     const double m_low = recipeM(r.blocks_low, r.width, r.hidden, g.vocab_padded);
     const double m_high = recipeM(r.blocks_high, r.width, r.hidden, g.vocab_padded);
-    r.steps = roundHalfEven(tpp * static_cast<double>(r.params) / batch * m_low /
-                            (f * m_low + (1.0 - f) * m_high));
+    r.steps = steps(tpp * static_cast<double>(r.params) / batch * m_low /
+                    (f * m_low + (1.0 - f) * m_high));
     r.crossover = static_cast<int64_t>(f * static_cast<double>(r.steps));
     r.flops = batch * (static_cast<double>(r.crossover) * r.flops_per_token_low +
                        static_cast<double>(r.steps - r.crossover) * r.flops_per_token_high);
   } else {
-    r.steps = roundHalfEven(tpp * static_cast<double>(r.params) / batch);
+    r.steps = steps(tpp * static_cast<double>(r.params) / batch);
     r.flops = batch * static_cast<double>(r.steps) * r.flops_per_token_low;
   }
   r.tokens = g.batch_tokens * r.steps;

@@ -72,6 +72,9 @@ struct LadderSpec {
   std::vector<PlannedRun> runs;  // arms x sizes x seeds, in that order
 };
 
+// More runs than this in one ladder is refused when it is read (a slip such as seeds = [1..1e6]).
+inline constexpr int64_t kMaxLadderRuns = 10000;
+
 LadderSpec loadLadder(const std::string& path);
 LadderSpec parseLadder(const std::string& text, const std::string& source_name);
 

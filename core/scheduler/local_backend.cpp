@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/free_port.h"
+#include "core/run_dir_lock.h"
 #include "core/scheduler/rank_group.h"
 
 namespace deepladder::scheduler {
@@ -108,6 +109,11 @@ int64_t LocalBackend::slotsNeeded(const PendingRun& run) const {
 std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
                                                 const std::vector<Slot>& slots,
                                                 const std::string& worker_path) {
+  // This scheduler holds the database, and the run is not in flight: a worker still holding the
+  // run's directory is left over from a scheduler that died. Stop it; never run two.
+  if (!stopLockHolder(run.workdir, kWorkerLockName, /*grace_s=*/10, /*wait_s=*/30))
+    throw std::runtime_error("a leftover worker still holds " + run.workdir + "/" +
+                             kWorkerLockName + " and does not stop; stop it by hand");
   const int64_t ranks = std::max<int64_t>(1, run.ranks);
   const size_t per_rank = slots.size() / static_cast<size_t>(ranks);
   if (per_rank == 0 || per_rank * static_cast<size_t>(ranks) != slots.size())

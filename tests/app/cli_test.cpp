@@ -16,71 +16,12 @@
 #include "core/sha256.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
+#include "tests/app/cli_fixture.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder;
 
-namespace {
-
-struct CommandResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/deepladder-cli-XXXXXX";
-    dir_ = mkdtemp(pattern);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-  }
-
-  CommandResult deepladder(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {std::string(DEEPLADDER_BINARY_DIR) + "/bin/deepladder"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessSpec spec;
-    spec.argv = argv;
-    spec.stderr_path = path("stderr.txt");
-    fs::remove(spec.stderr_path);
-    WorkerProcess process(spec);
-    CommandResult result;
-    ProcessExit exit =
-        process.runToEnd([&](const std::string& line) { result.out += line + "\n"; });
-    result.code = exit.exited ? exit.code : 128 + exit.signal;
-    std::ifstream in(spec.stderr_path);
-    result.err.assign(std::istreambuf_iterator<char>(in), {});
-    return result;
-  }
-
-  // A small byte-level text corpus for tiny runs.
-  void writeCorpus() const {
-    std::string text;
-    for (int i = 0; i < 400; ++i)
-      text += "the quick brown fox jumps over the lazy dog " + std::to_string(i % 7) + "\n";
-    write("train.txt", text);
-    write("val.txt", text.substr(0, 4000));
-  }
-
-  fs::path dir_;
-};
-
-std::string tinyConfig(const std::string& data_dir, int steps) {
-  return "name = \"cli-tiny\"\n[model]\nd_model = 32\nn_layer = 1\nn_head = 2\nseq_len = 32\n"
-         "[data]\nkind = \"text\"\ntrain = \"" +
-         data_dir + "/train.txt\"\nval = \"" + data_dir +
-         "/val.txt\"\n[train]\nsteps = " + std::to_string(steps) +
-         "\nwarmup_steps = 2\nbatch_size = 4\neval_every = 10\neval_batches = 2\n"
-         "checkpoint_every = 10\nthreads = 1\n";
-}
-
-}  // namespace
+using namespace deepladder::cli_fixture;
 
 TEST_F(CliTest, MalformedTomlExits2NamingTheLineAndWritesNothing) {
   write("bad.toml", "name = \"x\"\n[model\nd_model = 64\n");

@@ -1,5 +1,6 @@
 // Fault tolerance of a real ladder (real `deepladder` and `deepladder-worker` binaries, real
-// SQLite): kill -9 a worker mid-run and, separately, the scheduler itself; the ladder finishes,
+// SQLite): kill -9 a worker mid-run and, separately, the scheduler itself (its workers die with
+// it, and an immediate resume runs one worker per run); the ladder finishes,
 // every loss curve is continuous with no duplicated steps, at most one checkpoint interval of
 // work is lost, and PRAGMA integrity_check is ok.
 #include <dirent.h>
@@ -15,6 +16,7 @@
 
 #include "core/worker_process.h"
 #include "storage/database.h"
+#include "tests/app/cli_fixture.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder;
@@ -249,4 +251,20 @@ TEST_F(LadderFaultTest, KilledTrainIsPickedUpByResume) {
   const int64_t resumed = resumedFrom(1);
   EXPECT_GE(resumed, killed_at - kCheckpointEvery) << "more than one checkpoint interval lost";
   EXPECT_GT(resumed, 0);
+}
+
+TEST_F(LadderFaultTest, KilledSchedulerTakesItsWorkerAlong) {
+  std::ofstream(dir_ / "ladder.toml") << ladderText("faults-orphan", dir_.string());
+  auto scheduler = start({"run", (dir_ / "ladder.toml").string(), "--db", db_, "--quiet"});
+  waitForStep(*scheduler, 2, 15);
+  const pid_t worker = findWorker(2);
+  ASSERT_GT(worker, 0);
+  ASSERT_EQ(::kill(scheduler->pid(), SIGKILL), 0);  // the scheduler alone, not its group
+  scheduler->wait();
+  EXPECT_TRUE(cli_fixture::endsWithin(worker, 3)) << "the worker outlived its scheduler";
+  // An immediate resume: one worker per run directory, continuous curves.
+  auto resume = start({"resume", "--db", db_, "--quiet"});
+  const ProcessExit exit = resume->runToEnd([](const std::string&) {});
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.describe();
+  expectCompleteLadder("faults-orphan");
 }

@@ -127,6 +127,13 @@ TEST_F(Workbench, OpenFailuresBecomeClearProblems) {
   }
   EXPECT_EQ(tryOpenDatabase(newer, true, &p), nullptr);
   EXPECT_EQ(p.title, "Database is from a newer deepladder") << p.message.toStdString();
+
+  // A database missing a table made the workbench abort at its first query: now a dialog.
+  const QString damaged = dir_->filePath("damaged.db");
+  storage::Database::open(damaged.toStdString())->execute("DROP TABLE events");
+  EXPECT_EQ(tryOpenDatabase(damaged, true, &p), nullptr);
+  EXPECT_EQ(p.title, "Database is damaged or not a deepladder database") << p.title.toStdString();
+  EXPECT_TRUE(p.message.contains("table 'events' is missing")) << p.message.toStdString();
 }
 
 TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {

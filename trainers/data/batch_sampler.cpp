@@ -103,6 +103,10 @@ std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t ma
   checkShape(data, rows, seq_len, "contiguousValidationBatches");
   const int64_t window = seq_len + 1;
   const int64_t windows = std::min(max_tokens, data.size()) / window;
+  if (windows == 0)  // a validation loss over no tokens would read as 0
+    throw UserError("data.val_tokens: " + std::to_string(std::min(max_tokens, data.size())) +
+                    " validation tokens hold no window of seq_len + 1 = " + std::to_string(window) +
+                    " tokens. Raise val_tokens (or use more data)");
   std::vector<Batch> batches;
   for (int64_t first = 0; first < windows; first += rows) {
     Batch batch;
