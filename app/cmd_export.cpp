@@ -1,9 +1,10 @@
 // `deepladder export (--csv FILE | --db runs.db --ladder NAME) --format md|csv|tex|json [--out
-// FILE]`: fits the frontier of a results CSV (same options as `fit`) and writes the scaling table:
-// per arm gamma +- se, A, E, measured and projected multipliers with intervals. For a squaring
-// ladder (task = "squaring") the table is per run compute vs Max T (seen, unseen moduli) and
-// OOD/test exact match, with the per-arm lines against log10(C / C0) (fitting/squaring_table.h).
-// Wiring only; the tables are in fitting/.
+// FILE] [--estimator paper|robust]`: fits the frontier of a results CSV (same options as `fit`)
+// and writes the scaling table: the estimator that made it, per arm gamma +- se with its
+// bootstrap and t intervals, A, E, measured and projected multipliers with intervals. For a
+// squaring ladder (task = "squaring") the table is per run compute vs Max T (seen, unseen moduli)
+// and OOD/test exact match, with the per-arm lines against log10(C / C0)
+// (fitting/squaring_table.h). Wiring only; the tables are in fitting/.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -33,12 +34,14 @@ struct ExportOptions {
   std::string format = "md";
   std::string out;
   std::string at = "1e20,1e22,1e24,1e26";
+  std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
 
 int runExport(ExportOptions options) {
   options.frontier.at = parseComputeList(options.at);
+  options.frontier.estimator = fitting::parseEstimator(options.estimator);
   if (options.csv.empty() == options.db_path.empty())
     throw UserError("give either --csv FILE or --db FILE --ladder NAME");
   fitting::ResultsTable table;
@@ -58,8 +61,11 @@ int runExport(ExportOptions options) {
       table = readFromDatabase(*db, options.db_path, options.ladder);
     }
   }
-  if (text.empty())
-    text = fitting::scalingTable(fitting::fitFrontier(table, options.frontier), options.format);
+  if (text.empty()) {
+    const auto result = fitting::fitFrontier(table, options.frontier);
+    warnArmsWithoutFit(result);
+    text = fitting::scalingTable(result, options.format);
+  }
   if (options.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
@@ -85,6 +91,7 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
       ->check(CLI::IsMember({"md", "csv", "tex", "json"}))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output file (default: standard output)");
+  cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
   CLI::Option* c_ref =
       cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")

@@ -1,5 +1,6 @@
 // `deepladder fit (--db runs.db --ladder NAME | --csv FILE) [--form frontier|chinchilla]
-// [--baseline vanilla] [--c-ref 1e18] [--bootstrap N] [--at LIST] [--joint] [--json]`:
+// [--estimator paper|robust] [--baseline vanilla] [--c-ref 1e18] [--bootstrap N] [--at LIST]
+// [--joint] [--json]`:
 // fits a ladder's finished runs, prints the scaling table (or exactly one JSON object with
 // --json) and, with --db, stores the fit in the fits table. A squaring ladder (task = "squaring")
 // is fitted on compute vs Max T and OOD accuracy instead (fitting/squaring_trend.h). Wiring only:
@@ -33,6 +34,7 @@ struct FitCommandOptions {
   std::string csv;
   std::string form = "frontier";
   std::string at = "1e20,1e22,1e24,1e26";
+  std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   bool json = false;
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
@@ -55,8 +57,9 @@ std::string jsonText(double v) {
 void storeFrontier(storage::Database& db, const std::string& source,
                    const fitting::FrontierResult& r) {
   storage::Transaction tx(db);
-  char form[96];
-  std::snprintf(form, sizeof form, "L(C)=E+A(C/%g)^-gamma%s", r.c_ref, r.joint ? " joint E" : "");
+  char form[128];
+  std::snprintf(form, sizeof form, "L(C)=E+A(C/%g)^-gamma%s, estimator %s", r.c_ref,
+                r.joint ? " joint E" : "", fitting::estimatorName(r.estimator).c_str());
   for (const auto& f : r.arms) {
     storage::FitRecord rec;
     rec.source = source;
@@ -67,12 +70,17 @@ void storeFrontier(storage::Database& db, const std::string& source,
                              {"gamma", f.gamma},
                              {"c_ref", r.c_ref},
                              {"baseline", r.baseline},
+                             {"estimator", fitting::estimatorName(r.estimator)},
+                             {"method", f.method},
                              {"at_bound", f.at_bound}};
     nlohmann::json se = nlohmann::json::object();
     for (auto [key, v] : {std::pair{"E", f.E_se}, {"A", f.A_se}, {"gamma", f.gamma_se}})
       se[key] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
     se["gamma_ci"] =
         nlohmann::json::parse("[" + jsonText(f.gamma_ci_lo) + "," + jsonText(f.gamma_ci_hi) + "]");
+    se["gamma_t"] =
+        nlohmann::json::parse("[" + jsonText(f.gamma_t_lo) + "," + jsonText(f.gamma_t_hi) + "]");
+    se["dof"] = f.dof;
     rec.params_json = params.dump();
     rec.stderr_json = se.dump();
     db.insertFit(rec);
@@ -158,6 +166,7 @@ int runFit(FitCommandOptions options) {
   if (options.form != "frontier" && options.form != "chinchilla")
     throw UserError("--form: '" + options.form + "' is not frontier or chinchilla");
   options.frontier.at = parseComputeList(options.at);
+  options.frontier.estimator = fitting::parseEstimator(options.estimator);
 
   std::unique_ptr<storage::Database> db;
   fitting::ResultsTable table;
@@ -200,6 +209,7 @@ int runFit(FitCommandOptions options) {
   }
 
   const auto result = fitting::fitFrontier(table, options.frontier);
+  warnArmsWithoutFit(result);
   if (db) storeFrontier(*db, source, result);
   if (options.json) {
     std::printf("%s\n", fitting::frontierToJson(result).dump().c_str());
@@ -227,6 +237,7 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
                   "Results CSV: arm,compute_flops,val_loss[,params,tokens,depth] "
                   "(chinchilla: params,tokens,loss)");
   cmd->add_option("--form", o->form, "frontier | chinchilla")->capture_default_str();
+  cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
   CLI::Option* c_ref =
       cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")

@@ -1,9 +1,9 @@
 // `deepladder plot frontier|multiplier|lens|curves --out FILE.(png|svg|pdf)`: renders a plot
 // off screen with QCustomPlot (no display needed). Data from a ladder in the database
-// (--db, --ladder) or a results CSV (--csv) for frontier and multiplier; from runs (--run ID...)
-// for lens and curves. `plot squaring` (or `plot frontier` on a squaring ladder) draws a
-// task = "squaring" ladder: compute vs OOD exact match and Max T per arm. Wiring only: fits in
-// fitting/, drawing in ui/plots/.
+// (--db, --ladder) or a results CSV (--csv) for frontier and multiplier (fitted by --estimator
+// paper|robust, named in the plot's legend); from runs (--run ID...) for lens and curves. `plot
+// squaring` (or `plot frontier` on a squaring ladder) draws a task = "squaring" ladder: compute vs
+// OOD exact match and Max T per arm. Wiring only: fits in fitting/, drawing in ui/plots/.
 #include <qcustomplot.h>
 #include <unistd.h>
 
@@ -44,6 +44,7 @@ struct PlotOptions {
   double ema = 0.0;
   double eps = 2.0;
   double compute_hi = 1e26;
+  std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   int width = 960;
   int height = 600;
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
@@ -86,6 +87,7 @@ int runPlot(PlotOptions o) {
                                QStringLiteral("Squaring ladder %1: depth generalization vs compute")
                                    .arg(QString::fromStdString(o.ladder))});
   } else if (o.kind == "frontier" || o.kind == "multiplier") {
+    o.frontier.estimator = fitting::parseEstimator(o.estimator);
     const auto table = loadResults(o);
     if (o.kind == "multiplier") {
       double lo = 1e300;
@@ -93,6 +95,7 @@ int runPlot(PlotOptions o) {
       o.frontier.at = plots::multiplierBandComputes(lo, o.compute_hi);
     }
     const auto result = fitting::fitFrontier(table, o.frontier);
+    warnArmsWithoutFit(result);
     if (o.kind == "frontier")
       plots::drawFrontier(plot, {table, result, QStringLiteral("Compute frontier")});
     else
@@ -159,6 +162,7 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       ->check(CLI::Range(0.0, 0.999))
       ->capture_default_str();
   cmd->add_option("--eps", o->eps, "d_lens threshold in nats (lens)")->capture_default_str();
+  cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
   CLI::Option* c_ref =
       cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")

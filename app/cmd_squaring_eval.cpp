@@ -68,8 +68,8 @@ int runSquaringEval(const SquaringEvalOptions& options) {
     throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
                     ". See 'deepladder status' for run ids");
   const RunConfig config = runConfigFromJson(nlohmann::json::parse(run->config_json));
-  if (config.task != "squaring")
-    throw UserError("run " + std::to_string(options.run_id) + " is a \"" + config.task +
+  if (config.task != Task::squaring)
+    throw UserError("run " + std::to_string(options.run_id) + " is a \"" + enumName(config.task) +
                     "\" run; 'squaring eval' reads runs with task = \"squaring\"");
   const auto rows = db->evals(options.run_id);
   if (rows.empty())
@@ -96,7 +96,7 @@ int runSquaringEval(const SquaringEvalOptions& options) {
 
   std::printf("run %lld (%s), tier %s, layout %s, data_seed %lld, step %lld\n",
               (long long)options.run_id, config.name.c_str(), tier.name.c_str(),
-              config.squaring.layout.c_str(), (long long)config.squaring.data_seed,
+              enumName(config.squaring.layout).c_str(), (long long)config.squaring.data_seed,
               (long long)step);
 
   sq::AccuracyMap held_out(tier);

@@ -2,6 +2,7 @@
 #include "app/fit_inputs.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -11,6 +12,11 @@
 #include "storage/squaring_points.h"
 
 namespace deepladder::app {
+
+void warnArmsWithoutFit(const fitting::FrontierResult& result) {
+  for (const auto& f : result.arms)
+    if (!f.no_fit.empty()) std::fprintf(stderr, "deepladder: warning: %s\n", f.no_fit.c_str());
+}
 
 std::vector<double> parseComputeList(const std::string& text) {
   std::vector<double> out;

@@ -15,6 +15,17 @@ class Database;
 
 namespace deepladder::app {
 
+// Help text of --estimator (fit, export, plot); the value is parsed by fitting::parseEstimator
+// when the command runs, so a bad one is a UserError naming the choices (exit 2).
+inline constexpr const char* kEstimatorHelp =
+    "paper (default: the growth paper's estimator, baseline Huber fit with E free, other arms "
+    "OLS of ln(L - E) on ln(C/C0) with E fixed, t-intervals) | robust (nonlinear least squares "
+    "+ Huber refit for every arm)";
+
+// One "deepladder: warning: ..." line on stderr per arm the frontier fit could not fit
+// (ArmFit::no_fit, e.g. a loss at or below the shared E under the paper estimator).
+void warnArmsWithoutFit(const fitting::FrontierResult& result);
+
 // "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number.
 std::vector<double> parseComputeList(const std::string& text);
 

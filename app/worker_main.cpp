@@ -173,9 +173,10 @@ int main(int argc, char** argv) {
     keepWorkerLog(args.workdir);
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
-    const auto outcome = config.task == "squaring"  // the serial task has its own loop
-                             ? deepladder::trainers::runSquaringTraining(config, options, send)
-                             : deepladder::trainers::runTraining(config, options, send);
+    const auto outcome =
+        config.task == deepladder::Task::squaring  // the serial task has its own loop
+            ? deepladder::trainers::runSquaringTraining(config, options, send)
+            : deepladder::trainers::runTraining(config, options, send);
     std::cerr << "deepladder-worker: "
               << (outcome.status == deepladder::trainers::TrainStatus::kFinished   ? "finished"
                   : outcome.status == deepladder::trainers::TrainStatus::kDiverged ? "diverged"

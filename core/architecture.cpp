@@ -14,7 +14,7 @@ BlockSplit splitPreludeCoreCoda(int64_t n_layer) {
 
 ArchitectureShape architectureShape(const ModelConfig& m) {
   ArchitectureShape shape;
-  shape.pcc = m.arch == "pcc";
+  shape.pcc = m.arch == Arch::pcc;
   if (!shape.pcc) {
     shape.before = {1, m.n_layer, m.n_layer};
     shape.grows = m.grow_layers > m.n_layer;
@@ -23,7 +23,7 @@ ArchitectureShape architectureShape(const ModelConfig& m) {
   }
   shape.split = splitPreludeCoreCoda(m.n_layer);
   const BlockSplit& s = shape.split;
-  const bool tied = m.core_mode == "tied";
+  const bool tied = m.core_mode == CoreMode::tied;
   auto phase = [&](int64_t passes) {
     PhaseShape p;
     p.passes = passes;
@@ -73,37 +73,37 @@ bool isArmPreset(const std::string& name) {
 void applyArmPreset(const std::string& name, ModelConfig& m) {
   const int64_t depth = m.n_layer;
   const BlockSplit s = splitPreludeCoreCoda(depth);
-  auto pcc = [&](const char* mode, int64_t passes, int64_t grow) {
-    m.arch = "pcc";
+  auto pcc = [&](CoreMode mode, int64_t passes, int64_t grow) {
+    m.arch = Arch::pcc;
     m.core_mode = mode;
     m.passes = passes;
     m.grow_passes = grow;
     m.grow_layers = 0;
   };
   if (name == "vanilla") {
-    m.arch = "vanilla";
+    m.arch = Arch::vanilla;
     m.grow_layers = 0;
     m.grow_passes = 0;
   } else if (name == "deep_vanilla") {
-    m.arch = "vanilla";
+    m.arch = Arch::vanilla;
     m.n_layer = s.prelude + 2 * s.core + s.coda;
     m.grow_layers = 0;
     m.grow_passes = 0;
   } else if (name == "deep_vanilla_grow") {
-    m.arch = "vanilla";
+    m.arch = Arch::vanilla;
     m.n_layer = s.prelude + 2 * s.core + s.coda;
     m.grow_layers = s.prelude + 4 * s.core + s.coda;
     m.grow_passes = 0;
   } else if (name == "operator_1") {
-    pcc("untied", 1, 0);
+    pcc(CoreMode::untied, 1, 0);
   } else if (name == "loop_2") {
-    pcc("tied", 2, 0);
+    pcc(CoreMode::tied, 2, 0);
   } else if (name == "untied_2") {
-    pcc("untied", 2, 0);
+    pcc(CoreMode::untied, 2, 0);
   } else if (name == "loop_grow") {
-    pcc("tied", 2, 4);
+    pcc(CoreMode::tied, 2, 4);
   } else if (name == "untied_grow") {
-    pcc("untied", 2, 4);
+    pcc(CoreMode::untied, 2, 4);
   } else {
     throw std::invalid_argument("unknown arm preset \"" + name + "\"");
   }

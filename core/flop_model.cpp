@@ -9,7 +9,7 @@ ParameterCounts countParameters(const ModelConfig& m) {
   ParameterCounts c;
   const int64_t d = m.d_model;
   const int64_t hidden = m.mlpHidden();
-  const int64_t mlp = (m.mlp == "swiglu" ? 3 : 2) * d * hidden;
+  const int64_t mlp = (m.mlp == MlpKind::swiglu ? 3 : 2) * d * hidden;
   const ArchitectureShape shape = architectureShape(m);
   const int64_t vocab_rows = m.vocab_padded > 0 ? m.vocab_padded : m.vocab_size;
   const int64_t gain = m.norm_gain ? 1 : 0;  // norms without a learned gain have no parameters

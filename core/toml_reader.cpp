@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/nearest_word.h"
 
 namespace deepladder {
 
@@ -16,13 +17,20 @@ namespace {
 
 std::string typeName(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date or time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date or time";
   }
 }
 
@@ -36,7 +44,8 @@ std::string TomlReader::qualified(const std::string& key) const {
 }
 
 long TomlReader::lineOf(const std::string& key) const {
-  if (const toml::node* node = table_->get(key)) return static_cast<long>(node->source().begin.line);
+  if (const toml::node* node = table_->get(key))
+    return static_cast<long>(node->source().begin.line);
   return static_cast<long>(table_->source().begin.line);
 }
 
@@ -45,9 +54,12 @@ void TomlReader::fail(const std::string& key, const std::string& problem,
   throw UserError(locatedMessage(file_, lineOf(key), qualified(key), problem, hint));
 }
 
-bool TomlReader::has(const std::string& key) const { return table_->contains(key); }
+bool TomlReader::has(const std::string& key) const {
+  return table_->contains(key);
+}
 
 const toml::node* TomlReader::find(const std::string& key) {
+  known_.insert(key);
   const toml::node* node = table_->get(key);
   if (node) consumed_.insert(key);
   return node;
@@ -59,7 +71,8 @@ int64_t TomlReader::integer(const std::string& key, int64_t fallback, int64_t mi
   int64_t value = 0;
   if (auto v = node->value_exact<int64_t>()) {
     value = *v;
-  } else if (auto d = node->value_exact<double>(); d && std::floor(*d) == *d && std::abs(*d) < 9e18) {
+  } else if (auto d = node->value_exact<double>();
+             d && std::floor(*d) == *d && std::abs(*d) < 9e18) {
     value = static_cast<int64_t>(*d);  // 1e6 written as a float is fine for a count
   } else {
     fail(key, "expected an integer, found " + typeName(*node));
@@ -74,9 +87,12 @@ double TomlReader::number(const std::string& key, double fallback, double min, d
   const toml::node* node = find(key);
   if (!node) return fallback;
   double value = 0;
-  if (auto d = node->value_exact<double>()) value = *d;
-  else if (auto i = node->value_exact<int64_t>()) value = static_cast<double>(*i);
-  else fail(key, "expected a number, found " + typeName(*node));
+  if (auto d = node->value_exact<double>())
+    value = *d;
+  else if (auto i = node->value_exact<int64_t>())
+    value = static_cast<double>(*i);
+  else
+    fail(key, "expected a number, found " + typeName(*node));
   if (!std::isfinite(value) || value < min || value > max) {
     std::ostringstream hint;
     hint << "use a value from " << min << " to " << max;
@@ -119,7 +135,8 @@ std::vector<int64_t> TomlReader::integers(const std::string& key, int64_t min, i
   if (!array) fail(key, "expected an array of integers, found " + typeName(*node));
   for (const toml::node& element : *array) {
     auto v = element.value_exact<int64_t>();
-    if (!v) fail(key, "expected an array of integers, found an element that is " + typeName(element));
+    if (!v)
+      fail(key, "expected an array of integers, found an element that is " + typeName(element));
     if (*v < min || *v > max)
       fail(key, "element " + std::to_string(*v) + " is out of range",
            "use values from " + std::to_string(min) + " to " + std::to_string(max));
@@ -137,7 +154,8 @@ std::vector<std::string> TomlReader::strings(const std::string& key) {
   if (!array) fail(key, "expected a string or an array of strings, found " + typeName(*node));
   for (const toml::node& element : *array) {
     auto v = element.value_exact<std::string>();
-    if (!v) fail(key, "expected an array of strings, found an element that is " + typeName(element));
+    if (!v)
+      fail(key, "expected an array of strings, found an element that is " + typeName(element));
     out.push_back(*v);
   }
   return out;
@@ -156,7 +174,8 @@ std::vector<TomlReader> TomlReader::tableArray(const std::string& key) {
   const toml::node* node = find(key);
   if (!node) return out;
   const toml::array* array = node->as_array();
-  if (!array) fail(key, "expected an array of tables ([[" + qualified(key) + "]]), found " + typeName(*node));
+  if (!array)
+    fail(key, "expected an array of tables ([[" + qualified(key) + "]]), found " + typeName(*node));
   for (size_t i = 0; i < array->size(); ++i) {
     const toml::table* entry = (*array)[i].as_table();
     if (!entry) fail(key, "entry " + std::to_string(i + 1) + " is not a table");
@@ -179,11 +198,14 @@ std::vector<std::string> TomlReader::keys() const {
 void TomlReader::finish() const {
   for (const auto& [k, v] : *table_) {
     std::string key(k.str());
-    if (!consumed_.count(key))
-      throw UserError(locatedMessage(file_, static_cast<long>(v.source().begin.line), qualified(key),
-                                     "unknown key",
-                                     "check the spelling; see the README for the keys of [" +
-                                         (path_.empty() ? std::string("top level") : path_) + "]"));
+    if (consumed_.count(key)) continue;
+    const std::string near =
+        nearestWord(key, std::vector<std::string>(known_.begin(), known_.end()));
+    throw UserError(locatedMessage(
+        file_, static_cast<long>(v.source().begin.line), qualified(key), "unknown key",
+        near.empty() ? "check the spelling; see the README for the keys of [" +
+                           (path_.empty() ? std::string("top level") : path_) + "]"
+                     : "did you mean " + near + "?"));
   }
 }
 
@@ -194,9 +216,9 @@ toml::table parseOrThrow(const std::string& text, const std::string& source_name
     return toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    throw UserError(source_name + ":" + std::to_string(where.line) + ":" +
-                    std::to_string(where.column) + ": TOML syntax error: " +
-                    std::string(e.description()) + ". Fix the file and try again");
+    throw UserError(
+        source_name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+        ": TOML syntax error: " + std::string(e.description()) + ". Fix the file and try again");
   }
 }
 
@@ -211,7 +233,9 @@ std::string readTextFile(const std::string& path) {
   return buffer.str();
 }
 
-toml::table parseTomlFile(const std::string& path) { return parseOrThrow(readTextFile(path), path); }
+toml::table parseTomlFile(const std::string& path) {
+  return parseOrThrow(readTextFile(path), path);
+}
 
 toml::table parseTomlString(const std::string& text, const std::string& source_name) {
   return parseOrThrow(text, source_name);

@@ -3,13 +3,13 @@
 // config file is an error, not a silently ignored setting. Used by run configs and ladder specs.
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <toml++/toml.h>
 
 namespace deepladder {
 
@@ -37,12 +37,18 @@ class TomlReader {
   // The underlying table (to copy overrides out of it).
   const toml::table& raw() const { return *table_; }
   // Marks a key consumed without reading it (for keys handled by hand).
-  void skip(const std::string& key) { consumed_.insert(key); }
+  void skip(const std::string& key) {
+    consumed_.insert(key);
+    known_.insert(key);
+  }
+  // Names a key this table may hold without reading it, so that finish() can suggest it for a
+  // misspelled one (every getter does this for its own key).
+  void expect(const std::string& key) { known_.insert(key); }
 
   // Names of sub-tables (in file order) for sections like [arms.NAME].
   std::vector<std::string> keys() const;
 
-  // Throws UserError naming the first key that no getter consumed.
+  // Throws UserError naming the first key that no getter consumed, with the nearest known key.
   void finish() const;
 
   // A UserError at this key's line, for checks that span several keys.
@@ -60,6 +66,7 @@ class TomlReader {
   std::string file_;
   std::string path_;
   std::set<std::string> consumed_;
+  std::set<std::string> known_;
   static const toml::table kEmpty;
 };
 

@@ -1,7 +1,12 @@
-// JSON forms of the fits, the schema of issue 5 (what `deepladder fit --json` prints):
-// frontier: {"c_ref", "baseline", "arms": {arm: {"E","A","gamma","gamma_se","gamma_ci":[lo,hi],
-//            "at_bound":[...]}}, "multipliers": {arm: {"measured":[{"compute","multiplier"}],
-//            "projected":[{"compute","multiplier","ci":[lo,hi]}], "per_decade"}}}
+// JSON forms of the fits (what `deepladder fit --json` prints):
+// frontier: {"c_ref", "baseline", "estimator": "paper"|"robust", "estimator_description",
+//            "ci_level", "bootstrap": {"requested","used"},
+//            "arms": {arm: {"E","A","gamma","gamma_se","gamma_ci":[lo,hi] (bootstrap),
+//            "gamma_t":[lo,hi] (Student t, dof), "A_se","dof","n","method","bootstrap_used",
+//            "no_fit": null or why the arm has no fit, "at_bound":[...]}}, "baseline_line": null or the same keys (paper estimator: the
+//            baseline's own OLS line with its E fixed), "multipliers": {arm: {"measured":
+//            [{"compute","multiplier"}], "projected":[{"compute","multiplier","ci":[lo,hi]}],
+//            "per_decade","per_decade_ci":[lo,hi]}}}
 // chinchilla: {"E","A","B","alpha","beta","objective","a","b"}.
 // Non-finite numbers (a standard error with no degrees of freedom, an unreachable multiplier)
 // are written as null, never as NaN. "at_bound" lists parameters that ended on a bound.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "fitting/frontier_estimator.h"
+
 namespace deepladder::fitting {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -42,6 +44,8 @@ struct FrontierOptions {
   std::vector<double> at = {1e20, 1e22, 1e24, 1e26};  // computes for projected multipliers
   double ci_level = 0.95;                             // two-sided percentile interval
   int threads = 2;                                    // bootstrap worker threads
+  // --estimator: the paper's (default) or the robust one (frontier_estimator.h).
+  FrontierEstimator estimator = FrontierEstimator::Paper;
 };
 
 // Defaults in one place (the CLI and the GUI both start from these).
@@ -56,8 +60,11 @@ struct ArmFit {
   double A = kNaN;            // reducible loss at C0: L(C0) - E
   double gamma = kNaN;        // exponent: -d ln(L - E) / d ln C
   double E_se = kNaN;         // sqrt(cov_EE), cov = s^2 (J^T J)^-1; NaN when E is fixed
-  double A_se = kNaN;         // sqrt(cov_AA)
-  double gamma_se = kNaN;     // sqrt(cov_gg); NaN when n <= free parameters
+  double A_se = kNaN;         // sqrt(cov_AA); OLS line: exp(b0) se(b0) (delta method)
+  double gamma_se = kNaN;     // sqrt(cov_gg); OLS line: sqrt(s^2 / Sxx); NaN when dof = 0
+  int dof = 0;                // n - free parameters of the fit (n - 2 E fixed, n - 3 E free)
+  double gamma_t_lo = kNaN;   // gamma - t_{(1+level)/2, dof} gamma_se (Student t interval)
+  double gamma_t_hi = kNaN;   // gamma + t_{(1+level)/2, dof} gamma_se
   double E_ci_lo = kNaN;      // bootstrap percentile (1-level)/2 of E
   double E_ci_hi = kNaN;      // bootstrap percentile (1+level)/2 of E
   double A_ci_lo = kNaN;      // bootstrap percentile (1-level)/2 of A
@@ -65,6 +72,9 @@ struct ArmFit {
   double gamma_ci_lo = kNaN;  // bootstrap percentile (1-level)/2 of gamma
   double gamma_ci_hi = kNaN;  // bootstrap percentile (1+level)/2 of gamma
   int n_points = 0;           // n: points of this arm
+  int bootstrap_used = 0;     // resamples whose fit of this arm gave finite A and gamma
+  std::string method;         // armFitMethod(): "huber_e_free", "ols_log_excess_e_fixed", ...
+  std::string no_fit;         // why A and gamma are NaN ("" when fitted), naming the point
   double rss = kNaN;          // sum_i (L_i - Lhat_i)^2
   double rms = kNaN;          // sqrt(rss / n)
   double huber_delta =
@@ -115,6 +125,11 @@ struct FrontierResult {
   // [replicate][arm], arms in the order of `arms`: every bootstrap fit that succeeded
   // (bootstrap_used of them); empty without a bootstrap. See fitting/frontier_band.h.
   std::vector<std::vector<FrontierDraw>> bootstrap_draws;
+  FrontierEstimator estimator = FrontierEstimator::Paper;  // the estimator that made the fits
+  // Paper estimator only (arm empty otherwise): the baseline's own OLS line of ln(L - E) on
+  // ln(C/C0) with its fitted E held fixed, the value the paper's ladder figure prints for the
+  // baseline. The multipliers use arms[0] (the E-free fit), as the paper's projections do.
+  ArmFit baseline_line;
 };
 
 // --- Chinchilla: L(N, D) = E + A / N^alpha + B / D^beta ------------------------------------

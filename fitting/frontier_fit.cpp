@@ -1,5 +1,6 @@
 // Frontier fit, bootstrap and multipliers (see frontier_fit.h). The Ceres work is in
-// frontier_solver.cpp; this file checks the data, resamples and assembles the result.
+// frontier_solver.cpp, the paper estimator's lines in log_excess_line.cpp; this file checks the
+// data, resamples (every resample fitted with the same estimator) and assembles the result.
 #include "fitting/frontier_fit.h"
 
 #include <algorithm>
@@ -13,7 +14,9 @@
 #include "core/errors.h"
 #include "fitting/frontier_model.h"
 #include "fitting/frontier_solver.h"
+#include "fitting/log_excess_line.h"
 #include "fitting/multipliers.h"
+#include "fitting/student_t.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -80,7 +83,7 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
   Replicate rep;
   std::vector<ArmFit> fits;
   try {
-    fits = solveFrontier(sample, options.c_ref, options.joint, false);
+    fits = solveFrontier(sample, options.c_ref, options.joint, false, options.estimator);
   } catch (const std::exception&) {
     return rep;
   }
@@ -112,6 +115,37 @@ std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
     });
   for (auto& th : pool) th.join();
   return reps;
+}
+
+// Under the paper estimator ln(L - E) needs every point of an E-shared arm above the baseline's
+// E. The paper's ladder figures leave such an arm without a fit (numpy's log gives NaN, and so
+// does the regression), the other arms unaffected; so does this fit, and says why in `no_fit`.
+void explainArmsBelowSharedE(const ResultsTable& table, std::vector<ArmFit>& fits,
+                             const std::string& baseline) {
+  const double E = fits[0].E;
+  for (size_t a = 1; a < fits.size(); ++a) {
+    if (std::isfinite(fits[a].gamma)) continue;
+    for (const auto& p : table.points) {
+      if (p.arm != fits[a].arm || p.val_loss > E) continue;
+      fits[a].no_fit = locatedMessage(
+          pointWhere(table, p), 0, "arm " + p.arm,
+          "no fit: loss " + fmt(p.val_loss) + " at compute " + fmt(p.compute_flops) +
+              " is at or below the irreducible loss E = " + fmt(E) + " fitted on the baseline '" +
+              baseline +
+              "', so ln(L - E) is undefined and the paper estimator's OLS line cannot be drawn "
+              "(the paper's code gives NaN too)",
+          "the robust estimator (--estimator robust) fits this arm in loss space");
+      break;
+    }
+  }
+}
+
+// gamma -+ t_{(1+level)/2, dof} se for every fit with a standard error.
+void addTIntervals(ArmFit& f, double level) {
+  if (!(f.dof > 0) || !std::isfinite(f.gamma_se) || !std::isfinite(f.gamma)) return;
+  const double t = studentTQuantile(0.5 * (1.0 + level), f.dof);
+  f.gamma_t_lo = f.gamma - t * f.gamma_se;
+  f.gamma_t_hi = f.gamma + t * f.gamma_se;
 }
 
 // Finite samples of one quantity across the successful replicates.
@@ -146,6 +180,10 @@ void validateFrontierInput(const ResultsTable& table, const FrontierOptions& opt
     throw UserError("--bootstrap: must be >= 0, got " + std::to_string(options.bootstrap));
   if (!(options.ci_level > 0.0 && options.ci_level < 1.0))
     throw UserError("interval level must lie in (0, 1), got " + fmt(options.ci_level));
+  if (options.joint && options.estimator == FrontierEstimator::Paper)
+    throw UserError(
+        "--joint: one E fitted jointly across arms is a fit of the robust estimator (the paper "
+        "estimator fixes every arm's E to the baseline's). Add --estimator robust");
   for (double c : options.at)
     if (!(c > 0.0) || !std::isfinite(c))
       throw UserError("--at: every compute must be positive and finite, got " + fmt(c));
@@ -209,13 +247,33 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
   const std::vector<ArmData> arms = groupByArm(table, options.baseline);
 
   FrontierResult result;
+  result.estimator = options.estimator;
   result.c_ref = options.c_ref;
   result.baseline = options.baseline;
   result.joint = options.joint;
   result.ci_level = options.ci_level;
   result.bootstrap_requested = options.bootstrap;
-  result.arms = solveFrontier(arms, options.c_ref, options.joint, true);
+  result.arms = solveFrontier(arms, options.c_ref, options.joint, true, options.estimator);
+  const bool paper = options.estimator == FrontierEstimator::Paper;
+  if (paper) explainArmsBelowSharedE(table, result.arms, options.baseline);
+  for (size_t a = 0; a < result.arms.size(); ++a) {
+    ArmFit& f = result.arms[a];
+    f.method = armFitMethod(options.estimator, options.joint, a == 0);
+    addTIntervals(f, options.ci_level);
+  }
   const ArmFit& base = result.arms[0];
+  if (paper) {
+    // The baseline's own line with its E fixed (what the paper's ladder figure prints for it).
+    if (const auto line = fitLogExcessLine(arms[0].compute, arms[0].loss, base.E, options.c_ref)) {
+      ArmFit& l = result.baseline_line;
+      l.arm = base.arm;
+      l.method = armFitMethod(options.estimator, false, false);
+      l.E = base.E, l.A = line->A, l.gamma = line->gamma;
+      l.A_se = line->A_se, l.gamma_se = line->slope_se;
+      l.n_points = line->n, l.dof = line->dof;
+      addTIntervals(l, options.ci_level);
+    }
+  }
 
   // Multipliers from the point estimates.
   std::map<std::string, std::vector<RunPoint>> points_by_arm;
@@ -241,7 +299,9 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
       if (!r.ok) continue;
       result.bootstrap_used += 1;
       std::vector<FrontierDraw> draw;
-      for (size_t a = 0; a < r.E.size(); ++a) draw.push_back({r.E[a], r.A[a], r.gamma[a]});
+      for (size_t a = 0; a < r.E.size(); ++a)
+        draw.push_back(result.arms[a].no_fit.empty() ? FrontierDraw{r.E[a], r.A[a], r.gamma[a]}
+                                                     : FrontierDraw{});  // no band without a fit
       result.bootstrap_draws.push_back(std::move(draw));
     }
     for (size_t a = 0; a < result.arms.size(); ++a) {
@@ -250,6 +310,11 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
       const auto A = collect(reps, [a](const Replicate& r) { return r.A[a]; });
       const auto g = collect(reps, [a](const Replicate& r) { return r.gamma[a]; });
       if (f.E_free) f.E_ci_lo = percentile(E, lo), f.E_ci_hi = percentile(E, hi);
+      for (const auto& r : reps)
+        f.bootstrap_used += r.ok && std::isfinite(r.A[a]) && std::isfinite(r.gamma[a]);
+      // An arm without a point fit has no intervals either: the resamples that happened to miss
+      // its low points describe other data, not this arm's fit.
+      if (!f.no_fit.empty()) continue;
       f.A_ci_lo = percentile(A, lo), f.A_ci_hi = percentile(A, hi);
       f.gamma_ci_lo = percentile(g, lo), f.gamma_ci_hi = percentile(g, hi);
       if (a == 0) continue;

@@ -1,7 +1,10 @@
 // Frontier fit of a ladder's results: L(C) = E + A (C/C0)^-gamma per arm with E shared with the
-// baseline (or fitted jointly), standard errors, seeded bootstrap intervals, and the compute
-// multipliers of every arm against the baseline (measured at the baseline's rungs, projected
-// at FrontierOptions::at). Bad data is a UserError; a fit on a bound is flagged in ArmFit.
+// baseline (or fitted jointly), by the estimator FrontierOptions::estimator names
+// (frontier_estimator.h), standard errors with Student-t intervals, seeded bootstrap intervals
+// (each resample fitted by the same estimator), and the compute multipliers of every arm against
+// the baseline (measured at the baseline's rungs, projected at FrontierOptions::at, both from
+// the baseline's E-free fit and the arms' fits). Bad data is a UserError; a fit on a bound is
+// flagged in ArmFit.
 #pragma once
 
 #include "fitting/fit_types.h"
@@ -11,9 +14,13 @@ namespace deepladder::fitting {
 // Throws UserError for: bad options, NaN/Inf or non-positive compute or loss, a missing
 // baseline arm, an arm with fewer distinct computes than its fit has parameters (3 for the
 // baseline, 2 for the others), an arm whose loss does not decrease with compute (least-squares
-// slope of L against ln C >= 0).
+// slope of L against ln C >= 0), --joint with the paper estimator.
 void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options);
 
+// Under the paper estimator an E-shared arm with a point at or below the baseline's fitted E
+// (ln(L - E) undefined) gets no fit: NaN A and gamma, ArmFit::no_fit naming the point; the other
+// arms are fitted as usual. Such an arm has no bootstrap intervals or bands either
+// (ArmFit::bootstrap_used still counts the resamples that happened to fit it).
 FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options);
 
 // Percentile of sorted-or-not samples, linear interpolation between order statistics

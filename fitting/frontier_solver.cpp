@@ -1,11 +1,17 @@
 // Ceres fits of L(C) = E + A (C/C0)^-gamma (see frontier_solver.h).
 //
-// Each arm is one residual block (ArmResiduals); the Huber refit is done inside it.
-// Per fit: (1) start: for E on a grid over [0, min loss), a log-linear fit
-// ln(L - E) = ln A - gamma ln(C/C0); the start with the lowest squared error wins.
+// Each arm is one residual block (ArmResiduals); the Huber refit is done inside it. All residuals
+// are in loss space, r_i = E + A (C_i/C0)^-gamma - L_i, under both estimators.
+// Per fit: (1) start: for E on a grid, a log-linear fit ln(L - E) = ln A - gamma ln(C/C0); the
+// start with the lowest squared error in L wins.
 // (2) least squares with bounds A, gamma >= 0, 0 <= E < min loss.
-// (3) Huber refit with delta = 1.345 sigma, sigma = 1.4826 MAD of the step-2 residuals
-// (skipped when sigma is ~0, i.e. the data lie on the curve).
+// (3) Huber refit with delta = 1.345 sigma, sigma = MAD of the step-2 residuals / 0.6745.
+// Robust recipe: 40 grid values of E over [0, min loss); E < min loss (1 - 1e-9); sigma =
+// 1.4826 MAD, refit skipped when sigma is ~0 (the data lie on the curve).
+// Paper recipe (the growth paper's baseline fit): 600 grid values of E from 0 to 0.995 min loss
+// inclusive, starts whose ln(L - E) does not fall with compute skipped; E <= the largest double
+// below min loss; sigma = MAD / 0.67448975, delta at least 1e-6, refit always.
+// The paper's E-shared arms are not fitted here but by the OLS line (log_excess_line.h).
 // Standard errors: cov = s^2 (J^T J)^-1 at the optimum (Ceres Covariance, plain squared loss),
 // s^2 = RSS / (n - p).
 #include "fitting/frontier_solver.h"
@@ -14,9 +20,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <optional>
 
 #include "fitting/ceres_logging.h"
+#include "fitting/log_excess_line.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -83,8 +92,8 @@ PreparedArm prepare(const ArmData& arm, double c_ref) {
   return p;
 }
 
-double upperE(double min_loss) {
-  return min_loss * (1.0 - 1e-9);
+double upperE(double min_loss, bool paper) {
+  return paper ? std::nextafter(min_loss, 0.0) : min_loss * (1.0 - 1e-9);
 }
 
 // --- (1) start ------------------------------------------------------------------------------
@@ -92,7 +101,8 @@ double upperE(double min_loss) {
 // ln(L - E) = ln A - gamma x by least squares; returns the squared error in L.
 // Points at or below E (possible when E is fixed from the baseline) are left out of the
 // regression; with fewer than two left the start is flat (gamma 0, A = mean excess over E).
-double logLinearStart(const PreparedArm& arm, double E, Params& out) {
+// `rising` (when given) says whether the unclamped slope of ln(L - E) is >= 0.
+double logLinearStart(const PreparedArm& arm, double E, Params& out, bool* rising = nullptr) {
   const size_t n_all = arm.x.size();
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, excess = 0;
   for (size_t i = 0; i < n_all; ++i) {
@@ -107,11 +117,14 @@ double logLinearStart(const PreparedArm& arm, double E, Params& out) {
   }
   out.E = E;
   const double denom = n * sxx - sx * sx;
+  if (rising) *rising = true;
   if (n < 2 || denom == 0.0) {
     out.gamma = 0.0;
     out.A = std::max(excess, 1e-6);
   } else {
-    out.gamma = std::max(0.0, -(n * sxy - sx * sy) / denom);
+    const double slope = (n * sxy - sx * sy) / denom;
+    if (rising) *rising = !(slope < 0.0);
+    out.gamma = std::max(0.0, -slope);
     out.A = std::exp((sy + out.gamma * sx) / n);
   }
   double sse = 0;
@@ -122,11 +135,23 @@ double logLinearStart(const PreparedArm& arm, double E, Params& out) {
   return std::isfinite(sse) ? sse : HUGE_VAL;
 }
 
-Params robustStart(const PreparedArm& arm, bool E_free, double E_fixed) {
+Params gridStart(const PreparedArm& arm, bool E_free, double E_fixed, bool paper) {
   Params best;
   if (!E_free) {
     logLinearStart(arm, E_fixed, best);
     return best;
+  }
+  if (paper) {
+    constexpr int kPaperGrid = 600;
+    double best_sse = HUGE_VAL;
+    for (int k = 0; k < kPaperGrid; ++k) {
+      Params p;
+      bool rising = true;
+      const double sse =
+          logLinearStart(arm, 0.995 * arm.min_loss * k / (kPaperGrid - 1), p, &rising);
+      if (!rising && sse < best_sse) best_sse = sse, best = p;
+    }
+    if (best_sse < HUGE_VAL) return best;  // else no start falls: the robust grid below
   }
   constexpr int kGrid = 40;
   double best_sse = HUGE_VAL;
@@ -194,11 +219,13 @@ double median(std::vector<double> v) {
   return m;
 }
 
-// delta = 1.345 * 1.4826 * MAD(r); 0 when the residuals are negligible.
-double huberDelta(const std::vector<double>& r, double loss_scale) {
+// Robust: delta = 1.345 * 1.4826 * MAD(r); 0 (no refit) when the residuals are negligible.
+// Paper: delta = max(1.345 * MAD(r) / 0.67448975, 1e-6).
+double huberDelta(const std::vector<double>& r, double loss_scale, bool paper) {
   const double med = median(r);
   std::vector<double> dev;
   for (double v : r) dev.push_back(std::fabs(v - med));
+  if (paper) return std::max(1.345 * median(dev) / 0.67448975, 1e-6);
   const double sigma = 1.4826 * median(dev);
   return sigma > 1e-9 * loss_scale ? 1.345 * sigma : 0.0;
 }
@@ -208,7 +235,8 @@ double huberDelta(const std::vector<double>& r, double loss_scale) {
 // residuals, or from all of them pooled when E is shared and free (`pooled`). Returns the
 // deltas used, indexed by arm.
 std::vector<double> solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free,
-                                double E_upper, const std::vector<int>& which, bool pooled) {
+                                double E_upper, const std::vector<int>& which, bool pooled,
+                                bool paper) {
   const auto options = solverOptions();
   ceres::Solver::Summary summary;
   {
@@ -218,10 +246,10 @@ std::vector<double> solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b,
   }
   std::vector<double> deltas(arms.size(), 0.0);
   if (pooled) {
-    const double d = huberDelta(residuals(arms, b, which), arms[which[0]].min_loss);
+    const double d = huberDelta(residuals(arms, b, which), arms[which[0]].min_loss, paper);
     for (int a : which) deltas[a] = d;
   } else {
-    for (int a : which) deltas[a] = huberDelta(residuals(arms, b, {a}), arms[a].min_loss);
+    for (int a : which) deltas[a] = huberDelta(residuals(arms, b, {a}), arms[a].min_loss, paper);
   }
   bool any = false;
   for (int a : which) any = any || deltas[a] > 0;
@@ -274,8 +302,10 @@ void standardErrors(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free
 // --- public ---------------------------------------------------------------------------------
 
 std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref, bool joint,
-                                  bool with_standard_errors) {
+                                  bool with_standard_errors, FrontierEstimator estimator) {
   quietCeresWarnings();
+  const bool paper = estimator == FrontierEstimator::Paper;
+  joint = joint && !paper;
   std::vector<PreparedArm> arms;
   for (const auto& d : data) arms.push_back(prepare(d, c_ref));
   const int n_arms = static_cast<int>(arms.size());
@@ -283,26 +313,34 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
   b.arm.resize(n_arms);
 
   // Baseline alone (E free), then every other arm with E fixed to the baseline's.
-  const Params start = robustStart(arms[0], true, 0.0);
+  const Params start = gridStart(arms[0], true, 0.0, paper);
   b.E = start.E;
   b.arm[0] = start;
-  std::vector<double> deltas = solveBlocks(arms, b, true, upperE(arms[0].min_loss), {0}, false);
+  std::vector<double> deltas =
+      solveBlocks(arms, b, true, upperE(arms[0].min_loss, paper), {0}, false, paper);
   std::vector<int> others;
-  for (int a = 1; a < n_arms; ++a) {
-    b.arm[a] = robustStart(arms[a], false, b.E);
-    others.push_back(a);
-  }
-  if (!others.empty()) {
-    const auto d = solveBlocks(arms, b, false, b.E, others, false);
+  for (int a = 1; a < n_arms; ++a) others.push_back(a);
+  std::vector<std::optional<LogExcessLine>> lines(n_arms);
+  if (paper) {
+    for (int a : others) {
+      lines[a] = fitLogExcessLine(data[a].compute, data[a].loss, b.E, c_ref);
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      b.arm[a] = lines[a] ? Params{b.E, lines[a]->A, lines[a]->gamma} : Params{b.E, nan, nan};
+    }
+  } else if (!others.empty()) {
+    for (int a : others) b.arm[a] = gridStart(arms[a], false, b.E, false);
+    const auto d = solveBlocks(arms, b, false, b.E, others, false, false);
     for (int a : others) deltas[a] = d[a];
   }
   double global_min = HUGE_VAL;
   for (const auto& arm : arms) global_min = std::min(global_min, arm.min_loss);
-  const double E_upper = joint ? upperE(global_min) : upperE(arms[0].min_loss);
+  const double E_upper = joint ? upperE(global_min, false) : upperE(arms[0].min_loss, paper);
 
   std::vector<int> all(n_arms);
   for (int a = 0; a < n_arms; ++a) all[a] = a;
-  if (joint) deltas = solveBlocks(arms, b, true, E_upper, all, true);
+  if (joint) deltas = solveBlocks(arms, b, true, E_upper, all, true, false);
+  int total_points = 0;
+  for (const auto& arm : arms) total_points += static_cast<int>(arm.x.size());
 
   std::vector<ArmFit> fits(n_arms);
   for (int a = 0; a < n_arms; ++a) {
@@ -313,11 +351,16 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
     f.A = b.arm[a].A;
     f.gamma = b.arm[a].gamma;
     f.n_points = static_cast<int>(arms[a].x.size());
+    f.dof = joint ? total_points - 1 - 2 * n_arms : f.n_points - (f.E_free ? 3 : 2);
     f.huber_delta = deltas[a];
     double rss = 0;
     for (double r : residuals(arms, b, {a})) rss += r * r;
     f.rss = rss;
     f.rms = std::sqrt(rss / f.n_points);
+    if (lines[a]) {
+      f.gamma_se = lines[a]->slope_se;
+      f.A_se = lines[a]->A_se;
+    }
     if (f.E_free) {
       const double scale = arms[a].min_loss;
       if (f.E <= 1e-9 * scale) f.at_bound.push_back("E=0");
@@ -332,7 +375,8 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
       standardErrors(arms, b, true, E_upper, all, fits);
     } else {
       standardErrors(arms, b, true, E_upper, {0}, fits);
-      for (int a = 1; a < n_arms; ++a) standardErrors(arms, b, false, b.E, {a}, fits);
+      if (!paper)
+        for (int a = 1; a < n_arms; ++a) standardErrors(arms, b, false, b.E, {a}, fits);
     }
   }
   return fits;

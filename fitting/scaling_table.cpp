@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "fitting/table_format.h"
 #include "fitting/fit_json.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -25,9 +25,10 @@ std::string interval(double lo, double hi, int digits = 4) {
 }
 
 std::string flags(const ArmFit& f) {
-  std::string s;
-  for (const auto& b : f.at_bound) s += (s.empty() ? "at bound: " : ", ") + b;
-  return s;
+  std::string bounds;
+  for (const auto& b : f.at_bound) bounds += (bounds.empty() ? "at bound: " : ", ") + b;
+  if (f.no_fit.empty()) return bounds;
+  return "NO FIT (see below)" + (bounds.empty() ? "" : "; " + bounds);
 }
 
 std::string latexEscape(const std::string& s) {
@@ -60,15 +61,17 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
   out << "Frontier L(C) = E + A (C/" << g(r.c_ref) << ")^-gamma, baseline " << r.baseline
       << (r.joint ? ", E fitted jointly" : ", E shared with the baseline") << ", "
       << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples, "
-      << g(100 * r.ci_level, 3) << "% intervals\n\n";
-  out << "| arm | gamma +- se | gamma CI | A | E |";
+      << g(100 * r.ci_level, 3) << "% intervals\n";
+  out << "Estimator: " << estimatorDescription(r.estimator, r.joint) << "\n\n";
+  out << "| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
   for (double c : at) out << " M@" << g(c, 3) << " |";
-  out << " per decade | flags |\n|---|---|---|---|---|";
+  out << " per decade | flags |\n|---|---|---|---|---|---|";
   for (size_t i = 0; i < at.size(); ++i) out << "---|";
   out << "---|---|\n";
   for (const auto& f : r.arms) {
     out << "| " << f.arm << " | " << g(f.gamma) << " +- " << g(f.gamma_se, 2) << " | "
-        << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << g(f.A) << " | " << g(f.E) << " |";
+        << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << interval(f.gamma_t_lo, f.gamma_t_hi)
+        << " | " << g(f.A) << " | " << g(f.E) << " |";
     const ArmMultipliers* m = multipliersOf(r, f.arm);
     for (size_t i = 0; i < at.size(); ++i) {
       if (!m) {
@@ -80,6 +83,18 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
     }
     out << " " << (m ? g(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
   }
+  out << "\ngamma CI: bootstrap percentiles (every resample refitted, E included); gamma t CI: "
+         "gamma -+ t(dof) se, E held at its fit.\n";
+  for (const auto& f : r.arms)
+    if (!f.no_fit.empty()) out << f.no_fit << "\n";
+  for (const auto& f : r.arms)
+    if (f.no_fit.empty() && r.bootstrap_used > 0 && f.bootstrap_used < r.bootstrap_used)
+      out << f.arm << ": fitted in " << f.bootstrap_used << " of " << r.bootstrap_used
+          << " resamples (the others had a point at or below their E).\n";
+  if (const ArmFit& l = r.baseline_line; !l.arm.empty())
+    out << "Baseline " << l.arm << " by the same OLS line with its E fixed (the value the paper's "
+        << "ladder figure prints): gamma " << g(l.gamma) << " +- " << g(l.gamma_se, 2) << " "
+        << interval(l.gamma_t_lo, l.gamma_t_hi) << ", A " << g(l.A) << "\n";
   if (!r.multipliers.empty()) {
     out << "\nMeasured multipliers (baseline compute / arm compute at equal loss)\n\n"
         << "| arm | baseline compute | multiplier |\n|---|---|---|\n";
@@ -92,17 +107,21 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
 
 std::string scalingTableCsv(const FrontierResult& r) {
   std::ostringstream out;
-  out << "arm,quantity,compute,value,se,ci_lo,ci_hi\n";
+  const std::string estimator = estimatorName(r.estimator);
+  out << "arm,quantity,compute,value,se,ci_lo,ci_hi,estimator\n";
   auto row = [&](const std::string& arm, const char* q, double c, double v, double se, double lo,
                  double hi) {
     out << arm << ',' << q << ',' << g(c, 17, "") << ',' << g(v, 17, "") << ',' << g(se, 17, "")
-        << ',' << g(lo, 17, "") << ',' << g(hi, 17, "") << '\n';
+        << ',' << g(lo, 17, "") << ',' << g(hi, 17, "") << ',' << estimator << '\n';
   };
   for (const auto& f : r.arms) {
     row(f.arm, "E", kNaN, f.E, f.E_se, f.E_ci_lo, f.E_ci_hi);
     row(f.arm, "A", kNaN, f.A, f.A_se, f.A_ci_lo, f.A_ci_hi);
     row(f.arm, "gamma", kNaN, f.gamma, f.gamma_se, f.gamma_ci_lo, f.gamma_ci_hi);
+    row(f.arm, "gamma_t", kNaN, f.gamma, f.gamma_se, f.gamma_t_lo, f.gamma_t_hi);
   }
+  if (const ArmFit& l = r.baseline_line; !l.arm.empty())
+    row(l.arm, "gamma_line_e_fixed", kNaN, l.gamma, l.gamma_se, l.gamma_t_lo, l.gamma_t_hi);
   for (const auto& m : r.multipliers) {
     row(m.arm, "per_decade", kNaN, m.per_decade, kNaN, m.per_decade_lo, m.per_decade_hi);
     for (const auto& p : m.measured)
@@ -123,15 +142,22 @@ std::string scalingTableLatex(const FrontierResult& r) {
     const int exponent = std::stoi(s.substr(e + 1));
     return s.substr(0, e) + "\\times 10^{" + std::to_string(exponent) + "}";
   };
+  const std::string estimator = estimatorDescription(r.estimator, r.joint);
   out << "% Scaling table: L(C) = E + A (C/C_0)^{-\\gamma}, baseline " << latexEscape(r.baseline)
-      << "; needs \\usepackage{booktabs}\n";
-  out << "\\begin{tabular}{l" << std::string(3 + at.size() + 1, 'r') << "}\n\\toprule\n";
-  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $A$ & $E$";
+      << ", estimator " << estimator << "; needs \\usepackage{booktabs}\n";
+  out << "\\begin{tabular}{l" << std::string(4 + at.size() + 1, 'r') << "}\n\\toprule\n";
+  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $\\gamma$ " << g(100 * r.ci_level, 3)
+      << "\\% $t$-interval & $A$ & $E$";
   for (double c : at) out << " & $M(" << tex(c, 3) << ")$";
   out << " & per decade \\\\\n\\midrule\n";
   for (const auto& f : r.arms) {
-    out << latexEscape(f.arm) << " & $" << tex(f.gamma) << " \\pm " << tex(f.gamma_se, 2) << "$ & $"
-        << tex(f.A) << "$ & $" << tex(f.E) << "$";
+    out << latexEscape(f.arm) << " & $" << tex(f.gamma) << " \\pm " << tex(f.gamma_se, 2)
+        << "$ & $";
+    if (std::isfinite(f.gamma_t_lo) && std::isfinite(f.gamma_t_hi))
+      out << "[" << tex(f.gamma_t_lo) << ", " << tex(f.gamma_t_hi) << "]";
+    else
+      out << "--";
+    out << "$ & $" << tex(f.A) << "$ & $" << tex(f.E) << "$";
     const ArmMultipliers* m = multipliersOf(r, f.arm);
     for (size_t i = 0; i < at.size(); ++i) {
       if (!m) {
@@ -146,6 +172,8 @@ std::string scalingTableLatex(const FrontierResult& r) {
     }
     out << " & $" << (m ? tex(m->per_decade) : std::string("1")) << "$ \\\\\n";
   }
+  out << "\\midrule\n\\multicolumn{" << 5 + at.size() + 1
+      << "}{l}{\\footnotesize Estimator: " << latexEscape(estimator) << "} \\\\\n";
   out << "\\bottomrule\n\\end{tabular}\n";
   return out.str();
 }
@@ -155,10 +183,9 @@ std::string scalingTableJson(const FrontierResult& r) {
 }
 
 std::string scalingTable(const FrontierResult& r, const std::string& format) {
-  return renderTable(format, {[&] { return scalingTableMarkdown(r); },
-                              [&] { return scalingTableCsv(r); },
-                              [&] { return scalingTableLatex(r); },
-                              [&] { return scalingTableJson(r); }});
+  return renderTable(format,
+                     {[&] { return scalingTableMarkdown(r); }, [&] { return scalingTableCsv(r); },
+                      [&] { return scalingTableLatex(r); }, [&] { return scalingTableJson(r); }});
 }
 
 }  // namespace deepladder::fitting

@@ -34,7 +34,7 @@ bool isSquaringLadder(Database& db, const std::string& name) {
   if (!id) return false;
   for (const auto& s : db.listRuns(*id)) {
     const auto config = configOf(s.run);
-    if (config && config->task == "squaring") return true;
+    if (config && config->task == Task::squaring) return true;
   }
   return false;
 }
@@ -50,7 +50,7 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
     const RunRecord& run = s.run;
     if (run.status != "finished") continue;
     const auto config = configOf(run);
-    if (!config || config->task != "squaring") continue;
+    if (!config || config->task != Task::squaring) continue;
     const squaring::TierPreset& tier = squaring::tierPreset(config->squaring.tier);
 
     // The last step with depth-ladder rows; every set is read at that step.

@@ -117,8 +117,8 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
                          const std::vector<int64_t>& passes, const MessageSink& emit) {
   const ModelConfig& mc = config.model;
   const TrainConfig& tc = config.train;
-  if (mc.arch != "pcc")
-    throw UserError(config.name + ": model.arch = \"" + mc.arch +
+  if (mc.arch != Arch::pcc)
+    throw UserError(config.name + ": model.arch = \"" + enumName(mc.arch) +
                     "\" has no core passes to vary. Test-time depth needs a looped or recurrent "
                     "model (arch = \"pcc\", e.g. the loop_2 or untied_grow arms)");
   torch::set_num_threads(resolveThreadCount(tc.threads));

@@ -43,8 +43,8 @@ void copyBlock(const BlockImpl& from, BlockImpl& to) {
 }
 
 GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
-  pcc_ = c.arch == "pcc";
-  tied_ = pcc_ && c.core_mode == "tied";
+  pcc_ = c.arch == Arch::pcc;
+  tied_ = pcc_ && c.core_mode == CoreMode::tied;
   passes_ = pcc_ ? c.passes : 1;
   if (pcc_ && passes_ < 1) throw std::invalid_argument("model.passes must be at least 1");
   TORCH_CHECK(c.vocab_padded == 0 || c.vocab_padded >= c.vocab_size, "vocab_padded ",
@@ -72,7 +72,7 @@ GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
 
 void GPTImpl::initialiseWeights() {
   torch::NoGradGuard no_grad;
-  if (config.init == "recipe") {
+  if (config.init == InitScheme::recipe) {
     initialiseRecipeWeights();
     return;
   }

@@ -11,7 +11,7 @@ namespace deepladder::trainers {
 double learningRate(const TrainConfig& t, int64_t step) {
   const double peak = t.lr;
   const double floor = t.min_lr_ratio * t.lr;
-  if (t.schedule == "wsd") {
+  if (t.schedule == Schedule::wsd) {
     const WsdSchedule wsd{t.steps, std::min(t.warmup_steps, t.steps), t.decay_fraction,
                           t.min_lr_ratio};
     return peak * wsdMultiplier(wsd, std::clamp<int64_t>(step, 0, t.steps));

@@ -5,9 +5,8 @@
 
 namespace deepladder::trainers {
 
-MLPImpl::MLPImpl(int64_t d_model, int64_t hidden_, const std::string& kind)
-    : swiglu(kind == "swiglu"), hidden(hidden_) {
-  TORCH_CHECK(kind == "gelu" || kind == "swiglu", "unknown MLP kind \"", kind, "\"");
+MLPImpl::MLPImpl(int64_t d_model, int64_t hidden_, MlpKind kind)
+    : swiglu(kind == MlpKind::swiglu), hidden(hidden_) {
   const int64_t up_width = swiglu ? 2 * hidden : hidden;
   up = register_module("up",
                        torch::nn::Linear(torch::nn::LinearOptions(d_model, up_width).bias(false)));

@@ -5,12 +5,12 @@
 
 #include <torch/torch.h>
 
-#include <string>
+#include "core/options/option_enums.h"
 
 namespace deepladder::trainers {
 
 struct MLPImpl : torch::nn::Module {
-  MLPImpl(int64_t d_model, int64_t hidden, const std::string& kind);
+  MLPImpl(int64_t d_model, int64_t hidden, MlpKind kind);
   torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
 
   bool swiglu;

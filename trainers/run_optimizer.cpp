@@ -100,7 +100,7 @@ class MuonRunOptimizer : public RunOptimizer {
 
  private:
   std::unique_ptr<ParamGroups> build(GPT& model) {
-    const bool swiglu = model->config.mlp == "swiglu";
+    const bool swiglu = model->config.mlp == MlpKind::swiglu;
     MuonGroup muon;
     muon.lr = train_.lr;
     muon.options.weight_decay = train_.weight_decay;
@@ -157,18 +157,20 @@ class MuonRunOptimizer : public RunOptimizer {
 }  // namespace
 
 double recipeScheduleMultiplier(const TrainConfig& train, int64_t step) {
-  if (train.schedule == "wsd")
+  if (train.schedule == Schedule::wsd)
     return wsdMultiplier(WsdSchedule{train.steps, train.warmup_steps, train.decay_fraction}, step);
   return train.lr > 0 ? trainers::learningRate(train, step) / train.lr : 0.0;
 }
 
 std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train, GPT& model,
                                                    BatchOrthogonalizer orthogonalizer) {
-  if (train.optimizer == "adamw") return std::make_unique<AdamWRunOptimizer>(train, model);
-  if (train.optimizer == "muon")
-    return std::make_unique<MuonRunOptimizer>(train, model, std::move(orthogonalizer));
-  throw UserError("train.optimizer: \"" + train.optimizer +
-                  "\" is not an optimizer. Use \"adamw\" or \"muon\"");
+  switch (train.optimizer) {
+    case OptimizerKind::adamw:
+      return std::make_unique<AdamWRunOptimizer>(train, model);
+    case OptimizerKind::muon:
+      return std::make_unique<MuonRunOptimizer>(train, model, std::move(orthogonalizer));
+  }
+  throw std::logic_error("RunOptimizer::create: an optimizer kind without an implementation");
 }
 
 }  // namespace deepladder::trainers

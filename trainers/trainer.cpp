@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "core/data_budget.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/options/validate.h"
 #include "trainers/adamw.h"
 #include "trainers/checkpoint.h"
 #include "trainers/data/token_data.h"
@@ -46,57 +48,6 @@ std::string formatNumber(double v) {
   return out.str();
 }
 
-// The options this trainer implements; the rest of RunConfig belongs to later issues (depth
-// architectures, the serial task) and is refused rather than silently ignored.
-void requireSupported(const RunConfig& c) {
-  auto refuse = [](const std::string& field, const std::string& value, const std::string& hint) {
-    throw UserError(field + " = " + value + " is not implemented by this trainer yet. " + hint);
-  };
-  const ModelConfig& m = c.model;
-  if (c.task != "lm") refuse("task", "\"" + c.task + "\"", "use task = \"lm\"");
-  auto bad = [](const std::string& field, const std::string& problem) {
-    throw UserError("model." + field + ": " + problem);
-  };
-  if (m.arch != "vanilla" && m.arch != "pcc")
-    bad("arch", "\"" + m.arch + "\" is not an architecture. Use \"vanilla\" or \"pcc\"");
-  if (m.arch == "pcc") {
-    if (m.core_mode != "tied" && m.core_mode != "untied")
-      bad("core_mode", "\"" + m.core_mode + "\" is not a core mode. Use \"tied\" or \"untied\"");
-    if (m.passes < 1) bad("passes", std::to_string(m.passes) + " core passes; use 1 or more");
-    if (m.n_layer < 3) bad("n_layer", "a prelude/core/coda model needs n_layer >= 3");
-    if (m.grow_layers > 0)
-      bad("grow_layers", "stacking growth is for vanilla stacks; pcc models grow grow_passes");
-    if (m.boundary_every > 0)
-      bad("boundary_every",
-          "the plain-stack boundary form is for vanilla stacks (pcc models "
-          "have the boundary operator between core passes)");
-    if (m.grow_passes > 0 && m.grow_passes <= m.passes)
-      bad("grow_passes", std::to_string(m.grow_passes) + " must exceed passes (" +
-                             std::to_string(m.passes) + "), or be 0 for no growth");
-  } else {
-    if (m.grow_passes > 0)
-      bad("grow_passes", "core passes grow only in pcc models; vanilla stacks grow grow_layers");
-    if (m.grow_layers > 0 && m.grow_layers <= m.n_layer)
-      bad("grow_layers", std::to_string(m.grow_layers) + " must exceed n_layer (" +
-                             std::to_string(m.n_layer) + "), or be 0 for no growth");
-    if (m.boundary_every < 0) bad("boundary_every", "must be 0 (off) or a block count");
-    if (m.boundary_every > 0 && (m.boundary_source < 0 || m.boundary_source >= m.n_layer))
-      bad("boundary_source", std::to_string(m.boundary_source) +
-                                 " is not a block before the last (0 = embedding output .. " +
-                                 std::to_string(m.n_layer - 1) + ")");
-  }
-  if (architectureShape(m).grows && (m.grow_fraction <= 0 || m.grow_fraction >= 1))
-    bad("grow_fraction", "must lie strictly between 0 and 1");
-  if (m.init == "recipe" && m.tie_embeddings)
-    bad("init",
-        "\"recipe\" zeroes the head, which a tied embedding cannot be; set "
-        "tie_embeddings = false");
-  if (m.positions != "rope")
-    refuse("model.positions", "\"" + m.positions + "\"", "use positions = \"rope\"");
-  if (m.attention != "causal")
-    refuse("model.attention", "\"" + m.attention + "\"", "use attention = \"causal\"");
-}
-
 }  // namespace
 
 int resolveThreadCount(int64_t requested) {
@@ -107,7 +58,7 @@ int resolveThreadCount(int64_t requested) {
 
 TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                          const MessageSink& emit_all) {
-  requireSupported(config);
+  assert(options::isValidRunConfig(config));  // validated before it was queued
   const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;

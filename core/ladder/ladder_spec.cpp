@@ -1,16 +1,15 @@
 // Ladder spec reading and grid expansion (see ladder_spec.h).
 #include "core/ladder/ladder_spec.h"
 
-#include <optional>
-
-#include "core/ladder/growth_recipe.h"
-
 #include <cmath>
+#include <optional>
 
 #include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
-#include "core/run_config_toml.h"
+#include "core/ladder/growth_recipe.h"
+#include "core/options/option_toml.h"
+#include "core/options/validate.h"
 #include "core/sha256.h"
 #include "core/toml_reader.h"
 
@@ -22,6 +21,7 @@ struct SizeEntry {
   std::string name;
   toml::table model_overrides;
   std::string where;  // qualified key, for messages
+  std::string path;   // the dotted prefix of its model keys ("sizes.list[0]")
 };
 
 struct BudgetRule {
@@ -49,8 +49,9 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
     for (int64_t depth : depths) {
       const int64_t d_model = width * depth;
       if (d_model % head_dim != 0)
-        sizes.fail("head_dim", "d_model " + std::to_string(d_model) + " (depth " +
-                                   std::to_string(depth) + ") is not divisible by head_dim",
+        sizes.fail("head_dim",
+                   "d_model " + std::to_string(d_model) + " (depth " + std::to_string(depth) +
+                       ") is not divisible by head_dim",
                    "choose head_dim dividing width_per_depth x depth");
       SizeEntry e;
       e.name = "d" + std::to_string(depth);
@@ -58,6 +59,7 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
       e.model_overrides.insert("n_layer", depth);
       e.model_overrides.insert("n_head", d_model / head_dim);
       e.where = sizes.qualified("depths");
+      e.path = e.where;
       out.push_back(std::move(e));
     }
   } else {
@@ -68,6 +70,8 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
       e.model_overrides = entry.raw();
       e.model_overrides.erase("name");
       e.where = entry.qualified("name");
+      e.path = entry.qualified("");
+      e.path.pop_back();  // "sizes.list[0]." -> "sizes.list[0]"
       for (const auto& [k, v] : e.model_overrides) entry.skip(std::string(k.str()));
       entry.finish();
       out.push_back(std::move(e));
@@ -105,8 +109,9 @@ BudgetRule readBudget(TomlReader r, size_t rungs) {
   if (b.rule == "flops") {
     if (b.flops.empty()) r.fail("flops", "rule \"flops\" needs flops = X or a list per rung");
     if (b.flops.size() != 1 && b.flops.size() != rungs)
-      r.fail("flops", "the FLOP list has " + std::to_string(b.flops.size()) + " entries for " +
-                          std::to_string(rungs) + " sizes",
+      r.fail("flops",
+             "the FLOP list has " + std::to_string(b.flops.size()) + " entries for " +
+                 std::to_string(rungs) + " sizes",
              "give one budget, or one per size in the order of [sizes]");
   }
   r.finish();
@@ -132,7 +137,8 @@ Resources readResources(TomlReader r) {
   res.slurm.extra = s.strings("extra");
   for (const auto& option : res.slurm.extra)
     if (option.rfind("--", 0) != 0)
-      s.fail("extra", "\"" + option + "\" is not an sbatch option", "write options as \"--key=value\"");
+      s.fail("extra", "\"" + option + "\" is not an sbatch option",
+             "write options as \"--key=value\"");
   s.finish();
   r.finish();
   return res;
@@ -213,7 +219,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   m.d_model = rung.width;
   m.n_head = rung.heads;
   m.seq_len = g.seq_len;
-  m.mlp = "swiglu";
+  m.mlp = MlpKind::swiglu;
   m.mlp_hidden = rung.hidden;
   m.tie_embeddings = false;
   m.norm_gain = false;
@@ -221,7 +227,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   m.embed_norm = true;
   m.residual_scale = k.r;
   m.output_scale = k.m_out;
-  m.init = "recipe";
+  m.init = InitScheme::recipe;
   m.init_embed_std = k.s_emb;
   m.init_uniform = k.u;
   if (rung.crossover >= 0) {
@@ -231,7 +237,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   TrainConfig& t = c.train;
   t.batch_size = g.batch_tokens / g.seq_len;
   t.steps = rung.steps;
-  t.optimizer = "muon";
+  t.optimizer = OptimizerKind::muon;
   t.lr = rung.matrix_lr;
   t.embed_lr = k.embed_lr_mult * rung.matrix_lr;
   t.head_lr = k.head_lr_mult * rung.matrix_lr;
@@ -241,7 +247,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   t.beta2 = k.beta2;
   t.eps = k.eps;
   t.grad_clip = 0;
-  t.schedule = "wsd";
+  t.schedule = Schedule::wsd;
   t.warmup_steps = k.warmup;
   t.decay_fraction = k.warmdown;
   t.min_lr_ratio = 0;
@@ -259,21 +265,27 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
 
   TomlReader head = r.table("ladder");
   spec.name = head.string("name", "");
-  if (spec.name.empty()) head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
+  if (spec.name.empty())
+    head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
   spec.task = head.choice("task", spec.task, {"lm", "squaring"});
+  const Task task = *enumFromName<Task>(spec.task);
   spec.description = head.string("description", "");
   const std::string recipe = head.choice("recipe", "", {"", "growth-paper"});
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
   if (spec.seeds.empty()) spec.seeds = {1};
   head.finish();
 
+  // Run defaults: [model], [data], [train], [squaring]; each planned run then applies its size
+  // and its arm on top, and remembers where every value came from for validate()'s messages.
   RunConfig base;
-  readModel(r.table("model"), base.model);
-  readData(r.table("data"), base.data);
-  readTrain(r.table("train"), base.train);
-  readSquaring(r.table("squaring"), base.squaring);
-  base.task = spec.task;
-  if (spec.task == "squaring" && !r.raw().get("model")) base.model.vocab_size = 17;
+  base.task = task;
+  if (task == Task::squaring) base.model.vocab_size = 17;
+  options::OptionOrigins base_origins;
+  for (options::Section section : options::allSections()) {
+    if (section == options::Section::root) continue;
+    TomlReader table = r.table(std::string(options::sectionName(section)));
+    options::applyTomlSection(table, section, base, &base_origins);
+  }
   const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
   const BudgetRule budget = readBudget(r.table("budget"), sizes.size());
   spec.resources = readResources(r.table("resources"));
@@ -292,7 +304,9 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
     TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
     for (size_t rung = 0; rung < sizes.size(); ++rung) {
       RunConfig config = base;
-      readModel(TomlReader(sizes[rung].model_overrides, source_name, sizes[rung].where), config.model);
+      options::OptionOrigins origins = base_origins;
+      TomlReader size_reader(sizes[rung].model_overrides, source_name, sizes[rung].path);
+      options::applyTomlSection(size_reader, options::Section::model, config, &origins);
       const int64_t rung_depth = config.model.n_layer;
       TomlReader arm_copy = arm_reader;
       const std::string preset = arm_copy.string("preset", isArmPreset(arm) ? arm : "");
@@ -316,16 +330,19 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         double f = 0;
         if (shape.grow_passes > 0 && included) {
           if (!cross.has(sizes[rung].name))
-            arm_copy.fail("crossover", "no crossover fraction for size \"" + sizes[rung].name + "\"",
+            arm_copy.fail("crossover",
+                          "no crossover fraction for size \"" + sizes[rung].name + "\"",
                           "add " + sizes[rung].name + " = 0.75 to this arm's crossover table");
           f = cross.number(sizes[rung].name, 0, 0, 1);
         }
         recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
         applyRecipe(config, globals, k, *recipe_rung, f);
       }
-      readModel(arm_copy.table("model"), config.model);
-      readTrain(arm_copy.table("train"), config.train);
-      readSquaring(arm_copy.table("squaring"), config.squaring);
+      for (options::Section section : options::allSections()) {
+        if (section == options::Section::root) continue;
+        TomlReader table = arm_copy.table(std::string(options::sectionName(section)));
+        options::applyTomlSection(table, section, config, &origins);
+      }
       arm_copy.finish();
       if (!included) continue;
 
@@ -346,7 +363,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.config = config;
         run.config.name = run.name;
         run.config.train.seed = seed;
-        validateRunConfig(run.config, source_name + " (" + run.name + ")");
+        options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
         run.params = countParameters(config.model).total;
         run.depth = rung_depth;
         run.executed_depth = executedBlocks(config.model, false);
@@ -376,6 +393,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   return spec;
 }
 
-LadderSpec loadLadder(const std::string& path) { return parseLadder(readTextFile(path), path); }
+LadderSpec loadLadder(const std::string& path) {
+  return parseLadder(readTextFile(path), path);
+}
 
 }  // namespace deepladder::ladder

@@ -1,6 +1,7 @@
 // The CLI as a user meets it: bad input exits 2 with a message that names the file, line or key
 // and writes nothing; a tiny run trains end to end and lands in SQLite; a squaring ladder is
-// fitted, exported and plotted on compute vs Max T and OOD accuracy.
+// fitted, exported and plotted on compute vs Max T and OOD accuracy; a loss ladder is fitted by
+// the estimator asked for (paper or robust) and says which.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -193,8 +194,11 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
     auto db = storage::Database::open(path("sq.db"));
     const int64_t ladder = db->upsertLadder("sq-e1", "[ladder]\nname = \"sq-e1\"\n", "sqhash");
     RunConfig config;
-    config.task = "squaring";
+    config.task = Task::squaring;
     config.model.vocab_size = 17;
+    config.model.positions = Positions::learned;
+    config.model.attention = AttentionMask::bidirectional;
+    config.model.seq_len = 64;
     config.squaring.tier = "E1";
     struct Fixture {
       const char* arm;
@@ -260,4 +264,54 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
       {"plot", "squaring", "--db", path("sq.db"), "--ladder", "sq-e1", "--out", path("sq.png")});
   ASSERT_EQ(plot.code, 0) << plot.err;
   EXPECT_GT(fs::file_size(path("sq.png")), 1000u);
+}
+
+// `fit --csv` on the growth paper's published ladder (tests/fitting/data/): the paper estimator
+// by default gives its digits and says so; --estimator robust the loss-space fit; a bad
+// --estimator and --joint under paper exit 2 with a clear message; an arm with a point below
+// the shared E is left without a fit, with a warning naming the point.
+TEST_F(CliTest, FitChoosesTheEstimatorAndSaysWhichMadeTheTable) {
+  const std::string paper_csv =
+      std::string(DEEPLADDER_SOURCE_DIR) + "/tests/fitting/data/paper_fineweb_ladders.csv";
+  CommandResult paper =
+      deepladder({"fit", "--csv", paper_csv, "--json", "--bootstrap", "0", "--at", "1e20,1e26"});
+  ASSERT_EQ(paper.code, 0) << paper.err;
+  const auto p = nlohmann::json::parse(paper.out);
+  EXPECT_EQ(p["estimator"].get<std::string>(), "paper");
+  EXPECT_NEAR(p["arms"]["untied_grow"]["gamma"].get<double>(), 0.11679, 5e-5);
+  EXPECT_NEAR(p["multipliers"]["untied_grow"]["projected"][1]["multiplier"].get<double>(), 3.10,
+              5e-3);
+
+  CommandResult robust = deepladder(
+      {"fit", "--csv", paper_csv, "--estimator", "robust", "--bootstrap", "0", "--at", "1e26"});
+  ASSERT_EQ(robust.code, 0) << robust.err;
+  EXPECT_NE(robust.out.find("Estimator: robust"), std::string::npos) << robust.out;
+
+  CommandResult csv = deepladder(
+      {"export", "--csv", paper_csv, "--format", "csv", "--bootstrap", "0", "--at", "1e26"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("untied_grow,gamma_t,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",paper\n"), std::string::npos);
+
+  CommandResult bad = deepladder({"fit", "--csv", paper_csv, "--estimator", "ols"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--estimator: 'ols'"), std::string::npos) << bad.err;
+  CommandResult joint = deepladder({"fit", "--csv", paper_csv, "--joint"});
+  EXPECT_EQ(joint.code, 2);
+  EXPECT_NE(joint.err.find("--estimator robust"), std::string::npos) << joint.err;
+
+  // deep's losses fall below vanilla's E (about 2): ln(L - E) is undefined at line 9.
+  write("below.csv",
+        "arm,compute_flops,val_loss\n"
+        "vanilla,1e17,3.2589\nvanilla,1e18,3.0\nvanilla,1e19,2.7943\nvanilla,1e20,2.6310\n"
+        "deep,1e17,2.4\ndeep,1e18,2.2\ndeep,1e19,2.05\ndeep,1e20,1.9\n");
+  CommandResult below = deepladder({"fit", "--csv", path("below.csv"), "--bootstrap", "0"});
+  EXPECT_EQ(below.code, 0) << below.err;
+  EXPECT_NE(below.err.find("warning: " + path("below.csv") + ":9: arm deep: no fit"),
+            std::string::npos)
+      << below.err;
+  EXPECT_NE(below.out.find("NO FIT"), std::string::npos) << below.out;
+  CommandResult below_robust =
+      deepladder({"fit", "--csv", path("below.csv"), "--bootstrap", "0", "--estimator", "robust"});
+  EXPECT_EQ(below_robust.code, 0) << below_robust.err;
 }

@@ -1,5 +1,7 @@
 // Fitting benchmark (issue 5 figures), measured in one run:
-// 1. frontier fit of 8 arms x 8 rungs with 1000 bootstrap resamples (target < 1 s);
+// 1. frontier fit of 8 arms x 8 rungs with 1000 bootstrap resamples (target < 1 s), once with
+//    each estimator (paper: baseline Huber + OLS lines; robust: nonlinear least squares + Huber
+//    for every arm), every resample refitted with the same estimator;
 // 2. Chinchilla Approach 3, 4,500-start grid on 240 points (target < 5 s), side by side with
 //    scipy.optimize.minimize(method='L-BFGS-B') on the same objective, starts and points
 //    (tests/bench/fitting_bench_scipy.py in /usr/bin/python3): both times, the speed ratio
@@ -73,17 +75,22 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured
   // --- 1. frontier ---------------------------------------------------------------------------
   const ResultsTable ladder = eightByEight();
-  FrontierOptions options = defaultFrontierOptions();
-  options.bootstrap = 1000;
-  auto t0 = std::chrono::steady_clock::now();
-  auto c0 = std::clock();
-  const FrontierResult frontier = fitFrontier(ladder, options);
-  const double frontier_s = secondsSince(t0), frontier_cpu = cpuSecondsSince(c0);
-  std::printf(
-      "frontier fit, 8 arms x 8 rungs, 1000 bootstrap resamples (%d threads): %.3f s wall "
-      "(target < 1 s), %.3f s cpu, %d/%d resamples used\n",
-      options.threads, frontier_s, frontier_cpu, frontier.bootstrap_used,
-      frontier.bootstrap_requested);
+  std::chrono::steady_clock::time_point t0;
+  std::clock_t c0;
+  for (const FrontierEstimator estimator : {FrontierEstimator::Paper, FrontierEstimator::Robust}) {
+    FrontierOptions options = defaultFrontierOptions();
+    options.estimator = estimator;
+    options.bootstrap = 1000;
+    t0 = std::chrono::steady_clock::now();
+    c0 = std::clock();
+    const FrontierResult frontier = fitFrontier(ladder, options);
+    const double frontier_s = secondsSince(t0), frontier_cpu = cpuSecondsSince(c0);
+    std::printf(
+        "frontier fit, estimator %s, 8 arms x 8 rungs, 1000 bootstrap resamples (%d threads): "
+        "%.3f s wall (target < 1 s), %.3f s cpu, %d/%d resamples used\n",
+        estimatorName(estimator).c_str(), options.threads, frontier_s, frontier_cpu,
+        frontier.bootstrap_used, frontier.bootstrap_requested);
+  }
 
   // --- 2. Chinchilla Approach 3 vs scipy ------------------------------------------------------
   const auto points = chinchilla240();

@@ -41,6 +41,10 @@
 namespace {
 
 using namespace deepladder::trainers;
+using deepladder::InitScheme;
+using deepladder::MlpKind;
+using deepladder::OptimizerKind;
+using deepladder::Schedule;
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kWidth = 256, kLayers = 6, kHidden = 768, kVocab = 50304;
@@ -206,27 +210,27 @@ int main(int argc, char** argv) {
   model_config.n_layer = kLayers;
   model_config.n_head = kWidth / 128;
   model_config.seq_len = 256;
-  model_config.mlp = "swiglu";
+  model_config.mlp = MlpKind::swiglu;
   model_config.mlp_hidden = kHidden;
   model_config.tie_embeddings = false;
   model_config.norm_gain = false;
   model_config.qk_norm = true;
   model_config.embed_norm = true;
-  model_config.init = "recipe";
+  model_config.init = InitScheme::recipe;
   deepladder::TrainConfig train_config;
   train_config.lr = 0.04;
   train_config.embed_lr = 0.45255 * 0.04;
   train_config.head_lr = 0.11314 * 0.04;
   train_config.weight_decay = 0.0707107;
   train_config.cautious_weight_decay = true;
-  train_config.schedule = "wsd";
+  train_config.schedule = Schedule::wsd;
   train_config.steps = 1000;
   train_config.warmup_steps = 0;
   train_config.decay_fraction = 0.6;
   const auto idx = torch::randint(0, 50257, {4, 257}, torch::kInt64).to(device);
   const auto inputs = idx.narrow(1, 0, 256), targets = idx.narrow(1, 1, 256);
   Timing gpt_step[2], gpt_train[2];
-  const char* kinds[2] = {"adamw", "muon"};
+  const OptimizerKind kinds[2] = {OptimizerKind::adamw, OptimizerKind::muon};
   for (int k = 0; k < 2; ++k) {
     torch::manual_seed(0);
     GPT model(model_config);

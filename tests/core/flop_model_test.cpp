@@ -30,7 +30,7 @@ TEST(FlopModel, UntiedSwiGluCountsTheHeadOnce) {
   m.n_layer = 3;
   m.n_head = 3;
   m.seq_len = 32;
-  m.mlp = "swiglu";
+  m.mlp = MlpKind::swiglu;
   m.tie_embeddings = false;
   const int64_t hidden = 256;  // 256 ceil(floor(768/3)/256) = 256
   EXPECT_EQ(m.mlpHidden(), hidden);

@@ -78,7 +78,7 @@ TEST(GrowthPaperCompute, DeepVanillaGrowIsDeepVanillaAt6TokensPerParameterGrowin
     if (run.arm != "deep_vanilla_grow") continue;
     const BlockSplit s = splitPreludeCoreCoda(run.depth);
     const ModelConfig& m = run.config.model;
-    EXPECT_EQ(m.arch, "vanilla") << run.name;
+    EXPECT_EQ(m.arch, Arch::vanilla) << run.name;
     EXPECT_EQ(m.n_layer, s.prelude + 2 * s.core + s.coda) << run.name;
     EXPECT_EQ(m.grow_layers, s.prelude + 4 * s.core + s.coda) << run.name;
     EXPECT_DOUBLE_EQ(m.grow_fraction, 0.5) << run.name;

@@ -60,9 +60,9 @@ TEST(LadderSpec, DepthLadderExpandsArmsSizesSeeds) {
   EXPECT_EQ(spec.runs[1].config.train.seed, 2);
   const PlannedRun& swiglu = spec.runs[4];
   EXPECT_EQ(swiglu.arm, "swiglu");
-  EXPECT_EQ(swiglu.config.model.mlp, "swiglu");
+  EXPECT_EQ(swiglu.config.model.mlp, MlpKind::swiglu);
   EXPECT_DOUBLE_EQ(swiglu.config.train.lr, 1e-3);
-  EXPECT_EQ(first.config.model.mlp, "gelu");
+  EXPECT_EQ(first.config.model.mlp, MlpKind::gelu);
 }
 
 TEST(LadderSpec, TokensPerParamBudgetSetsSteps) {
@@ -99,7 +99,7 @@ tokens = 100000
 )",
                                 "l.toml");
   ASSERT_EQ(spec.runs.size(), 2u);
-  EXPECT_EQ(spec.runs[1].config.model.mlp, "swiglu");
+  EXPECT_EQ(spec.runs[1].config.model.mlp, MlpKind::swiglu);
   EXPECT_EQ(spec.runs[0].arm, "vanilla");
   EXPECT_EQ(spec.runs[0].tokens, 98 * 16 * 64);  // round(100000 / 1024) = 98 steps
 }
@@ -146,13 +146,13 @@ model = { alpha = 0.5 }
 )",
                                 "l.toml");
   ASSERT_EQ(spec.runs.size(), 2u);
-  EXPECT_EQ(spec.runs[0].config.model.arch, "pcc");
+  EXPECT_EQ(spec.runs[0].config.model.arch, Arch::pcc);
   EXPECT_EQ(spec.runs[0].config.model.grow_passes, 4);
   EXPECT_EQ(spec.runs[0].depth, 6);
   EXPECT_EQ(spec.runs[0].executed_depth, 8);
   EXPECT_EQ(spec.runs[0].executed_depth_after_growth, 12);
   EXPECT_EQ(spec.runs[0].crossover_step, int64_t(0.75 * spec.runs[0].config.train.steps));
-  EXPECT_EQ(spec.runs[1].config.model.core_mode, "tied");
+  EXPECT_EQ(spec.runs[1].config.model.core_mode, CoreMode::tied);
   EXPECT_DOUBLE_EQ(spec.runs[1].config.model.alpha, 0.5);
   EXPECT_EQ(spec.runs[1].crossover_step, -1);
   const std::string e = errorOf(std::string(kDepthLadder) + "[arms.x]\npreset = \"loop_9\"\n");
@@ -180,7 +180,7 @@ TEST(LadderSpec, GrowthFinewebPresetIsPaperExact) {
   EXPECT_EQ(grow.config.model.d_model, 768);
   EXPECT_EQ(grow.config.model.n_head, 6);
   EXPECT_EQ(grow.config.model.vocab_padded, 50304);
-  EXPECT_EQ(grow.config.train.optimizer, "muon");
+  EXPECT_EQ(grow.config.train.optimizer, OptimizerKind::muon);
   EXPECT_EQ(grow.config.train.batch_size, 256);
   EXPECT_DOUBLE_EQ(grow.config.train.head_lr, 0.16 * grow.config.train.lr);
   EXPECT_DOUBLE_EQ(find("vanilla-d8-s1").config.train.lr, 0.04);
@@ -203,9 +203,9 @@ TEST(LadderSpec, GrowthCpuReplicaParsesAndPlansTheRecipeAtCpuScale) {
     EXPECT_EQ(m.mlp_hidden % 12, 0) << run.name;
     EXPECT_FALSE(m.norm_gain);
     EXPECT_TRUE(m.qk_norm && m.embed_norm);
-    EXPECT_EQ(m.init, "recipe");
-    EXPECT_EQ(run.config.data.kind, "builtin");
-    EXPECT_EQ(run.config.train.optimizer, "muon");
+    EXPECT_EQ(m.init, InitScheme::recipe);
+    EXPECT_EQ(run.config.data.kind, DataKind::builtin);
+    EXPECT_EQ(run.config.train.optimizer, OptimizerKind::muon);
     EXPECT_EQ(run.config.train.batch_size, 32);  // 4096 tokens of 128
     EXPECT_EQ(run.config.train.grad_clip, 0.0);
     EXPECT_GT(run.config.train.lr, 0.04) << run.name;  // smaller than d8: a larger rate

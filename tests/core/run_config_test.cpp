@@ -1,10 +1,11 @@
 // Run config reading: defaults, every bad-input path names file, line and key.
+#include "core/run_config.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
-#include "core/run_config.h"
 
 using namespace deepladder;
 
@@ -33,15 +34,16 @@ mlp = "swiglu"
 steps = 10
 warmup_steps = 2
 lr = 1e-3
-)", "run.toml");
+)",
+                                   "run.toml");
   EXPECT_EQ(c.name, "tiny");
   EXPECT_EQ(c.model.d_model, 128);
-  EXPECT_EQ(c.model.mlp, "swiglu");
+  EXPECT_EQ(c.model.mlp, MlpKind::swiglu);
   EXPECT_EQ(c.model.mlpHidden(), 512);  // 256 ceil(floor(8*128/3)/256) = 256 ceil(341/256)
   EXPECT_EQ(c.train.steps, 10);
   EXPECT_DOUBLE_EQ(c.train.lr, 1e-3);
   EXPECT_EQ(c.train.batch_size, TrainConfig{}.batch_size);
-  EXPECT_EQ(c.data.kind, "builtin");
+  EXPECT_EQ(c.data.kind, DataKind::builtin);
 }
 
 TEST(RunConfig, UnknownKeyNamesFileLineAndKey) {
@@ -96,7 +98,7 @@ TEST(RunConfig, JsonRoundTripKeepsEveryFieldAndHash) {
   c.model.d_model = 96;
   c.model.n_head = 3;
   c.train.lr = 0.01;
-  c.data.kind = "shards";
+  c.data.kind = DataKind::shards;
   c.data.train = "a.bin";
   c.data.val = "b.bin";
   RunConfig back = runConfigFromJson(toJson(c));

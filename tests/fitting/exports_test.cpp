@@ -47,6 +47,30 @@ TEST(FitJson, FrontierSchemaKeys) {
   EXPECT_TRUE(m.at("per_decade").is_number());
 }
 
+TEST(FitJson, SaysWhichEstimatorMadeTheFits) {
+  const auto paper = frontierToJson(smallFit());
+  EXPECT_EQ(paper["estimator"].get<std::string>(), "paper");
+  EXPECT_NE(paper["estimator_description"].get<std::string>().find("OLS of ln(L - E)"),
+            std::string::npos);
+  const auto& arm = paper["arms"]["growth-bop"];
+  EXPECT_EQ(arm["method"].get<std::string>(), "ols_log_excess_e_fixed");
+  ASSERT_EQ(arm["gamma_t"].size(), 2u);
+  EXPECT_LT(arm["gamma_t"][0].get<double>(), arm["gamma"].get<double>());
+  EXPECT_GT(arm["gamma_t"][1].get<double>(), arm["gamma"].get<double>());
+  EXPECT_EQ(arm["dof"].get<int>(), 6);
+  EXPECT_EQ(paper["arms"]["vanilla"]["method"].get<std::string>(), "huber_e_free");
+  EXPECT_TRUE(paper["baseline_line"]["gamma"].is_number());
+
+  auto o = defaultFrontierOptions();
+  o.estimator = FrontierEstimator::Robust;
+  o.bootstrap = 0;
+  const auto robust = frontierToJson(
+      fitFrontier(testing::syntheticLadder(testing::designDocArms(), 8, 0.003, 3), o));
+  EXPECT_EQ(robust["estimator"].get<std::string>(), "robust");
+  EXPECT_EQ(robust["arms"]["growth-bop"]["method"].get<std::string>(), "nls_huber_e_fixed");
+  EXPECT_TRUE(robust["baseline_line"].is_null());
+}
+
 TEST(FitJson, UndefinedNumbersAreNull) {
   FrontierResult r;
   r.baseline = "vanilla";
@@ -75,7 +99,7 @@ TEST(ScalingTable, CsvParsesBackToFittedValues) {
   std::istringstream in(scalingTableCsv(r));
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "arm,quantity,compute,value,se,ci_lo,ci_hi");
+  EXPECT_EQ(line, "arm,quantity,compute,value,se,ci_lo,ci_hi,estimator");
   std::map<std::string, double> gamma;
   int projected = 0, rows = 0;
   while (std::getline(in, line)) {
@@ -84,9 +108,14 @@ TEST(ScalingTable, CsvParsesBackToFittedValues) {
     std::string cell;
     while (std::getline(ls, cell, ',')) cells.push_back(cell);
     if (!line.empty() && line.back() == ',') cells.emplace_back();
-    ASSERT_EQ(cells.size(), 7u) << line;
+    ASSERT_EQ(cells.size(), 8u) << line;
+    EXPECT_EQ(cells[7], "paper") << line;  // which estimator made the row
     ++rows;
     if (cells[1] == "gamma") gamma[cells[0]] = std::stod(cells[3]);
+    if (cells[1] == "gamma_t" && cells[0] == "growth-bop") {
+      EXPECT_DOUBLE_EQ(std::stod(cells[5]), r.arms[1].gamma_t_lo);
+      EXPECT_DOUBLE_EQ(std::stod(cells[6]), r.arms[1].gamma_t_hi);
+    }
     if (cells[1] == "projected_multiplier") {
       ++projected;
       EXPECT_GT(std::stod(cells[2]), 0);
@@ -118,6 +147,7 @@ TEST(ScalingTable, LatexHasBooktabsRulesAndBalancedBraces) {
   EXPECT_EQ(depth, 0);
   EXPECT_EQ(dollars % 2, 0);
   EXPECT_NE(tex.find("growth-bop"), std::string::npos);
+  EXPECT_NE(tex.find("Estimator: paper"), std::string::npos);
 }
 
 TEST(ScalingTable, MarkdownShowsArmsAndBoundFlags) {
@@ -127,6 +157,8 @@ TEST(ScalingTable, MarkdownShowsArmsAndBoundFlags) {
   EXPECT_NE(md.find("| vanilla |"), std::string::npos);
   EXPECT_NE(md.find("at bound: gamma=0"), std::string::npos);
   EXPECT_NE(md.find("Measured multipliers"), std::string::npos);
+  EXPECT_NE(md.find("Estimator: paper (baseline: Huber fit, E free"), std::string::npos);
+  EXPECT_NE(md.find("gamma t CI"), std::string::npos);
   EXPECT_THROW(scalingTable(r, "xlsx"), UserError);
 }
 

@@ -16,8 +16,11 @@ namespace {
 
 std::string squaringConfigJson() {
   RunConfig c;
-  c.task = "squaring";
+  c.task = Task::squaring;
   c.model.vocab_size = 17;
+  c.model.positions = Positions::learned;
+  c.model.attention = AttentionMask::bidirectional;
+  c.model.seq_len = 64;
   c.squaring.tier = "E1";
   return toJson(c).dump();
 }

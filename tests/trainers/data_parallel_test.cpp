@@ -59,22 +59,22 @@ RunConfig equivalenceConfig(const std::filesystem::path& workspace, const std::s
       arch.compare(arch.size() - muon_suffix.size(), muon_suffix.size(), muon_suffix) == 0;
   const std::string arm = muon ? arch.substr(0, arch.size() - muon_suffix.size()) : arch;
   if (muon) {
-    c.model.mlp = "swiglu";
+    c.model.mlp = MlpKind::swiglu;
     c.model.tie_embeddings = false;
     c.model.norm_gain = false;
     c.model.qk_norm = true;
     c.model.embed_norm = true;
     c.model.residual_scale = 0.5;
-    c.model.init = "recipe";
+    c.model.init = InitScheme::recipe;
     c.model.init_embed_std = 0.1;
     c.model.init_uniform = 0.35;
-    c.train.optimizer = "muon";
+    c.train.optimizer = OptimizerKind::muon;
     c.train.lr = 0.02;
     c.train.embed_lr = 0.02;
     c.train.head_lr = 0.004;
     c.train.cautious_weight_decay = true;
     c.train.grad_clip = 0;
-    c.train.schedule = "wsd";
+    c.train.schedule = Schedule::wsd;
     c.train.decay_fraction = 0.5;
   }
   if (arm != "vanilla") {  // a growing arm: three layers, crossover half-way (step 25)

@@ -76,7 +76,7 @@ std::vector<int32_t> widen(const std::vector<uint16_t>& tokens) {
 
 DataConfig shardConfig(const std::string& train, const std::string& val = "") {
   DataConfig config;
-  config.kind = "shards";
+  config.kind = DataKind::shards;
   config.train = train;
   config.val = val;
   return config;
@@ -268,7 +268,7 @@ TEST(TextData, WholeFileIsOneSplitOfBytes) {
   const std::string text = "line one\nligne deux — é\n";
   writeBytes(dir.file("train.txt"), text);
   DataConfig config;
-  config.kind = "text";
+  config.kind = DataKind::text;
   config.train = dir.file("train.txt");
   const auto data = openTokenData(config, Split::kTrain, 4);
   EXPECT_EQ(allTokens(*data), encodeBytes(text));
@@ -277,7 +277,7 @@ TEST(TextData, WholeFileIsOneSplitOfBytes) {
 
 TEST(TextData, MissingFileIsAUserErrorNamingTheField) {
   DataConfig config;
-  config.kind = "text";
+  config.kind = DataKind::text;
   config.train = "train.txt";
   config.val = "/nonexistent/deepladder/val.txt";
   expectUserErrorMentioning([&] { openTokenData(config, Split::kValidation, 4); },
@@ -288,7 +288,7 @@ TEST(TextData, TooShortForOneWindowIsAUserError) {
   TempDir dir;
   writeBytes(dir.file("short.txt"), std::string(65, 'a'));  // seq_len 64 needs 66
   DataConfig config;
-  config.kind = "text";
+  config.kind = DataKind::text;
   config.train = dir.file("short.txt");
   expectUserErrorMentioning([&] { openTokenData(config, Split::kTrain, 64); },
                             {"65 tokens", "seq_len + 2 = 66"});
@@ -301,13 +301,6 @@ TEST(ShardLoader, TooShortShardIsAUserError) {
   writeShard(dir.file("s.bin"), rampTokens(10, 0));
   expectUserErrorMentioning(
       [&] { openTokenData(shardConfig(dir.file("s.bin")), Split::kTrain, 64); }, {"fewer than"});
-}
-
-TEST(TokenDataConfig, UnknownKindIsAUserError) {
-  DataConfig config;
-  config.kind = "parquet";
-  expectUserErrorMentioning([&] { openTokenData(config, Split::kTrain, 8); },
-                            {"data.kind", "parquet"});
 }
 
 // --- built-in corpus ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 namespace deepladder::trainers {
 namespace {
 
-TrainConfig schedule(const std::string& kind) {
+TrainConfig schedule(Schedule kind) {
   TrainConfig t;
   t.schedule = kind;
   t.lr = 1e-2;
@@ -18,7 +18,7 @@ TrainConfig schedule(const std::string& kind) {
 }
 
 TEST(LearningRate, WarmupRisesLinearlyToThePeak) {
-  const TrainConfig t = schedule("cosine");
+  const TrainConfig t = schedule(Schedule::cosine);
   EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-3);
   EXPECT_DOUBLE_EQ(learningRate(t, 4), 5e-3);
   EXPECT_DOUBLE_EQ(learningRate(t, 9), 1e-2);
@@ -26,7 +26,7 @@ TEST(LearningRate, WarmupRisesLinearlyToThePeak) {
 }
 
 TEST(LearningRate, CosineEndsAtTheFloorAndIsHalfwayInTheMiddle) {
-  const TrainConfig t = schedule("cosine");
+  const TrainConfig t = schedule(Schedule::cosine);
   EXPECT_NEAR(learningRate(t, 99), 1e-3, 1e-15);
   // middle of the cosine span [10, 99]: (peak + floor) / 2
   EXPECT_NEAR(learningRate(t, 10) + learningRate(t, 99), 2 * 5.5e-3, 1e-12);
@@ -34,7 +34,7 @@ TEST(LearningRate, CosineEndsAtTheFloorAndIsHalfwayInTheMiddle) {
 }
 
 TEST(LearningRate, WsdStaysFlatThenDecaysLinearlyToTheFloor) {
-  const TrainConfig t = schedule("wsd");
+  const TrainConfig t = schedule(Schedule::wsd);
   EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-3);
   EXPECT_DOUBLE_EQ(learningRate(t, 10), 1e-2);
   EXPECT_DOUBLE_EQ(learningRate(t, 80), 1e-2);  // decay start (80): still the peak
@@ -45,7 +45,7 @@ TEST(LearningRate, WsdStaysFlatThenDecaysLinearlyToTheFloor) {
 }
 
 TEST(LearningRate, NoWarmupStartsAtThePeak) {
-  TrainConfig t = schedule("cosine");
+  TrainConfig t = schedule(Schedule::cosine);
   t.warmup_steps = 0;
   EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-2);
 }

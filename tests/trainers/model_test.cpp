@@ -20,7 +20,7 @@ ModelConfig smallModel(const std::string& mlp, bool tied) {
   m.n_layer = 3;
   m.n_head = 4;
   m.seq_len = 16;
-  m.mlp = mlp;
+  m.mlp = *enumFromName<MlpKind>(mlp);
   m.tie_embeddings = tied;
   return m;
 }

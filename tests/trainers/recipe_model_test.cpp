@@ -25,7 +25,7 @@ ModelConfig recipeModel(const std::string& preset) {
   m.n_head = 2;
   m.n_layer = 6;
   m.seq_len = 16;
-  m.mlp = "swiglu";
+  m.mlp = MlpKind::swiglu;
   m.tie_embeddings = false;
   applyArmPreset(preset, m);
   m.norm_gain = false;
@@ -33,7 +33,7 @@ ModelConfig recipeModel(const std::string& preset) {
   m.embed_norm = true;
   m.residual_scale = 0.25;
   m.output_scale = 0.5;
-  m.init = "recipe";
+  m.init = InitScheme::recipe;
   m.init_embed_std = 0.1;
   m.init_uniform = 0.5;
   return m;
@@ -113,7 +113,7 @@ TEST(RecipeModel, PaddedVocabularyCutsLogitsAndMatchesTheFlopModelCount) {
     for (bool gains : {false, true}) {
       ModelConfig m = recipeModel(preset);
       m.norm_gain = gains;
-      m.init = "gpt2";
+      m.init = InitScheme::gpt2;
       GPT model(m);
       EXPECT_EQ(model->token_embedding->weight.size(0), 64);
       EXPECT_EQ(model->unembedding->weight.size(0), 64);
@@ -134,7 +134,7 @@ TEST(RecipeModel, PaddedVocabularyCutsLogitsAndMatchesTheFlopModelCount) {
 TEST(RecipeModel, ResidualAndOutputMultipliersScaleAsStated) {
   torch::manual_seed(4);
   ModelConfig m = recipeModel("vanilla");
-  m.init = "gpt2";  // non-zero branches
+  m.init = InitScheme::gpt2;  // non-zero branches
   m.n_layer = 1;
   m.residual_scale = 1.0;
   m.output_scale = 1.0;

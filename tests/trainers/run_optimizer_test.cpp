@@ -21,16 +21,16 @@ ModelConfig tinyRecipeModel() {
   m.n_layer = 1;
   m.n_head = 1;
   m.seq_len = 4;
-  m.mlp = "swiglu";
+  m.mlp = MlpKind::swiglu;
   m.tie_embeddings = false;
   m.norm_gain = false;
-  m.init = "recipe";
+  m.init = InitScheme::recipe;
   return m;
 }
 
 TrainConfig recipeTrain() {
   TrainConfig t;
-  t.optimizer = "muon";
+  t.optimizer = OptimizerKind::muon;
   t.lr = 0.04;
   t.embed_lr = 0.05;
   t.head_lr = 0.02;
@@ -39,7 +39,7 @@ TrainConfig recipeTrain() {
   t.beta1 = 0.8;
   t.beta2 = 0.95;
   t.eps = 1e-10;
-  t.schedule = "wsd";
+  t.schedule = Schedule::wsd;
   t.steps = 10;
   t.warmup_steps = 4;  // update 1 runs at 2/4 of every base rate
   t.decay_fraction = 0.0;

@@ -38,7 +38,7 @@ TEST(ShardValidation, WindowsAreTheContiguousFirstValTokensAllOfThemBatched) {
   const auto tokens = syntheticTokens(1000, 1);
   data::writeShard(path, tokens);
   DataConfig config;
-  config.kind = "shards";
+  config.kind = DataKind::shards;
   config.train = path;
   config.val = path;
   config.val_tokens = 95;  // 9 windows of 10 tokens, the tail of 5 left out
@@ -64,7 +64,7 @@ TEST(ShardValidation, LossIsTheTokenMeanWhateverTheBatching) {
   const std::string path = (dir / "val.bin").string();
   data::writeShard(path, syntheticTokens(2000, 2));
   DataConfig config;
-  config.kind = "shards";
+  config.kind = DataKind::shards;
   config.train = path;
   config.val = path;
   config.val_tokens = 170;  // 10 windows of 17
@@ -95,7 +95,7 @@ TEST(ShardValidation, EvalBatchesDoesNotSubsampleTheShardValidationSet) {
   data::writeShard((dir / "val.bin").string(), syntheticTokens(3000, 4));
   RunConfig config = testing::tinyConfig(dir);
   config.model.vocab_size = 64;
-  config.data.kind = "shards";
+  config.data.kind = DataKind::shards;
   config.data.train = (dir / "train.bin").string();
   config.data.val = (dir / "val.bin").string();
   config.data.val_tokens = 33 * 40;  // 40 windows of seq_len + 1 = 33

@@ -24,10 +24,10 @@ ModelConfig tinyModel(const std::string& arch, const std::string& attention = "b
   m.n_head = 4;
   m.n_layer = arch == "pcc" ? 3 : 1;
   m.seq_len = 13;
-  m.positions = "learned";
-  m.attention = attention;
-  m.arch = arch;
-  m.core_mode = "tied";
+  m.positions = Positions::learned;
+  m.attention = *enumFromName<AttentionMask>(attention);
+  m.arch = *enumFromName<Arch>(arch);
+  m.core_mode = CoreMode::tied;
   m.passes = 3;
   return m;
 }
@@ -130,7 +130,7 @@ TEST(SquaringModel, TruncatedBackpropOnlyThroughLastIterations) {
 
 TEST(IterationSampler, PoissonLognormalStatistics) {
   SquaringConfig q;
-  q.iterations = "poisson_lognormal";
+  q.iterations = IterationRule::poisson_lognormal;
   q.mean_iterations = 5.0;
   q.iteration_sigma = 0.5;
   IterationSampler sampler(q, 3, 42);

@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "core/errors.h"
+#include "core/options/validate.h"
 #include "core/sha256.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/tiers.h"
@@ -25,16 +26,16 @@ namespace {
 
 RunConfig tinySquaringRun(const std::string& arch) {
   RunConfig c;
-  c.task = "squaring";
+  c.task = Task::squaring;
   c.model.vocab_size = 17;
   c.model.d_model = 32;
   c.model.n_head = 4;
   c.model.n_layer = arch == "pcc" ? 3 : 1;  // pcc: prelude / core / coda, one block each
   c.model.seq_len = 13;
-  c.model.positions = "learned";
-  c.model.attention = "bidirectional";
-  c.model.arch = arch;
-  c.model.core_mode = "tied";
+  c.model.positions = Positions::learned;
+  c.model.attention = AttentionMask::bidirectional;
+  c.model.arch = *enumFromName<Arch>(arch);
+  c.model.core_mode = CoreMode::tied;
   c.model.passes = 2;
   c.train.steps = 4;
   c.train.batch_size = 32;
@@ -43,7 +44,7 @@ RunConfig tinySquaringRun(const std::string& arch) {
   c.train.threads = 1;
   c.squaring.tier = "E1";
   if (arch == "pcc") {
-    c.squaring.iterations = "poisson_lognormal";
+    c.squaring.iterations = IterationRule::poisson_lognormal;
     c.squaring.mean_iterations = 2.5;
     c.squaring.backprop_last = 2;
     c.squaring.progressive_weight = 0.5;
@@ -259,7 +260,7 @@ TEST_F(SquaringResume, CorruptNewestCheckpointFallsBackAndEveryChecksumMatches) 
 
 TEST(SquaringTrainer, PerTRunsPassesTimesTIterationsForEachExample) {
   RunConfig c = tinySquaringRun("pcc");
-  c.squaring.iterations = "per_t";
+  c.squaring.iterations = IterationRule::per_t;
   c.squaring.progressive_weight = 0;
   c.squaring.backprop_last = 0;
   torch::manual_seed(3);
@@ -296,24 +297,25 @@ TEST(SquaringTrainer, PerTRunsPassesTimesTIterationsForEachExample) {
         EXPECT_LE(v, 3.0);
       }
   c.squaring.progressive_weight = 0.5;
-  EXPECT_THROW(checkSquaringConfig(c), UserError);  // progressive draws its own counts
+  EXPECT_THROW(options::validateRunConfig(c, "test"),
+               UserError);  // progressive draws its own counts
 }
 
 TEST(SquaringTrainer, RefusesBadConfigs) {
   RunConfig c = tinySquaringRun("vanilla");
   c.model.seq_len = 8;
-  EXPECT_THROW(checkSquaringConfig(c), UserError);
+  EXPECT_THROW(options::validateRunConfig(c, "test"), UserError);
   c = tinySquaringRun("vanilla");
-  c.squaring.iterations = "poisson_lognormal";
-  EXPECT_THROW(checkSquaringConfig(c), UserError);  // recipes need a looped core
+  c.squaring.iterations = IterationRule::poisson_lognormal;
+  EXPECT_THROW(options::validateRunConfig(c, "test"), UserError);  // recipes need a looped core
   c = tinySquaringRun("vanilla");
   c.model.vocab_size = 256;
-  EXPECT_THROW(checkSquaringConfig(c), UserError);
+  EXPECT_THROW(options::validateRunConfig(c, "test"), UserError);
   c = tinySquaringRun("vanilla");
-  c.model.positions = "rope";
-  EXPECT_THROW(checkSquaringConfig(c), UserError);
-  EXPECT_EQ(requiredSeqLen(c.squaring), 13);
-  EXPECT_NO_THROW(checkSquaringConfig(tinySquaringRun("pcc")));
+  c.model.positions = Positions::rope;
+  EXPECT_THROW(options::validateRunConfig(c, "test"), UserError);
+  EXPECT_EQ(options::squaringSeqLenNeeded(c.squaring), 13);
+  EXPECT_NO_THROW(options::validateRunConfig(tinySquaringRun("pcc"), "test"));
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ inline RunConfig tinyConfig(const std::filesystem::path& workspace) {
   c.model.n_layer = 2;
   c.model.n_head = 2;
   c.model.seq_len = 32;
-  c.data.kind = "text";
+  c.data.kind = DataKind::text;
   c.data.train = (workspace / "train.txt").string();
   c.data.val = (workspace / "val.txt").string();
   c.train.batch_size = 8;

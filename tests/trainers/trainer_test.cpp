@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/options/validate.h"
 #include "tiny_run.h"
 #include "trainers/adamw.h"
 
@@ -71,7 +72,7 @@ TEST(Trainer, EveryMetricCarriesTokensAndFlopsSoFar) {
 TEST(Trainer, HugeLearningRateEndsAsDivergedNotACrash) {
   const auto dir = makeWorkspace("diverge");
   RunConfig config = tinyConfig(dir);
-  config.train.lr = 1e30;
+  config.train.lr = 1e30;  // beyond validate()'s range: trainers only assert (debug builds)
   config.train.warmup_steps = 0;
   config.train.grad_clip = 0;
   config.train.checkpoint_every = 0;
@@ -121,14 +122,14 @@ TEST(AdamW, ClipGradNormScalesToTheLimitAndReportsTheNormBefore) {
 namespace deepladder::trainers {
 namespace {
 
-TEST(Trainer, RefusesOptionsItDoesNotImplementWithAUserError) {
+// What the LM trainer does not implement is refused by the one validation, before queueing.
+TEST(Trainer, OptionsItDoesNotImplementAreRefusedByValidation) {
   const auto dir = testing::makeWorkspace("refuse");
   RunConfig config = testing::tinyConfig(dir);
-  config.model.positions = "learned";
-  TrainerOptions options;
-  options.workdir = (dir / "work").string();
+  EXPECT_TRUE(options::isValidRunConfig(config));
+  config.model.positions = Positions::learned;
   try {
-    testing::runTiny(config, options);
+    options::validateRunConfig(config, "tiny");
     ADD_FAILURE() << "expected a UserError";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("model.positions"), std::string::npos) << e.what();

@@ -97,6 +97,13 @@ fitting::ResultsTable syntheticResults() {
   return t;
 }
 
+// The legend text of the graph whose name contains `part`, or "" when none does.
+QString legendLineWith(QCustomPlot& plot, const QString& part) {
+  for (int i = 0; i < plot.graphCount(); ++i)
+    if (plot.graph(i)->name().contains(part)) return plot.graph(i)->name();
+  return {};
+}
+
 void expectWritten(QCustomPlot& plot, const std::string& stem) {
   for (const char* ext : {"png", "svg", "pdf"}) {
     const QString path = QString::fromStdString(outDir() + "/" + stem + "." + ext);
@@ -147,9 +154,11 @@ TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {
   plot.resize(960, 600);
   drawFrontier(plot, {table, result, "Compute frontier"});
   EXPECT_GE(plot.graphCount(), 5);  // 2 arms x (points + curve) + E line
+  EXPECT_TRUE(legendLineWith(plot, "estimator").startsWith("paper estimator"));
   expectWritten(plot, "frontier");
   drawMultiplier(plot, {result, 1e26, "Compute multiplier"});
   EXPECT_TRUE(plot.legend->visible());
+  EXPECT_TRUE(legendLineWith(plot, "estimator").startsWith("paper estimator"));
   expectWritten(plot, "multiplier");
   drawLens(plot,
            {"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}, {200, {0.4, 4, 7, 3, 1, 0}}}, 2.0, "Lens"});

@@ -19,6 +19,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "core/options/option_schema.h"
 #include "storage/database.h"
 #include "tests/ui/fixture_database.h"
 #include "ui/plots/offscreen_app.h"
@@ -206,6 +207,16 @@ TEST_F(Workbench, FrontierOffersTheSourcesArmsAsBaselineAndDrawsBootstrapBands) 
   EXPECT_EQ(view.result()->c_ref, 1e19);
   ASSERT_EQ(view.result()->multipliers.size(), 1u);
   EXPECT_EQ(view.result()->multipliers[0].arm, "vanilla");
+
+  // The estimator: the paper's by default, the robust one on request; the table names it.
+  QComboBox& estimator = *view.estimatorChoice();
+  EXPECT_EQ(estimator.currentText(), "paper");
+  EXPECT_EQ(view.result()->estimator, fitting::FrontierEstimator::Paper);
+  estimator.setCurrentText("robust");
+  view.fitNow(/*blocking=*/true);
+  ASSERT_TRUE(view.result().has_value());
+  EXPECT_EQ(view.result()->estimator, fitting::FrontierEstimator::Robust);
+  EXPECT_EQ(view.result()->arms[1].method, "nls_huber_e_fixed");
 }
 
 TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
@@ -305,6 +316,26 @@ void typeInto(QLineEdit* edit, const QString& text) {
   edit->setText(text);
   edit->setModified(true);
   emit edit->editingFinished();
+}
+
+// The run options in the form come from the schema: every option has its widget, and a value
+// typed there lands in the text with the option's TOML type.
+TEST_F(Workbench, DesignerFormHasAFieldForEveryRunOption) {
+  LadderDesignerView designer;
+  designer.setText(kQuickLadder);
+  LadderForm& form = *designer.form();
+  for (const options::OptionSpec& spec : options::runOptionSchema()) {
+    if (spec.section == options::Section::root) continue;
+    const std::string table(options::sectionName(spec.section)), key(spec.key);
+    EXPECT_TRUE(form.field(table, key) || form.choice(table, key)) << spec.qualifiedKey();
+  }
+  form.choice("model", "qk_norm")->setCurrentText("true");
+  emit form.choice("model", "qk_norm")->activated(1);
+  typeInto(form.field("train", "embed_lr"), "0.3");
+  EXPECT_NE(designer.text().toStdString().find("qk_norm = true"), std::string::npos)
+      << designer.text().toStdString();
+  EXPECT_NE(designer.text().toStdString().find("embed_lr = 0.3"), std::string::npos)
+      << designer.text().toStdString();
 }
 
 TEST_F(Workbench, DesignerFormShowsTheWholeSpecAndRewritesTheText) {

@@ -150,7 +150,7 @@ std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t ma
 
 std::vector<Batch> validationBatches(const DataConfig& config, const TokenData& data,
                                      int64_t eval_batches, int64_t rows, int64_t seq_len) {
-  if (config.kind == "shards")
+  if (config.kind == DataKind::shards)
     return contiguousValidationBatches(data, config.val_tokens, rows, seq_len);
   return fixedValidationBatches(data, eval_batches, rows, seq_len);
 }

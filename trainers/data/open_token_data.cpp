@@ -39,17 +39,16 @@ std::unique_ptr<TokenData> openTokenData(const DataConfig& config, Split split, 
   const std::string key = splitKey(split);
   const std::string& path = split == Split::kTrain ? config.train : config.val;
   std::unique_ptr<TokenData> data;
-  if (config.kind == "builtin") {
+  if (config.kind == DataKind::builtin) {
     data = openBuiltinTokenData(split);
-  } else if (config.kind == "text" || config.kind == "shards") {
-    if (path.empty()) {
-      throw UserError(key + ": missing: data.kind = \"" + config.kind + "\" needs " + key +
-                      (config.kind == "text" ? " (a text file)" : " (a shard file or glob)"));
-    }
-    data = config.kind == "text" ? openTextTokenData(path, key) : openShardTokenData(path, key);
   } else {
-    throw UserError("data.kind: unknown kind \"" + config.kind +
-                    "\". Use \"builtin\", \"text\" or \"shards\"");
+    if (path.empty()) {
+      throw UserError(
+          key + ": missing: data.kind = \"" + enumName(config.kind) + "\" needs " + key +
+          (config.kind == DataKind::text ? " (a text file)" : " (a shard file or glob)"));
+    }
+    data = config.kind == DataKind::text ? openTextTokenData(path, key)
+                                         : openShardTokenData(path, key);
   }
   requireOneWindow(*data, seq_len, key);
   return data;

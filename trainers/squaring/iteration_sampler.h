@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/run_config.h"
+#include "core/squaring/eval_passes.h"
 
 namespace deepladder::trainers::squaring {
 
@@ -36,8 +37,6 @@ class IterationSampler {
   int64_t position_ = 0;
 };
 
-// Parses eval_passes: "a..b" (inclusive), a comma list, or one number; every entry >= 1.
-// Throws UserError naming squaring.eval_passes.
-std::vector<int64_t> parseEvalPasses(const std::string& text);
+using deepladder::squaring::parseEvalPasses;  // core/squaring/eval_passes.h
 
 }  // namespace deepladder::trainers::squaring

@@ -31,11 +31,11 @@ torch::Tensor boundaryReinject(const torch::Tensor& h, const torch::Tensor& e, d
 }
 
 SquaringModelImpl::SquaringModelImpl(const ModelConfig& config, int64_t seq_len)
-    : recurrent(config.arch == "pcc"),
-      tied_core(config.core_mode == "tied"),
+    : recurrent(config.arch == Arch::pcc),
+      tied_core(config.core_mode == CoreMode::tied),
       passes(std::max<int64_t>(1, config.passes)),
       alpha(config.alpha) {
-  const bool causal = config.attention == "causal";
+  const bool causal = config.attention == AttentionMask::causal;
   token_embedding =
       register_module("token_embedding", torch::nn::Embedding(config.vocab_size, config.d_model));
   torch::nn::init::normal_(token_embedding->weight, 0.0, 0.02);

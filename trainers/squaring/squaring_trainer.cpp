@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/options/validate.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/tiers.h"
 #include "trainers/adamw.h"
@@ -34,7 +36,7 @@ double secondsSince(Clock::time_point start) {
 // FLOPs per token of a step that ran `iterations` core passes.
 double flopsPerTokenAt(const ModelConfig& model, int64_t iterations) {
   ModelConfig m = model;
-  if (m.arch == "pcc") m.passes = iterations;
+  if (m.arch == Arch::pcc) m.passes = iterations;
   return flopsPerToken(m);
 }
 
@@ -55,55 +57,9 @@ struct EvalSets {
 
 }  // namespace
 
-int64_t requiredSeqLen(const SquaringConfig& config) {
-  const sq::TierPreset& tier = sq::tierPreset(config.tier);
-  return sq::parseLayout(config.layout) == sq::Layout::kSeparate
-             ? sq::promptLengthBound(tier.maxBits(), tier.maxT())
-             : sq::causalSeqLenBound(tier.maxBits(), tier.maxT());
-}
-
-void checkSquaringConfig(const RunConfig& c) {
-  const ModelConfig& m = c.model;
-  const SquaringConfig& q = c.squaring;
-  auto refuse = [](const std::string& field, const std::string& why) {
-    throw UserError(field + ": " + why);
-  };
-  if (c.task != "squaring") refuse("task", "the squaring trainer needs task = \"squaring\"");
-  if (m.vocab_size != sq::kVocabSize)
-    refuse("model.vocab_size", std::to_string(m.vocab_size) +
-                                   " is not the task's vocabulary. Set " + "vocab_size = 17");
-  if (m.positions != "learned")
-    refuse("model.positions", "\"" + m.positions +
-                                  "\" is not supported by the squaring models. Use "
-                                  "positions = \"learned\"");
-  if (m.arch != "vanilla" && m.arch != "pcc")
-    refuse("model.arch", "\"" + m.arch + "\" is unknown. Use \"vanilla\" or \"pcc\"");
-  if (m.grow_layers > 0 || m.grow_passes > 0 || m.boundary_every > 0 || m.layernorm_scaling)
-    refuse("model.grow_*/boundary_every/layernorm_scaling",
-           "growth and plain-stack ablations are LM-only. Set them to 0/false");
-  const sq::Layout layout = sq::parseLayout(q.layout);  // UserError for an unknown layout
-  if (layout == sq::Layout::kCausal && m.attention != "causal")
-    refuse("model.attention",
-           "the causal layout needs attention = \"causal\" (next-token targets)");
-  const int64_t need = requiredSeqLen(q);
-  if (m.seq_len < need)
-    refuse("model.seq_len", std::to_string(m.seq_len) + " is shorter than the rows of tier " +
-                                q.tier + " (" + q.layout +
-                                " layout). Set seq_len = " + std::to_string(need));
-  const bool looped = m.arch == "pcc" && m.core_mode == "tied";
-  if (q.iterations == "per_t" && q.progressive_weight > 0)
-    refuse("squaring.progressive_weight",
-           "the progressive loss draws its own iteration counts; with iterations = \"per_t\" "
-           "set progressive_weight = 0");
-  if (!looped && (q.iterations != "fixed" || q.backprop_last > 0 || q.progressive_weight > 0))
-    refuse("squaring.iterations/backprop_last/progressive_weight",
-           "the recipes need a looped core. Set model.arch = \"pcc\" and core_mode = \"tied\"");
-  parseEvalPasses(q.eval_passes);  // UserError when malformed
-}
-
 TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
                                  const MessageSink& emit) {
-  checkSquaringConfig(config);
+  assert(options::isValidRunConfig(config));  // validated before it was queued
   const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;
@@ -112,7 +68,8 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
   torch::manual_seed(static_cast<uint64_t>(tc.seed));
   const torch::Device device(tc.device);
   const int64_t seq_len = mc.seq_len;
-  const sq::Layout layout = sq::parseLayout(qc.layout);
+  const sq::Layout layout =
+      qc.layout == SquaringLayout::causal ? sq::Layout::kCausal : sq::Layout::kSeparate;
 
   // --- data ---------------------------------------------------------------------------------
   const sq::TierPreset& tier = sq::tierPreset(qc.tier);
@@ -137,7 +94,7 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
   IterationSampler sampler(qc, model->defaultIterations(), static_cast<uint64_t>(tc.seed) + 17);
   const uint64_t seed = static_cast<uint64_t>(tc.seed);
   const int64_t eval_r = model->defaultIterations();
-  const bool per_t = qc.iterations == "per_t" && model->looped();
+  const bool per_t = qc.iterations == IterationRule::per_t && model->looped();
 
   // --- resume ---------------------------------------------------------------------------------
   // Everything random in a step is a function of (seed, step) or (seed, rows consumed), so the

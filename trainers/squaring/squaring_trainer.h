@@ -33,12 +33,6 @@ namespace deepladder::trainers::squaring {
 TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
                                  const MessageSink& emit);
 
-// The row length the config's tier and layout need (the lower bound for model.seq_len).
-int64_t requiredSeqLen(const SquaringConfig& config);
-
-// Throws UserError when the config asks for something this trainer does not do.
-void checkSquaringConfig(const RunConfig& config);
-
 }  // namespace deepladder::trainers::squaring
 
 namespace deepladder::trainers {

@@ -80,7 +80,9 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     }
     QString name = QString::fromStdString(fit.arm);
     if (is_baseline) name += QStringLiteral(" (baseline)");
-    name += QStringLiteral(": \u03B3 = %1").arg(compactNumber(fit.gamma, 3));
+    if (!fit.no_fit.empty()) name += QStringLiteral(": no fit (a loss at or below E)");
+    if (std::isfinite(fit.gamma))
+      name += QStringLiteral(": \u03B3 = %1").arg(compactNumber(fit.gamma, 3));
     // A standard error below 1e-4 (exact fixture data, float noise) reads as "< 1e-4", not
     // as a meaningless 7.2e-16.
     if (std::isfinite(fit.gamma_se))
@@ -106,6 +108,11 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
                         .arg(compactNumber(E, 4))
                         .arg(result.joint ? QStringLiteral("joint") : QStringLiteral("shared")));
   }
+  // Which estimator made the curves: a legend line with no symbol.
+  QCPGraph* estimator = plot.addGraph();
+  estimator->setPen(Qt::NoPen);
+  estimator->setName(
+      QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
   if (any_band) {
     // One legend entry says what the shading is; each arm's band has its arm's colour.
     QCPGraph* key = plot.addGraph();

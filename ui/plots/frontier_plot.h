@@ -1,7 +1,8 @@
 // The compute frontier on log-log axes: each arm's finished runs (final loss vs training FLOPs),
 // its fitted curve L(C) = E + A (C/C0)^-gamma across and a little beyond its rungs with the
 // curve's bootstrap band faintly behind it (fitting::frontierBand), the baseline drawn heavier and
-// named as such, and the shared irreducible loss E as a dashed line.
+// named as such, the shared irreducible loss E as a dashed line, and a legend line naming the
+// estimator that made the fits.
 #pragma once
 
 #include <QString>

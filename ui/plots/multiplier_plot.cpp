@@ -111,6 +111,11 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   one->addData(x_lo, 1.0);
   one->addData(x_hi, 1.0);
   one->setName(QStringLiteral("1\u00D7 (no gain)"));
+  // Which estimator made the fits behind the projections: a legend line with no symbol.
+  QCPGraph* estimator = plot.addGraph();
+  estimator->setPen(Qt::NoPen);
+  estimator->setName(
+      QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
 
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
   const bool log_y = y_lo > 0 && y_hi / y_lo > 10;

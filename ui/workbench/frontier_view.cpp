@@ -56,6 +56,15 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   c_ref_->setMaximumWidth(90);
   c_ref_->setToolTip(
       tr("Reference compute C\u2080 of L(C) = E + A (C/C\u2080)^-\u03B3, e.g. 1e18"));
+  estimator_ = new QComboBox;
+  for (auto e : {fitting::FrontierEstimator::Paper, fitting::FrontierEstimator::Robust})
+    estimator_->addItem(QString::fromStdString(fitting::estimatorName(e)), static_cast<int>(e));
+  estimator_->setCurrentIndex(estimator_->findData(static_cast<int>(defaults.estimator)));
+  estimator_->setToolTip(
+      tr("paper: the growth paper's estimator (baseline Huber fit with E free; every other arm "
+         "the least-squares line of ln(L \u2212 E) on ln(C/C\u2080), E fixed; Student-t "
+         "intervals).\nrobust: every arm by nonlinear least squares in loss space with a Huber "
+         "refit."));
   bootstrap_ = new QSpinBox;
   bootstrap_->setRange(0, 10000);
   bootstrap_->setValue(200);
@@ -72,6 +81,8 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(baseline_);
   bar->addWidget(new QLabel(tr("C\u2080")));
   bar->addWidget(c_ref_);
+  bar->addWidget(new QLabel(tr("Estimator")));
+  bar->addWidget(estimator_);
   bar->addWidget(new QLabel(tr("Bootstrap")));
   bar->addWidget(bootstrap_);
   bar->addWidget(fit);
@@ -104,6 +115,7 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   connect(source_, &QComboBox::currentTextChanged, this, [this] { fillBaselineChoices(); });
   connect(source_, &QComboBox::activated, this, [this] { fitNow(); });
   connect(baseline_, &QComboBox::activated, this, [this] { fitNow(); });
+  connect(estimator_, &QComboBox::activated, this, [this] { fitNow(); });
   // Ctrl+Return fits while this view has the focus.
   auto* fit_key = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
   fit_key->setContext(Qt::WidgetWithChildrenShortcut);
@@ -164,6 +176,7 @@ void FrontierView::fitNow(bool blocking) {
     return;
   }
   o.bootstrap = bootstrap_->value();
+  o.estimator = static_cast<fitting::FrontierEstimator>(estimator_->currentData().toInt());
   const std::string source = source_->currentText().toStdString();
   status_->setText(tr("Fitting %1…").arg(source_->currentText()));
   if (blocking) {
@@ -198,11 +211,18 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
     if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
   plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier"), lowest});
   table_->setPlainText(QString::fromStdString(fitting::scalingTableMarkdown(*result_)));
-  status_->setText(tr("%1 points, %2 arms, %3 of %4 bootstrap resamples used.")
+  int unfitted = 0;
+  for (const auto& f : result.arms) unfitted += !f.no_fit.empty();
+  QString status = tr("%1 points, %2 arms, %3 of %4 bootstrap resamples used. Estimator: %5.")
                        .arg(table.points.size())
                        .arg(result.arms.size())
                        .arg(result.bootstrap_used)
-                       .arg(result.bootstrap_requested));
+                       .arg(result.bootstrap_requested)
+                       .arg(QString::fromStdString(
+                           fitting::estimatorDescription(result.estimator, result.joint)));
+  if (unfitted > 0)
+    status += tr(" %n arm(s) without a fit: a loss at or below E (see the table).", "", unfitted);
+  status_->setText(status);
   emit fitted();
 }
 

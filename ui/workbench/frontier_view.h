@@ -1,8 +1,8 @@
-// Frontier + multiplier: pick a ladder (or imported source), its baseline arm, C0 and the
-// bootstrap count; the fit runs on a worker thread through fitting::fitFrontier (a newer fit
-// supersedes one still running) and fills the frontier plot (curves with their bootstrap bands),
-// the multiplier plot (projected to 1e26 with the band from the same resamples) and the scaling
-// table (Markdown).
+// Frontier + multiplier: pick a ladder (or imported source), its baseline arm, C0, the estimator
+// (paper or robust, fitting/frontier_estimator.h) and the bootstrap count; the fit runs on a worker
+// thread through fitting::fitFrontier (a newer fit supersedes one still running) and fills the
+// frontier plot (curves with their bootstrap bands), the multiplier plot (projected to 1e26 with
+// the band from the same resamples) and the scaling table (Markdown).
 #pragma once
 
 #include <QMap>
@@ -36,6 +36,8 @@ class FrontierView : public QWidget {
   // The baseline choices: the arms of the current source.
   QComboBox* baselineChoice() const { return baseline_; }
   QLineEdit* c0Field() const { return c_ref_; }
+  // paper | robust (item data: the fitting::FrontierEstimator value).
+  QComboBox* estimatorChoice() const { return estimator_; }
 
  signals:
   void fitted();
@@ -49,6 +51,7 @@ class FrontierView : public QWidget {
   QComboBox* source_;
   QComboBox* baseline_;
   QLineEdit* c_ref_;
+  QComboBox* estimator_;
   QSpinBox* bootstrap_;
   QLabel* status_;
   QCustomPlot* frontier_;

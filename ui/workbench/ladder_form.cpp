@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/architecture.h"
+#include "core/options/option_schema.h"
 #include "ui/workbench/toml_text_edit.h"
 
 namespace deepladder::ui {
@@ -201,22 +203,23 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
       addLine("budget", "flops", Kind::kNumberOrList, tr("flops"),
               "rule flops: one budget or one per size"));
 
-  // --- training
-  QFormLayout* train = group(tr("Training, model and data defaults"));
-  row(train, tr("Batch size"), addLine("train", "batch_size", Kind::kInt, tr("batch_size"), "16"));
-  row(train, tr("Learning rate"), addLine("train", "lr", Kind::kNumber, tr("lr"), "0.003"));
-  row(train, tr("Schedule"), addChoice("train", "schedule", tr("schedule"), {"cosine", "wsd"}));
-  row(train, tr("Warm-up steps"),
-      addLine("train", "warmup_steps", Kind::kInt, tr("warmup_steps"), "20"));
-  row(train, tr("Eval every"), addLine("train", "eval_every", Kind::kInt, tr("eval_every"), "50"));
-  row(train, tr("Eval batches"),
-      addLine("train", "eval_batches", Kind::kInt, tr("eval_batches"), "8"));
-  row(train, tr("Checkpoint every"),
-      addLine("train", "checkpoint_every", Kind::kInt, tr("checkpoint_every"), "100"));
-  row(train, tr("Threads"),
-      addLine("train", "threads", Kind::kInt, tr("threads"), "0 = all cores"));
-  row(train, tr("Sequence length"), addLine("model", "seq_len", Kind::kInt, tr("seq_len"), "64"));
-  row(train, tr("Data"), addChoice("data", "kind", tr("data kind"), {"builtin", "text", "shards"}));
+  // --- run options: every key of [model], [data], [train], [squaring], from the schema
+  auto* run_box = new QGroupBox(tr("Run defaults (every run of the ladder; arms override)"));
+  auto* run_layout = new QVBoxLayout(run_box);
+  auto* run_tabs = new QTabWidget;
+  for (options::Section section : options::allSections()) {
+    if (section == options::Section::root) continue;  // name and task are the ladder's
+    auto* page = new QWidget;
+    auto* form = new QFormLayout(page);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    const std::string table(options::sectionName(section));
+    for (const options::OptionSpec& spec : options::runOptionSchema())
+      if (spec.section == section)
+        form->addRow(QString::fromUtf8(spec.key.data(), spec.key.size()), addOption(spec));
+    run_tabs->addTab(page, QString::fromStdString(table));
+  }
+  run_layout->addWidget(run_tabs);
+  layout->addWidget(run_box);
 
   // --- resources
   QFormLayout* res = group(tr("Resources"));
@@ -270,6 +273,49 @@ QLineEdit* LadderForm::addLine(const std::string& table, const std::string& key,
   });
   bindings_.push_back({table, key, kind, edit, label});
   return edit;
+}
+
+QWidget* LadderForm::addOption(const options::OptionSpec& spec) {
+  const std::string table(options::sectionName(spec.section));
+  const std::string key(spec.key);
+  const QString label = QString::fromStdString(spec.qualifiedKey());
+  QString tip = QString::fromUtf8(spec.help.data(), spec.help.size());
+  const std::string range = options::rangeDescription(spec);
+  if (!range.empty()) tip += tr("\nAllowed: %1").arg(QString::fromStdString(range));
+  if (!spec.unit.empty())
+    tip += QStringLiteral(" (%1)").arg(QString::fromUtf8(spec.unit.data(), spec.unit.size()));
+  tip += tr("\nDefault: %1").arg(QString::fromStdString(options::formatValue(spec.default_value)));
+  QWidget* widget = nullptr;
+  switch (spec.type) {
+    case options::OptionType::choice:
+    case options::OptionType::boolean: {
+      QStringList choices;
+      if (spec.type == options::OptionType::boolean)
+        choices << QStringLiteral("true") << QStringLiteral("false");
+      for (std::string_view c : spec.choices) choices << QString::fromUtf8(c.data(), c.size());
+      QComboBox* combo = addChoice(table, key, label, choices);
+      if (spec.type == options::OptionType::boolean) bindings_.back().kind = Kind::kBool;
+      combo->setItemText(
+          0,
+          tr("(default: %1)")
+              .arg(QString::fromStdString(options::formatValue(spec.default_value)).remove('"')));
+      widget = combo;
+      break;
+    }
+    case options::OptionType::integer:
+    case options::OptionType::number:
+    case options::OptionType::string: {
+      const Kind kind = spec.type == options::OptionType::integer  ? Kind::kInt
+                        : spec.type == options::OptionType::number ? Kind::kNumber
+                                                                   : Kind::kString;
+      widget =
+          addLine(table, key, kind, label,
+                  QString::fromStdString(options::formatValue(spec.default_value)).remove('"'));
+      break;
+    }
+  }
+  widget->setToolTip(tip);
+  return widget;
 }
 
 QComboBox* LadderForm::addChoice(const std::string& table, const std::string& key,
@@ -411,6 +457,9 @@ std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QSt
       case Kind::kString:
       case Kind::kChoice:
         t->insert_or_assign(b.key, text.toStdString());
+        break;
+      case Kind::kBool:
+        t->insert_or_assign(b.key, text == QLatin1String("true"));
         break;
       case Kind::kInt: {
         const qlonglong v = text.toLongLong(&ok);

@@ -1,7 +1,8 @@
 // The ladder designer's form: every part of a ladder spec (core/ladder/ladder_spec.h) as
 // widgets — the ladder (name, description, task, seeds), arms with their preset and overrides,
 // sizes as a depth ladder or an explicit list, the budget rule (tokens | tokens_per_param |
-// flops), training, data and model defaults, and resources. It reads a spec's TOML text
+// flops), every run option of [model], [data], [train] and [squaring] (generated from the option
+// schema, core/options/), and resources. It reads a spec's TOML text
 // (loadFrom) and writes its fields back into that text (applyTo), leaving keys it does not show
 // untouched; an empty field means "the default" and removes the key. The designer keeps it in
 // sync with the text and disables it while the text does not parse.
@@ -16,6 +17,10 @@ class QComboBox;
 class QLineEdit;
 class QTableWidget;
 class QStackedWidget;
+
+namespace deepladder::options {
+struct OptionSpec;
+}
 
 namespace deepladder::ui {
 
@@ -42,7 +47,7 @@ class LadderForm : public QWidget {
   void edited();
 
  private:
-  enum class Kind { kInt, kNumber, kString, kIntList, kNumberOrList, kChoice };
+  enum class Kind { kInt, kNumber, kString, kIntList, kNumberOrList, kChoice, kBool };
   struct Binding {
     std::string table;  // "ladder", "train", "resources", ...
     std::string key;
@@ -54,6 +59,9 @@ class LadderForm : public QWidget {
                      const QString& label, const QString& placeholder);
   QComboBox* addChoice(const std::string& table, const std::string& key, const QString& label,
                        const QStringList& choices);
+  // The widget of one run option (a line edit, or a list for choices and booleans), with the
+  // schema's help, range and default as its tooltip and placeholder.
+  QWidget* addOption(const options::OptionSpec& spec);
   void addTableRow(QTableWidget* table);
   void enableBudgetFields();
   std::vector<Binding> bindings_;

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/options/option_schema.h"
+
 namespace deepladder::ui {
 namespace {
 
@@ -77,6 +79,14 @@ const toml::table* tableAt(const toml::table& doc, const std::string& path) {
 }
 
 std::string tomlRepr(const toml::node& node) {
+  // Numbers in their shortest exact spelling (0.3, not toml++'s 0.29999999999999999).
+  if (auto d = node.value_exact<double>()) return options::formatValue(*d);
+  if (const toml::array* array = node.as_array()) {
+    if (array->empty()) return "[]";
+    std::string out = "[ ";
+    for (size_t i = 0; i < array->size(); ++i) out += (i ? ", " : "") + tomlRepr(*array->get(i));
+    return out + " ]";
+  }
   std::ostringstream out;
   node.visit([&out](const auto& v) { out << v; });
   return out.str();
