@@ -1,14 +1,12 @@
 // `deepladder train RUN.toml --db runs.db`: one run through a worker process, every metric into
 // SQLite. Input is validated before anything is written.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
@@ -18,6 +16,7 @@
 #include "core/run_config.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
+#include "trainers/data/ladder_data.h"
 #include "trainers/data/token_data.h"
 
 namespace deepladder::app {
@@ -33,12 +32,12 @@ struct TrainOptions {
   int64_t threads = -1;
 };
 
-// Opens both data splits once so a missing file or a bad shard header is reported before the
-// run is stored.
+// Opens both data splits once so a missing file, a bad shard header or a training split too small
+// for the run (more passes than data.max_epochs) is reported before the run is stored.
 void checkData(const RunConfig& config, const std::string& config_path) {
   try {
-    data::openTokenData(config.data, data::Split::kTrain, config.model.seq_len);
     data::openTokenData(config.data, data::Split::kValidation, config.model.seq_len);
+    data::requireDataBudgets({data::runDataBudget(config)}, config_path);
   } catch (const UserError& e) {
     throw UserError(std::string(e.what()) + " (data of " + config_path + ")");
   }
@@ -51,7 +50,8 @@ int runTrain(const TrainOptions& options) {
 
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();
-  const fs::path work_root = options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
+  const fs::path work_root =
+      options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
 
   std::error_code ec;
   fs::create_directories(work_root, ec);
@@ -96,8 +96,9 @@ int runTrain(const TrainOptions& options) {
   std::optional<storage::RunRecord> after = db->run(run.id);
   if (result.status == "finished" && after) {
     std::printf("run %lld finished: %lld steps, %s tokens, %.3e FLOPs, final val loss %.4f\n",
-                (long long)run.id, (long long)after->step, formatCount(double(after->tokens)).c_str(),
-                after->flops, after->final_loss.value_or(NAN));
+                (long long)run.id, (long long)after->step,
+                formatCount(double(after->tokens)).c_str(), after->flops,
+                after->final_loss.value_or(NAN));
     std::printf("database: %s   work dir: %s\n", fs::absolute(options.db_path).c_str(),
                 run_dir.c_str());
     return 0;
@@ -111,13 +112,17 @@ int runTrain(const TrainOptions& options) {
 
 CommandRegistrar reg("train", 10, [](CLI::App& cli) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* cmd = cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
+  CLI::App* cmd =
+      cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
   cmd->add_option("config", options->config_path, "Run config (TOML)")->required();
-  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")
+      ->capture_default_str();
   cmd->add_option("--workdir", options->workdir,
                   "Where checkpoints and logs go (default: deepladder-work beside the database)");
-  cmd->add_option("--worker", options->worker, "Path of deepladder-worker (default: beside deepladder)");
-  cmd->add_option("--threads", options->threads, "CPU threads for the worker (default: config, 0 = all)");
+  cmd->add_option("--worker", options->worker,
+                  "Path of deepladder-worker (default: beside deepladder)");
+  cmd->add_option("--threads", options->threads,
+                  "CPU threads for the worker (default: config, 0 = all)");
   cmd->callback([options] { commandExitCode() = runTrain(*options); });
 });
 

@@ -2,8 +2,11 @@
 #include "core/data_budget.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+
+#include "core/terminal_progress.h"
 
 namespace deepladder {
 
@@ -36,6 +39,25 @@ DataBudget dataBudget(int64_t steps, int64_t batch_size, int64_t seq_len,
   b.tokens_needed = b.windows_needed * b.window_tokens;
   b.tokens_available = available_tokens;
   return b;
+}
+
+std::string describeDataBudget(const DataBudget& b) {
+  return "reads " + formatCount(static_cast<double>(b.tokens_needed)) + " tokens (" +
+         std::to_string(b.windows_needed) + " windows of " + std::to_string(b.window_tokens) +
+         "), data.train holds " + formatCount(static_cast<double>(b.tokens_available));
+}
+
+std::optional<std::string> dataBudgetProblem(const DataBudget& b, int64_t max_epochs) {
+  const int64_t epochs = b.epochs();
+  if (epochs >= 1 && epochs <= max_epochs) return std::nullopt;
+  if (epochs == 0) return describeDataBudget(b) + ", not one window. Point data.train at more data";
+  char repeated[32];
+  std::snprintf(repeated, sizeof repeated, "%.0f%%", 100.0 * b.repeatedFraction());
+  return describeDataBudget(b) + ": " + std::to_string(epochs) + " passes over it, " + repeated +
+         " of its windows read again (data.max_epochs = " + std::to_string(max_epochs) +
+         "). Prepare a larger training split (README, \"Preparing FineWeb shards\"), or allow "
+         "the repeats with max_epochs = " +
+         std::to_string(epochs) + " under [data]";
 }
 
 }  // namespace deepladder

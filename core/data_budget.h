@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace deepladder {
 
@@ -28,5 +30,14 @@ struct DataBudget {
 
 // std::invalid_argument for steps, batch_size or seq_len below 1 or negative tokens.
 DataBudget dataBudget(int64_t steps, int64_t batch_size, int64_t seq_len, int64_t available_tokens);
+
+// "reads 12.63B tokens (6161408 windows of 2049), data.train holds 9.90B": what a run needs
+// against what its split holds.
+std::string describeDataBudget(const DataBudget& budget);
+
+// std::nullopt when the run reads its windows in at most `max_epochs` passes over the split;
+// else what is wrong and what to do (prepare more data, or allow the passes with
+// data.max_epochs), for the caller to put after the run's name.
+std::optional<std::string> dataBudgetProblem(const DataBudget& budget, int64_t max_epochs);
 
 }  // namespace deepladder

@@ -117,7 +117,7 @@ class MuonRunOptimizer : public RunOptimizer {
       return group;
     };
     // The paper's embedding and head decay: decoupled, p *= 1 - lr wd at their own rates.
-    const double embed_head_decay = train_.weight_decay;
+    const double embed_head_decay = train_.embed_head_weight_decay ? train_.weight_decay : 0.0;
     AdamWGroup embedding = adamw("embedding", train_.embed_lr, embed_head_decay);
     AdamWGroup head = adamw("head", train_.head_lr, embed_head_decay);
     AdamWGroup gains = adamw("gains", train_.lr, 0.0);

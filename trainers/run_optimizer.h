@@ -10,11 +10,12 @@
 //            embedding at embed_lr and the head at head_lr (0 = train.lr; a tied embedding is one
 //            "embedding" group), both with train.weight_decay as the growth paper's code applies
 //            it: decoupled and not cautious, p *= 1 - lr wd every step at the group's own
-//            scheduled rate; norm gains, if the model has any, in an AdamW group "gains" at
-//            train.lr without decay. Every rate is base x schedule x re-warm, where the schedule
-//            is the recipe's exact WSD (trainers/wsd_schedule.h: to exactly zero at the end,
-//            min_lr_ratio unused) for schedule = "wsd", or the cosine of lr_schedule.h divided by
-//            train.lr for schedule = "cosine".
+//            scheduled rate (none with train.embed_head_weight_decay = false); norm gains, if the
+//            model has any, in an AdamW group "gains" at train.lr without decay. Every rate is base
+//            x schedule x re-warm, where the schedule is the recipe's exact WSD
+//            (trainers/wsd_schedule.h: to exactly zero at the end, min_lr_ratio unused) for
+//            schedule = "wsd", or the cosine of lr_schedule.h divided by train.lr for schedule =
+//            "cosine".
 // Growth (grow()): the model grows, the optimizer is rebuilt over the grown parameters, keeps the
 // state of the parameters it had, and the copied blocks start with fresh state (zero moments).
 #pragma once

@@ -88,6 +88,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   // Without replacement over the run's token budget (core/data_budget.h): one epoch over a
   // shuffled prefix when the split holds S x B windows, reshuffled epochs when it does not.
   const DataBudget budget = dataBudget(tc.steps, tc.batch_size, mc.seq_len, train_data->size());
+  if (const auto problem = dataBudgetProblem(budget, config.data.max_epochs))
+    throw UserError("run " + config.name + ": " + train_data->describe() + ": " + *problem);
   data::BatchSampler sampler(*train_data, tc.batch_size, mc.seq_len, static_cast<uint64_t>(tc.seed),
                              budget.windows_needed);
   std::vector<torch::Tensor> val_batches;

@@ -40,6 +40,22 @@ TEST(DataBudget, UntiedGrowD18OnTenBillionTokensRepeatsData) {
   EXPECT_NEAR(b.repeatedFraction(), 0.215, 0.001);
 }
 
+TEST(DataBudget, AProblemOnlyBeyondMaxEpochsSayingWhatToDo) {
+  const DataBudget one = dataBudget(100, 16, 64, 1'000'000);
+  EXPECT_FALSE(dataBudgetProblem(one, 1));
+  const DataBudget three = dataBudget(100, 16, 64, 650 * 65);
+  EXPECT_FALSE(dataBudgetProblem(three, 3));
+  const auto problem = dataBudgetProblem(three, 2);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("reads 104.0k tokens (1600 windows of 65)"), std::string::npos)
+      << *problem;
+  EXPECT_NE(problem->find("holds 42.2k"), std::string::npos) << *problem;
+  EXPECT_NE(problem->find("3 passes"), std::string::npos) << *problem;
+  EXPECT_NE(problem->find("59%"), std::string::npos) << *problem;  // 950 of 1600 windows
+  EXPECT_NE(problem->find("max_epochs = 3 under [data]"), std::string::npos) << *problem;
+  EXPECT_TRUE(dataBudgetProblem(dataBudget(1, 1, 64, 10), 5));  // not one window
+}
+
 TEST(DataBudget, RejectsEmptyRuns) {
   EXPECT_THROW(dataBudget(0, 1, 1, 10), std::invalid_argument);
   EXPECT_THROW(dataBudget(1, 0, 1, 10), std::invalid_argument);
