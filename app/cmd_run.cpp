@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/ladder/resources_json.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
@@ -92,13 +94,12 @@ int resumeLadders(const RunOptions& options) {
   }
   int unfinished = 0;
   for (const int64_t ladder_id : ladders) {
-    std::string name;
-    for (const auto& s : db->listRuns(ladder_id)) name = s.ladder_name;
-    const std::string spec_text = db->ladderSpec(ladder_id);
-    const ladder::LadderSpec spec =
-        ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
+    // The resources the ladder was queued with (stored typed: no TOML is read again).
+    const auto stored = db->ladder(ladder_id);
+    const ladder::Resources resources =
+        ladder::resourcesFromJson(nlohmann::json::parse(stored ? stored->resources_json : "{}"));
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
-    unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
+    unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
   }
   return unfinished == 0 ? 0 : 1;

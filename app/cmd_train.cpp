@@ -13,6 +13,7 @@
 #include "app/run_execution.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/ladder/run_plan.h"
 #include "core/run_config.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
@@ -66,8 +67,9 @@ int runTrain(const TrainOptions& options) {
   run.seed = config.train.seed;
   run.config_json = toJson(config).dump();
   run.config_hash = configHash(config);
-  run.params = countParameters(config.model).total;
-  run.flops_per_token = flopsPerToken(config.model);
+  run.plan = ladder::planRunConfig(config, 0);
+  run.params = run.plan.params;
+  run.flops_per_token = run.plan.flops_per_token;
   run.status = "queued";
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/ladder/resources_json.h"
 
 namespace deepladder::storage {
 
@@ -31,7 +32,8 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
                     ec.message() + "). Pass --workdir to a writable place");
 
   Transaction transaction(db);
-  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash);
+  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash, spec.task,
+                                     ladder::resourcesToJson(spec.resources).dump());
   result.new_ladder = !same.has_value();
   if (!result.new_ladder) {
     for (const RunSummary& s : db.listRuns(result.ladder_id)) {
@@ -67,8 +69,7 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
     run.config_json = config.dump();
     run.config_hash = configHash(planned.config);
     run.status = "queued";
-    run.params = planned.params;
-    run.flops_per_token = planned.flops_per_token;
+    run.plan = planned;  // the RunPlan part
     run.workdir = run_dir.string();
     db.insertRun(run);
     ++result.runs_added;

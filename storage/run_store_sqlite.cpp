@@ -5,7 +5,6 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "core/flop_model.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "storage/ingester.h"
@@ -60,16 +59,10 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     p.name = r.name;
     p.workdir = r.workdir;
     p.attempt = r.attempt;
-    try {
-      const RunConfig config = runConfigFromJson(nlohmann::json::parse(r.config_json));
-      p.total_steps = config.train.steps;
-      p.ranks = config.train.ranks;
-      p.gpus_per_rank = config.train.gpus_per_rank;
-      p.flops = flopsPerToken(config.model) * double(config.train.steps) *
-                double(config.train.batch_size * config.model.seq_len);
-    } catch (const std::exception&) {
-      p.flops = 0;
-    }
+    p.total_steps = r.plan.steps;
+    p.ranks = std::max<int64_t>(1, r.plan.ranks);
+    p.gpus_per_rank = r.plan.gpus_per_rank;
+    p.flops = r.plan.flops;  // both growth phases
     out.push_back(p);
   }
   std::stable_sort(out.begin(), out.end(),

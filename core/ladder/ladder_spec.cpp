@@ -367,14 +367,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.config.name = run.name;
         run.config.train.seed = seed;
         options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
-        run.params = countParameters(config.model).total;
+        static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
         run.depth = rung_depth;
-        run.executed_depth = executedBlocks(config.model, false);
-        run.executed_depth_after_growth = executedBlocks(config.model, true);
-        run.crossover_step = growthStep(config.model, config.train.steps);
-        run.flops_per_token = flopsPerToken(config.model);
-        run.tokens = config.train.steps * tokens_per_step;
-        run.flops = trainingFlops(config.model, config.train.steps, tokens_per_step);
         if (recipe_rung) {  // the paper's own accounting (growth_recipe.h)
           run.params = recipe_rung->params;
           run.executed_depth = recipe_rung->blocks_low;

@@ -1,4 +1,5 @@
 // The workbench's in-process scheduler (see in_process_scheduler.h).
+
 #include "ui/workbench/in_process_scheduler.h"
 
 #include <QCoreApplication>
@@ -6,6 +7,7 @@
 #include <QThread>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "core/errors.h"
 // Qt defines `slots` and `emit` as macros; ladder::Resources has a field `slots` and the
@@ -13,6 +15,7 @@
 #undef slots
 #undef emit
 #include "core/ladder/ladder_spec.h"
+#include "core/ladder/resources_json.h"
 #include "core/protocol.h"
 #include "core/scheduler/backend_factory.h"
 #include "core/scheduler/scheduler.h"
@@ -132,11 +135,10 @@ QStringList InProcessScheduler::resumeArguments() const {
   if (session_ladders_.size() != 1) return args;
   try {
     auto db = storage::Database::open(db_path_.toStdString(), /*read_only=*/true);
-    const int64_t id = *session_ladders_.begin();
-    const ladder::LadderSpec spec = ladder::parseLadder(db->ladderSpec(id), "stored ladder");
-    args << QStringLiteral("--ladder") << QString::fromStdString(spec.hash);
+    if (const auto stored = db->ladder(*session_ladders_.begin()))
+      args << QStringLiteral("--ladder") << QString::fromStdString(stored->hash);
   } catch (const std::exception&) {
-    // The stored spec no longer parses: resume everything rather than nothing.
+    // The database cannot be read: resume everything rather than nothing.
   }
   return args;
 }
@@ -180,13 +182,14 @@ void InProcessScheduler::threadMain() {
         ladder_id = ladders_.front();
         ladders_.pop_front();
       }
-      const ladder::LadderSpec spec = ladder::parseLadder(
-          db->ladderSpec(ladder_id), "ladder " + std::to_string(ladder_id) + " (stored)");
+      // The resources the ladder was queued with (stored typed: no TOML is read again).
+      const auto stored = db->ladder(ladder_id);
+      const ladder::Resources resources =
+          ladder::resourcesFromJson(nlohmann::json::parse(stored ? stored->resources_json : "{}"));
       storage::SqliteRunStore store(*db, ladder_id);
-      std::unique_ptr<scheduler::Backend> backend = scheduler::makeBackend(spec.resources);
+      std::unique_ptr<scheduler::Backend> backend = scheduler::makeBackend(resources);
       scheduler::Scheduler sched(
-          store, *backend,
-          scheduler::schedulerOptionsFor(spec.resources, worker_path_.toStdString()));
+          store, *backend, scheduler::schedulerOptionsFor(resources, worker_path_.toStdString()));
       sched.onEvent([this, kNaN](const scheduler::SchedulerEvent& e) {
         const auto id = static_cast<qint64>(e.run_id);
         if (e.kind == scheduler::SchedulerEvent::kLaunched) {
