@@ -15,6 +15,7 @@
 #include "storage/queue_execution.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
+#include "trainers/data/ladder_data.h"
 
 namespace deepladder::app {
 namespace {
@@ -41,6 +42,7 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
 
 int runLadder(const RunOptions& options) {
   const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  data::requireDataBudgets(data::ladderDataBudgets(spec), options.ladder_path);  // before queueing
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);

@@ -18,6 +18,7 @@
 #include "core/terminal_progress.h"
 #include "storage/database.h"
 #include "storage/run_store_sqlite.h"
+#include "trainers/data/ladder_data.h"
 #include "trainers/data/token_data.h"
 
 namespace deepladder::app {
@@ -33,12 +34,12 @@ struct TrainOptions {
   int64_t threads = -1;
 };
 
-// Opens both data splits once so a missing file or a bad shard header is reported before the
-// run is stored.
+// Opens both data splits once so a missing file, a bad shard header or a training split too small
+// for the run (more passes than data.max_epochs) is reported before the run is stored.
 void checkData(const RunConfig& config, const std::string& config_path) {
   try {
-    data::openTokenData(config.data, data::Split::kTrain, config.model.seq_len);
     data::openTokenData(config.data, data::Split::kValidation, config.model.seq_len);
+    data::requireDataBudgets({data::runDataBudget(config)}, config_path);
   } catch (const UserError& e) {
     throw UserError(std::string(e.what()) + " (data of " + config_path + ")");
   }
