@@ -18,6 +18,7 @@
 #include "storage/queue_execution.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
+#include "trainers/data/ladder_data.h"
 #include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
@@ -49,6 +50,7 @@ int runLadder(const RunOptions& options) {
   for (const auto& run : spec.runs)
     uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});
   data::checkRunData(uses);
+  data::requireDataBudgets(data::ladderDataBudgets(spec), options.ladder_path);
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);
@@ -116,8 +118,9 @@ int resumeLadders(const RunOptions& options) {
     std::fprintf(stderr, "deepladder: resuming run %lld (single run)\n", (long long)run_id);
     bool stopped = false;
     try {
-      stopped = runSingleRunQueue(
-          *db, run_id, resources, LadderRunOptions{options.db_path, options.worker, !options.quiet});
+      stopped =
+          runSingleRunQueue(*db, run_id, resources,
+                            LadderRunOptions{options.db_path, options.worker, !options.quiet});
     } catch (const UserError& e) {  // another process runs it (it holds the run's owner lock)
       std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
     }

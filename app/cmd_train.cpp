@@ -19,6 +19,7 @@
 #include "core/safe_text.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
+#include "trainers/data/ladder_data.h"
 #include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
@@ -44,7 +45,10 @@ int runTrain(const TrainOptions& options) {
     gpus = config.train.device.substr(5);
     config.train.device = "cuda";
   }
-  data::checkRunData({{&config, options.config_path}});  // before anything is stored
+  // Before anything is stored: the data opens and fits the vocabulary, and the run does not read
+  // its training split more than data.max_epochs times.
+  data::checkRunData({{&config, options.config_path}});
+  data::requireDataBudgets({data::runDataBudget(config)}, options.config_path);
 
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();

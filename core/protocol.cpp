@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "core/safe_text.h"
@@ -98,7 +97,9 @@ struct Encoder {
 
 // Never throws: text that is not UTF-8 (a shard path with Latin-1 bytes in an error message, say)
 // is sent with U+FFFD in place of the bad bytes.
-std::string encode(const Message& message) { return dumpJson(std::visit(Encoder{}, message)); }
+std::string encode(const Message& message) {
+  return dumpJson(std::visit(Encoder{}, message));
+}
 
 namespace {
 std::atomic<uint64_t> g_decode_calls{0};

@@ -17,7 +17,8 @@ RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
     return {*done_status, done_message};
   if (done_status)  // a worker of another version, or garbage on its stdout
     return {"failed", "the worker reported an unknown outcome \"" + shownText(*done_status) + "\""};
-  if (interrupted) return {"interrupted", "stopped before the end; resume continues from its last checkpoint"};
+  if (interrupted)
+    return {"interrupted", "stopped before the end; resume continues from its last checkpoint"};
   std::string message = "worker ended without finishing (" + exit.describe() + ")";
   if (exit.exited && exit.code == 127) message += ": the worker program could not be started";
   const bool bad_input = isBadInputExit(exit);

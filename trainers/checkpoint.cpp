@@ -123,6 +123,7 @@ CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
   archive.write("state.tokens", scalar(state.tokens));
   archive.write("state.flops", scalar(state.flops));
   archive.write("state.sampler_position", scalar(state.sampler_position));
+  archive.write("state.sampler_windows", scalar(state.sampler_windows));
   archive.write("state.config_hash", c10::IValue(state.config_hash));
   archive.write("state.grown", scalar(static_cast<int64_t>(state.grown ? 1 : 0)));
   archive.write("state.rng_cpu", at::detail::getDefaultCPUGenerator().get_state(), true);
@@ -283,6 +284,9 @@ std::optional<TrainingState> loadNewest(const std::string& workdir, const std::s
       state.tokens = tokens.item<int64_t>();
       state.flops = flops.item<double>();
       state.sampler_position = position.item<int64_t>();
+      torch::Tensor windows;
+      if (archive.try_read("state.sampler_windows", windows))
+        state.sampler_windows = windows.item<int64_t>();
       state.config_hash = config_hash;
       state.grown = grown;
       // Counters a resume trusts: a file that passes its checksum may still have been made by

@@ -210,6 +210,7 @@ struct RecipeArmConstants {
   int64_t warmup = 0;
   double warmdown = 0.6, m_out = 1, r = 1, s_emb = 0.02, u = 0.0625;
   double embed_lr_mult = 1, head_lr_mult = 1, g = 0.8, tpp = 20;
+  bool embed_head_decay = true;  // optional: false turns the embedding and head decay off
 };
 
 RecipeArmConstants readRecipeArm(TomlReader r) {
@@ -236,6 +237,7 @@ RecipeArmConstants readRecipeArm(TomlReader r) {
   k.head_lr_mult = r.number("head_lr_mult", k.head_lr_mult, 0, 1e6);
   k.g = r.number("g", k.g, 0, 10);
   k.tpp = r.number("tpp", k.tpp, 1e-6, 1e9);
+  k.embed_head_decay = r.boolean("embed_head_decay", k.embed_head_decay);
   r.finish();
   return k;
 }
@@ -288,6 +290,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   t.embed_lr = k.embed_lr_mult * rung.matrix_lr;
   t.head_lr = k.head_lr_mult * rung.matrix_lr;
   t.weight_decay = k.weight_decay;
+  t.embed_head_weight_decay = k.embed_head_decay;  // the paper's decay of embedding and head
   t.cautious_weight_decay = true;
   t.beta1 = k.beta1;
   t.beta2 = k.beta2;

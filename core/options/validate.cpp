@@ -101,6 +101,10 @@ std::optional<Problem> trainProblem(const RunConfig& c) {
                    "warmup (" + show(t.warmup_steps) + " steps) is longer than the run (" +
                        show(t.steps) + ")",
                    "lower warmup_steps or raise steps"};
+  if (!t.embed_head_weight_decay && t.optimizer != OptimizerKind::muon)
+    return Problem{"train.embed_head_weight_decay",
+                   "the embedding and head have their own decay only with optimizer = \"muon\"",
+                   "remove it (adamw decays every matrix, the embedding included)"};
   if (t.batch_size % t.ranks != 0)
     return Problem{"train.ranks",
                    "batch_size " + show(t.batch_size) + " does not split evenly over " +

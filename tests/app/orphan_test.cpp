@@ -49,6 +49,13 @@ class OrphanTest : public CliTest {
   }
 
   // The single run's directory (deepladder-work/single/<id>-cli-tiny).
+  // A run that trains until it is stopped: many passes over the tiny corpus.
+  std::string endlessConfig() {
+    std::string config = tinyConfig(dir_.string(), 100000);
+    config.insert(config.find("[train]"), "max_epochs = 100000\n");
+    return config;
+  }
+
   std::string runDir(int64_t id) {
     return path("deepladder-work/single/" + std::to_string(id) + "-cli-tiny");
   }
@@ -78,7 +85,7 @@ TEST_F(OrphanTest, KilledTrainTakesItsWorkerAlongAndResumeFinishesTheRun) {
 
 TEST_F(OrphanTest, ResumeLeavesALiveTrainAlone) {
   writeCorpus();
-  write("run.toml", tinyConfig(dir_.string(), 100000));
+  write("run.toml", endlessConfig());
   auto train = start("deepladder", {"train", path("run.toml"), "--db", path("runs.db")});
   ASSERT_TRUE(waitForStep(*train, 1, 3));
   const CommandResult resume = deepladder({"resume", "--db", path("runs.db"), "--quiet"});
@@ -94,7 +101,7 @@ TEST_F(OrphanTest, ResumeLeavesALiveTrainAlone) {
 
 TEST_F(OrphanTest, TwoWorkersNeverTrainOneRunDirectory) {
   writeCorpus();
-  write("run.toml", tinyConfig(dir_.string(), 100000));
+  write("run.toml", endlessConfig());
   const std::vector<std::string> args = {"--config", path("run.toml"), "--workdir",
                                          path("w"),  "--run-id",       "1"};
   auto first = start("deepladder-worker", args);
