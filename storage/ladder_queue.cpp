@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/ladder/resources_json.h"
+#include "core/names.h"
+#include "core/safe_text.h"
 
 namespace deepladder::storage {
 
@@ -25,6 +28,7 @@ namespace {
 int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& ladder_dir,
                          const ladder::PlannedRun& planned) {
   const fs::path run_dir = fs::path(ladder_dir) / planned.name;
+  requireInsideDirectory(ladder_dir, run_dir.string());
   std::error_code ec;
   fs::create_directories(run_dir, ec);
   if (ec)
@@ -32,7 +36,7 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
   const nlohmann::json config = toJson(planned.config);
   {
     std::ofstream out(run_dir / "config.json.tmp");
-    out << config.dump(2) << "\n";
+    out << dumpJson(config, 2) << "\n";
     if (!out) throw UserError((run_dir / "config.json").string() + ": cannot write the run config");
   }
   fs::rename(run_dir / "config.json.tmp", run_dir / "config.json");
@@ -42,11 +46,10 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
   run.arm = planned.arm;
   run.size = planned.size;
   run.seed = planned.seed;
-  run.config_json = config.dump();
+  run.config_json = dumpJson(config);
   run.config_hash = configHash(planned.config);
   run.status = "queued";
-  run.params = planned.params;
-  run.flops_per_token = planned.flops_per_token;
+  run.plan = planned;  // the RunPlan part
   run.workdir = run_dir.string();
   return db.insertRun(run);
 }
@@ -72,6 +75,10 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
     result.changed_spec = by_name.has_value();
   }
   const std::string ladder_dir = ladderWorkDir(spec, work_root);
+  // Names were checked when the spec was read (core/names.h); this only guards against a bug.
+  requireInsideDirectory(work_root, ladder_dir);
+  for (const ladder::PlannedRun& planned : spec.runs)
+    requireInsideDirectory(ladder_dir, (fs::path(ladder_dir) / planned.name).string());
   std::error_code ec;
   fs::create_directories(ladder_dir, ec);
   if (ec)
@@ -79,7 +86,8 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
                     "). Pass --workdir to a writable place");
 
   Transaction transaction(db);
-  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash);
+  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash, spec.task,
+                                     ladder::resourcesToJson(spec.resources).dump());
   result.new_ladder = !same.has_value();
   if (!result.new_ladder) {
     for (const RunSummary& s : db.listRuns(result.ladder_id)) {

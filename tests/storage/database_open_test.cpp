@@ -27,7 +27,7 @@ std::string openError(const std::string& path, bool read_only = false) {
 TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
-  EXPECT_EQ(db->schemaVersion(), 3);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
   EXPECT_EQ(Database::kSchemaVersion, 3);
   for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
                             "fits", "external_points", "decisions"}) {
@@ -57,7 +57,7 @@ TEST(DatabaseOpen, ReopenKeepsDataAndSchema) {
   }
   for (int i = 0; i < 2; ++i) {
     auto db = Database::open(path);
-    EXPECT_EQ(db->schemaVersion(), 3);
+    EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
     ASSERT_TRUE(db->run(id));
     EXPECT_EQ(db->run(id)->name, "r1");
     EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 1);
@@ -194,7 +194,7 @@ TEST(DatabaseOpen, ReadOnlyOpenOfMissingFileIsAUserErrorAndCreatesNothing) {
 
 TEST(DatabaseOpen, InMemoryDatabaseWorks) {
   auto db = Database::open(":memory:");
-  EXPECT_EQ(db->schemaVersion(), 3);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
   EXPECT_EQ(db->insertRun(RunRecord{}), 1);
 }
 
