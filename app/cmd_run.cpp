@@ -1,7 +1,6 @@
 // `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
 // `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -10,6 +9,7 @@
 #include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/scheduler/device_memory.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
@@ -34,12 +34,14 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
   std::map<std::string, int> counts;
   for (const auto& s : db.listRuns(ladder_id)) counts[s.run.status]++;
   std::string line;
-  for (const auto& [status, n] : counts) line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  for (const auto& [status, n] : counts)
+    line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
   std::printf("ladder %lld: %s\n", (long long)ladder_id, line.c_str());
 }
 
 int runLadder(const RunOptions& options) {
-  const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);
@@ -74,8 +76,10 @@ int resumeLadders(const RunOptions& options) {
   scheduler::SchedulerLock lock(options.db_path);
   const int orphans = storage::markOrphanedRunsInterrupted(*db, std::nullopt);
   if (orphans > 0)
-    std::fprintf(stderr, "deepladder: %d run(s) were left running by a scheduler that stopped; "
-                         "they resume from their last checkpoints\n", orphans);
+    std::fprintf(stderr,
+                 "deepladder: %d run(s) were left running by a scheduler that stopped; "
+                 "they resume from their last checkpoints\n",
+                 orphans);
   std::optional<int64_t> only;
   if (!options.ladder.empty()) {
     only = db->findLadder(options.ladder);
@@ -91,7 +95,8 @@ int resumeLadders(const RunOptions& options) {
     std::string name;
     for (const auto& s : db->listRuns(ladder_id)) name = s.ladder_name;
     const std::string spec_text = db->ladderSpec(ladder_id);
-    const ladder::LadderSpec spec = ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
+    const ladder::LadderSpec spec =
+        ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
     unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
     printLadderStatus(*db, ladder_id);
@@ -104,8 +109,10 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
   CLI::App* cmd = cli.add_subcommand(
       "run", "Plan, queue and run a ladder (arms x sizes x seeds) on local slots or Slurm");
   cmd->add_option("ladder", options->ladder_path, "Ladder spec (TOML)")->required();
-  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
-  cmd->add_option("--workdir", options->workdir, "Work directory (default: deepladder-work beside the database)");
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")
+      ->capture_default_str();
+  cmd->add_option("--workdir", options->workdir,
+                  "Work directory (default: deepladder-work beside the database)");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
   cmd->callback([options] { commandExitCode() = runLadder(*options); });
