@@ -14,9 +14,10 @@ namespace {
 
 constexpr double kFloat = 4;  // bytes of a float32
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// Resident set of a CPU worker before its first step: LibTorch's libraries and thread pools, the
-// protocol and the built-in corpus (measured with deepladder-worker on a d32 x 2 model: see
-// tests/bench/memory_bench.cpp, which re-measures it).
+// Fixed resident set of a CPU worker: LibTorch's libraries and thread pools, the protocol, the
+// built-in corpus, and what the allocator keeps beyond live tensors. A d32 x 2 worker peaks at
+// about 190 MB; runs with hundreds of MB of activations imply 240-390 MB here, so this errs on
+// the high side (tests/bench/memory_bench.cpp measures estimate against peak RSS).
 constexpr double kCpuRuntimeBytes = 330.0 * 1024 * 1024;
 // CUDA context, cuBLAS / cuDNN workspaces and the caching allocator's slack beyond the tensors.
 constexpr double kCudaRuntimeBytes = 1.0 * kGiB;
