@@ -1,11 +1,18 @@
 # deepladder: the two set-up commands.
 #   make run   installs what is missing, builds (Release), runs the quick ladder on the built-in corpus
 #   make test  the same set-up and build, then every test (ctest; long ones are labelled and skipped)
+#   make check-sanitize  the tests built with AddressSanitizer + UndefinedBehaviorSanitizer in
+#              build-sanitize/ (slow: a separate full build; not part of make test)
+#   make fuzz  a libFuzzer campaign over every parser (clang; build-fuzz/; FUZZ_SECONDS per parser)
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: setup configure build run test bench clean format
+SANITIZE_DIR ?= build-sanitize
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 180
+
+.PHONY: setup configure build run test bench clean format check-sanitize fuzz
 
 setup:
 	@bash scripts/setup
@@ -25,8 +32,21 @@ test: build
 bench: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure --label-regex bench --verbose
 
+check-sanitize: setup
+	@cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DDEEPLADDER_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SANITIZE_DIR) --parallel $(JOBS)
+	@cd $(SANITIZE_DIR) && \
+	  ASAN_OPTIONS=detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/scripts/sanitizers/ubsan.supp \
+	  ctest --output-on-failure --parallel $(JOBS) --label-exclude 'long|bench|gpu' $(CTEST_FLAGS)
+
+fuzz: setup
+	@bash scripts/fuzz $(FUZZ_DIR) $(FUZZ_SECONDS)
+
 clean:
-	@rm -rf $(BUILD_DIR)
+	@rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
 
 format:
 	@git ls-files '*.h' '*.cpp' '*.cu' '*.cuh' | xargs clang-format -i

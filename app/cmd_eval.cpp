@@ -1,8 +1,9 @@
-// `deepladder eval RUN_ID --db runs.db --passes 1..16`: test-time depth. Runs the worker in its
-// evaluation mode (deepladder-worker --eval-passes, trainers/eval_depth.h) on the run's newest
-// checkpoint and stores validation loss against core passes K' as the metric "val/loss@passes"
-// with step = K' (tokens and flops: the checkpoint's), then prints the table. The run's status and
-// progress are left alone; `deepladder metrics RUN_ID --key val/loss@passes` shows the points too.
+// `deepladder eval RUN_ID --db runs.db --passes 1..16`: test-time depth. The scheduler runs the
+// worker in its evaluation mode (deepladder-worker --eval-passes, trainers/eval_depth.h) on the
+// run's newest checkpoint, and the ingester stores validation loss against core passes K' as the
+// metric "val/loss@passes" with step = K' (tokens and flops: the checkpoint's); then the table is
+// printed. The run's status and progress are left alone; `deepladder metrics RUN_ID --key
+// val/loss@passes` shows the points too.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,11 +11,12 @@
 #include <cstdio>
 
 #include "app/command_registry.h"
-#include "app/run_execution.h"
+#include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/protocol.h"
-#include "core/worker_process.h"
 #include "storage/database.h"
+#include "storage/evaluation_run_store.h"
+#include "storage/queue_execution.h"
 
 namespace deepladder::app {
 namespace {
@@ -34,47 +36,41 @@ int runEval(const EvalOptions& options) {
   if (!run)
     throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
                     ". See 'deepladder status' for run ids");
-  ProcessSpec spec;
-  spec.argv = {options.worker_path.empty() ? findWorkerProgram() : options.worker_path,
-               "--config",
-               run->workdir + "/config.json",
-               "--workdir",
-               run->workdir,
-               "--run-id",
-               std::to_string(options.run_id),
-               "--eval-passes",
-               options.passes};
-  spec.stderr_path = run->workdir + "/eval.log";
-  WorkerProcess worker(spec);
-  std::vector<storage::MetricRow> rows;
-  std::string error;
+  if (run->status != "finished" && run->status != "diverged")
+    throw UserError("run " + std::to_string(options.run_id) + " is " + run->status +
+                    "; 'eval' reads a finished run's newest checkpoint");
+  // An evaluation queue of one: the same scheduler, worker command line and ingester as
+  // training; the ingester stores the val/loss@passes points and leaves the run as it was.
+  auto store = std::make_unique<storage::EvaluationRunStore>(*db, *run, options.passes);
+  storage::EvaluationRunStore& evaluation = *store;
+  ladder::Resources resources;
+  resources.devices = "cpu";
+  resources.slots = 1;
+  resources.retries = 0;
+  storage::QueueExecution execution(
+      std::move(store), resources,
+      options.worker_path.empty() ? findWorkerProgram() : options.worker_path);
   std::optional<protocol::Done> done;
-  const ProcessExit exit = worker.runToEnd([&](const std::string& line) {
-    const auto message = protocol::decode(line);
-    if (!message) return;
-    if (const auto* metric = std::get_if<protocol::Metric>(&*message)) {
-      for (const auto& [key, value] : metric->values)
-        if (key == "val/loss@passes")
-          rows.push_back(storage::MetricRow{options.run_id, key, metric->step, metric->tokens,
-                                            metric->flops, value, metric->wall_s});
-    } else if (const auto* e = std::get_if<protocol::Error>(&*message)) {
-      error = e->message;
-    } else if (const auto* d = std::get_if<protocol::Done>(&*message)) {
-      done = *d;
-    }
+  execution.scheduler().onEvent([&](const scheduler::SchedulerEvent& e) {
+    if (e.message)
+      if (const auto* d = std::get_if<protocol::Done>(&*e.message)) done = *d;
   });
-  if (!error.empty() || !done) {
-    const std::string why = !error.empty() ? error : "the worker ended with " + exit.describe();
-    if (exit.exited && exit.code == kExitBadInput) throw UserError("eval: " + why);
+  execution.scheduler().run();
+  const auto& outcome = evaluation.outcome();
+  if (!outcome || outcome->status != "finished" || !done) {
+    const std::string why = outcome ? outcome->message : "the evaluation did not start";
+    if (why.rfind("bad input", 0) == 0) throw UserError("eval: " + why);
     throw std::runtime_error("eval of run " + std::to_string(options.run_id) + ": " + why +
-                             " (log: " + spec.stderr_path + ")");
+                             " (log: " + run->workdir + "/eval.log)");
   }
-  db->writeMetrics(rows);
+  const std::vector<storage::MetricPoint> points =
+      db->readMetric(options.run_id, "val/loss@passes");
   std::printf("run %lld (%s), %s\n", (long long)options.run_id, run->name.c_str(),
               done->message.c_str());
   std::printf("%8s %14s\n", "passes", "val/loss");
-  for (const auto& row : rows) std::printf("%8lld %14.6f\n", (long long)row.step, row.value);
-  std::printf("stored %zu points as metric val/loss@passes\n", rows.size());
+  for (const auto& point : points)
+    std::printf("%8lld %14.6f\n", (long long)point.step, point.value);
+  std::printf("stored %zu points as metric val/loss@passes\n", points.size());
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "core/safe_text.h"
 #include "fitting/chinchilla.h"
 #include "fitting/fit_json.h"
 #include "fitting/frontier_fit.h"
@@ -81,8 +82,8 @@ void storeFrontier(storage::Database& db, const std::string& source,
     se["gamma_t"] =
         nlohmann::json::parse("[" + jsonText(f.gamma_t_lo) + "," + jsonText(f.gamma_t_hi) + "]");
     se["dof"] = f.dof;
-    rec.params_json = params.dump();
-    rec.stderr_json = se.dump();
+    rec.params_json = dumpJson(params);
+    rec.stderr_json = dumpJson(se);
     db.insertFit(rec);
   }
   tx.commit();
@@ -123,7 +124,7 @@ int runSquaringFit(const FitCommandOptions& options, storage::Database& db) {
   const auto summary = readSquaringSummary(db, options.db_path, options.ladder, c_ref);
   storeSquaringFits(db, options.ladder, summary);
   if (options.json) {
-    std::printf("%s\n", fitting::squaringToJson(summary).dump().c_str());
+    std::printf("%s\n", dumpJson(fitting::squaringToJson(summary)).c_str());
   } else {
     std::printf("%s", fitting::squaringTableMarkdown(summary).c_str());
     std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
@@ -198,11 +199,11 @@ int runFit(FitCommandOptions options) {
       rec.source = source;
       rec.arm = "all";
       rec.form = "L(N,D)=E+A/N^alpha+B/D^beta";
-      rec.params_json = fitting::chinchillaToJson(fit).dump();
+      rec.params_json = dumpJson(fitting::chinchillaToJson(fit));
       db->insertFit(rec);
     }
     if (options.json)
-      std::printf("%s\n", fitting::chinchillaToJson(fit).dump().c_str());
+      std::printf("%s\n", dumpJson(fitting::chinchillaToJson(fit)).c_str());
     else
       printChinchillaTable(fit, sizes);
     return fit.best_converged ? 0 : 1;
@@ -212,7 +213,7 @@ int runFit(FitCommandOptions options) {
   warnArmsWithoutFit(result);
   if (db) storeFrontier(*db, source, result);
   if (options.json) {
-    std::printf("%s\n", fitting::frontierToJson(result).dump().c_str());
+    std::printf("%s\n", dumpJson(fitting::frontierToJson(result)).c_str());
   } else {
     std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
     if (db)

@@ -1,8 +1,10 @@
 // `deepladder plan LADDER.toml [--json] [--db FILE]`: the expanded grid, one row per run, and the
 // totals. Each run's peak device memory and micro-batch come from the memory plan
 // (core/ladder/memory_plan.h), checked against resources.device_memory_gb or this machine's
-// devices; a run that cannot fit is refused (exit 2) with what would make it fit. With --db, runs
-// of a shape that has run there are timed by its measured tokens/s instead of the assumption.
+// devices; a run that cannot fit is refused (exit 2) with what would make it fit. Each run's
+// tokens are shown against what its training split holds; a ladder whose runs would read their
+// split more than data.max_epochs times is refused (exit 2). With --db, runs of a shape that has
+// run there are timed by its measured tokens/s instead of the assumption.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,10 +15,12 @@
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/ladder/memory_plan.h"
+#include "core/safe_text.h"
 #include "core/scheduler/device_memory.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
 #include "storage/measured_throughput.h"
+#include "trainers/data/ladder_data.h"
 
 namespace deepladder::app {
 namespace {
@@ -27,34 +31,51 @@ struct PlanOptions {
   bool json = false;
 };
 
-nlohmann::json jsonRow(const ladder::LadderSpec& spec, const ladder::PlannedRun& run) {
-  return {{"ladder", spec.name},
-          {"run", run.name},
-          {"arm", run.arm},
-          {"size", run.size},
-          {"seed", run.seed},
-          {"depth", run.depth},
-          {"executed_depth", run.executed_depth},
-          {"n_layer", run.config.model.n_layer},
-          {"d_model", run.config.model.d_model},
-          {"params", run.params},
-          {"steps", run.config.train.steps},
-          {"crossover_step",
-           run.crossover_step >= 0 ? nlohmann::json(run.crossover_step) : nlohmann::json(nullptr)},
-          {"depth_after_growth", run.executed_depth_after_growth},
-          {"tokens", run.tokens},
-          {"flops_per_token", run.flops_per_token},
-          {"flops", run.flops},
-          {"ranks", run.config.train.ranks},
-          {"micro_batch", run.micro_batch},
-          {"peak_memory_gb", run.peak_memory_gb},
-          {"peak_phase", run.memory.peak_phase},
-          {"est_seconds", run.est_seconds},
-          {"time_measured", run.time_measured}};
+// "12.6B/9.90B" (tokens read / tokens the split holds), "1.48M/?" when the split is not there.
+std::string dataColumn(const data::RunDataBudget& b) {
+  return formatCount(double(b.budget.tokens_needed)) + "/" +
+         (b.known ? formatCount(double(b.budget.tokens_available)) : std::string("?"));
+}
+
+nlohmann::json jsonRow(const ladder::LadderSpec& spec, const ladder::PlannedRun& run,
+                       const data::RunDataBudget& data) {
+  nlohmann::json row = {
+      {"ladder", spec.name},
+      {"run", run.name},
+      {"arm", run.arm},
+      {"size", run.size},
+      {"seed", run.seed},
+      {"depth", run.depth},
+      {"executed_depth", run.executed_depth},
+      {"n_layer", run.config.model.n_layer},
+      {"d_model", run.config.model.d_model},
+      {"params", run.params},
+      {"steps", run.config.train.steps},
+      {"crossover_step",
+       run.crossover_step >= 0 ? nlohmann::json(run.crossover_step) : nlohmann::json(nullptr)},
+      {"depth_after_growth", run.executed_depth_after_growth},
+      {"tokens", run.tokens},
+      {"flops_per_token", run.flops_per_token},
+      {"flops", run.flops},
+      {"ranks", run.config.train.ranks},
+      {"micro_batch", run.micro_batch},
+      {"peak_memory_gb", run.peak_memory_gb},
+      {"peak_phase", run.memory.peak_phase},
+      {"est_seconds", run.est_seconds},
+      {"time_measured", run.time_measured}};
+  row["data_tokens_needed"] = data.budget.tokens_needed;
+  row["data_tokens_available"] =
+      data.known ? nlohmann::json(data.budget.tokens_available) : nlohmann::json(nullptr);
+  row["data_epochs"] = data.known ? nlohmann::json(data.budget.epochs()) : nlohmann::json(nullptr);
+  return row;
 }
 
 int runPlan(const PlanOptions& options) {
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  // Tokens each run reads against its training split; a run that would repeat data beyond
+  // data.max_epochs is refused before anything is printed.
+  const std::vector<data::RunDataBudget> budgets = data::ladderDataBudgets(spec);
+  data::requireDataBudgets(budgets, options.ladder_path);
   scheduler::planForLocalDevices(spec);
   if (!options.db_path.empty()) {
     if (access(options.db_path.c_str(), F_OK) != 0)
@@ -63,29 +84,31 @@ int runPlan(const PlanOptions& options) {
     ladder::applyMeasuredThroughput(spec, storage::measuredTokensPerSecond(*db));
   }
   if (options.json) {
-    for (const auto& run : spec.runs) std::printf("%s\n", jsonRow(spec, run).dump().c_str());
+    for (size_t i = 0; i < spec.runs.size(); ++i)
+      std::printf("%s\n", dumpJson(jsonRow(spec, spec.runs[i], budgets[i])).c_str());
     return 0;
   }
   std::printf("ladder \"%s\" (%s): %zu arms x %zu sizes x %zu seeds = %zu runs, backend %s\n",
               spec.name.c_str(), spec.hash.c_str(), spec.arms.size(), spec.sizes.size(),
               spec.seeds.size(), spec.runs.size(), spec.resources.backend.c_str());
-  std::printf("%-28s %6s %7s %6s %10s %8s %10s %10s %10s %5s %8s %9s\n", "run", "exec", "d_model",
-              "heads", "params", "steps", "tokens", "FLOPs/tok", "FLOPs", "mb", "peak GB",
-              "est time");
+  std::printf("%-28s %6s %7s %6s %10s %8s %10s %10s %10s %5s %8s %9s %15s\n", "run", "exec",
+              "d_model", "heads", "params", "steps", "tokens", "FLOPs/tok", "FLOPs", "mb",
+              "peak GB", "est time", "data need/have");
   double total_flops = 0, total_seconds = 0;
   int64_t total_tokens = 0, measured = 0;
-  for (const auto& run : spec.runs) {
+  for (size_t i = 0; i < spec.runs.size(); ++i) {
+    const auto& run = spec.runs[i];
     const std::string depth = run.crossover_step >= 0
                                   ? std::to_string(run.executed_depth) + ">" +
                                         std::to_string(run.executed_depth_after_growth)
                                   : std::to_string(run.executed_depth);
-    std::printf("%-28s %6s %7lld %6lld %10s %8lld %10s %10s %10.3e %5lld %8.2f %9s%s\n",
+    std::printf("%-28s %6s %7lld %6lld %10s %8lld %10s %10s %10.3e %5lld %8.2f %9s%s %15s\n",
                 run.name.c_str(), depth.c_str(), (long long)run.config.model.d_model,
                 (long long)run.config.model.n_head, formatCount(double(run.params)).c_str(),
                 (long long)run.config.train.steps, formatCount(double(run.tokens)).c_str(),
                 formatCount(run.flops_per_token).c_str(), run.flops, (long long)run.micro_batch,
                 run.peak_memory_gb, formatDuration(run.est_seconds).c_str(),
-                run.time_measured ? "*" : "");
+                run.time_measured ? "*" : " ", dataColumn(budgets[i]).c_str());
     total_flops += run.flops;
     total_tokens += run.tokens;
     total_seconds += run.est_seconds * static_cast<double>(run.config.train.ranks);  // slot-time
@@ -115,6 +138,12 @@ int runPlan(const PlanOptions& options) {
                 budget.source.c_str(), 100 * ladder::kUsableFraction);
   else
     std::printf("memory: device size unknown (set resources.device_memory_gb to check the runs)\n");
+  for (size_t i = 0; i < budgets.size(); ++i) {
+    if (budgets[i].known) continue;  // one note for the first split that is not there
+    std::printf("data: %s: not checked (%s)\n", spec.runs[i].name.c_str(),
+                budgets[i].source.c_str());
+    break;
+  }
   return 0;
 }
 

@@ -1,20 +1,26 @@
 // `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
-// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died.
+// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died,
+// and single runs (`deepladder train`) whose process was stopped or killed.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/scheduler/device_memory.h"
+#include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
+#include "storage/queue_execution.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
+#include "trainers/data/ladder_data.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -42,6 +48,11 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
 int runLadder(const RunOptions& options) {
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
   scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
+  std::vector<data::RunDataUse> uses;  // data checked before anything is queued
+  for (const auto& run : spec.runs)
+    uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});
+  data::checkRunData(uses);
+  data::requireDataBudgets(data::ladderDataBudgets(spec), options.ladder_path);
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);
@@ -86,20 +97,39 @@ int resumeLadders(const RunOptions& options) {
     if (!only) throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
   }
   const std::vector<int64_t> ladders = storage::laddersToResume(*db, only);
-  if (ladders.empty()) {
+  const std::vector<int64_t> singles =
+      only ? std::vector<int64_t>{} : storage::singleRunsToResume(*db);
+  if (ladders.empty() && singles.empty()) {
     std::printf("nothing to resume in %s\n", options.db_path.c_str());
     return 0;
   }
   int unfinished = 0;
   for (const int64_t ladder_id : ladders) {
-    std::string name;
-    for (const auto& s : db->listRuns(ladder_id)) name = s.ladder_name;
-    const std::string spec_text = db->ladderSpec(ladder_id);
-    const ladder::LadderSpec spec =
-        ladder::parseLadder(spec_text, "ladder \"" + name + "\" (stored)");
+    // The resources the ladder was queued with (stored typed: no TOML is read again).
+    const ladder::Resources resources = storage::storedResources(*db, ladder_id);
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
-    unfinished += runLadderQueue(*db, ladder_id, spec.resources, run_options);
+    unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
+  }
+  // Single runs (`deepladder train`) continue from their checkpoints, one at a time, on a
+  // local slot of every core (their device is in their config).
+  for (const int64_t run_id : singles) {
+    ladder::Resources resources;
+    resources.slots = 1;
+    resources.retries = 0;
+    std::fprintf(stderr, "deepladder: resuming run %lld (single run)\n", (long long)run_id);
+    bool stopped = false;
+    try {
+      stopped =
+          runSingleRunQueue(*db, run_id, resources,
+                            LadderRunOptions{options.db_path, options.worker, !options.quiet});
+    } catch (const UserError& e) {  // another process runs it (it holds the run's owner lock)
+      std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
+    }
+    const auto run = db->run(run_id);
+    std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
+    if (!run || run->status != "finished") ++unfinished;
+    if (stopped) break;
   }
   return unfinished == 0 ? 0 : 1;
 }
@@ -121,7 +151,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
 CommandRegistrar reg_resume("resume", 9, [](CLI::App& cli) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* cmd = cli.add_subcommand(
-      "resume", "Continue queued and interrupted runs (after the scheduler itself was stopped)");
+      "resume",
+      "Continue queued and interrupted runs (after the scheduler itself was stopped), and single "
+      "runs whose `deepladder train` was stopped");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", options->ladder, "Only this ladder (name or hash)");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");

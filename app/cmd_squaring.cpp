@@ -1,7 +1,10 @@
-// `deepladder squaring generate --tier E1 --out DIR [--seed S]`: writes a tier's squaring-task
-// data ("One Layer Deeper") as JSON lines: train, test, ood_t, depth_seen, depth_ood_n and a
-// manifest (see core/squaring/dataset_io.h). Other `squaring` subcommands (e.g. `eval`) attach
-// themselves with a registrar of order > 70: cli.get_subcommand("squaring")->add_subcommand(...).
+// `deepladder squaring generate --tier E1 --out DIR [--seed S] [--compat native|reference]`:
+// writes a tier's squaring-task data ("One Layer Deeper"). The records are the public
+// benchmark's for that tier and seed either way; --compat picks the layout: native (default)
+// writes train, test, ood_t, depth_seen, depth_ood_n and a manifest (core/squaring/dataset_io.h),
+// reference writes the benchmark's own files byte for byte (core/squaring/reference_io.h).
+// Other `squaring` subcommands (e.g. `eval`) attach themselves with a registrar of order > 70:
+// cli.get_subcommand("squaring")->add_subcommand(...).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -9,6 +12,7 @@
 #include "app/command_registry.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/dataset_io.h"
+#include "core/squaring/reference_io.h"
 #include "core/squaring/tiers.h"
 
 namespace deepladder::app {
@@ -18,18 +22,28 @@ struct GenerateOptions {
   std::string tier;
   std::string out;
   uint64_t seed = 0;
+  std::string compat = "native";
 };
 
 int runGenerate(const GenerateOptions& options) {
   const squaring::TierPreset& tier = squaring::tierPreset(options.tier);  // UserError lists tiers
-  const squaring::TierDataset data = squaring::generateTierDataset(tier, options.seed);
-  const auto written = squaring::writeTierDataset(options.out, tier, data);
-  std::printf("squaring tier %s (%s, %s), seed %llu -> %s\n", tier.name.c_str(),
+  const squaring::Compat compat = squaring::parseCompat(options.compat);
+  std::vector<squaring::WrittenFile> written;
+  if (compat == squaring::Compat::kReference) {
+    const auto config = squaring::referenceConfig(tier, options.seed, options.out);
+    written = squaring::writeReferenceDataset(options.out, config,
+                                              squaring::generateReferenceRecords(config));
+  } else {
+    const squaring::TierDataset data = squaring::generateTierDataset(tier, options.seed);
+    written = squaring::writeTierDataset(options.out, tier, data);
+  }
+  std::printf("squaring tier %s (%s, %s), seed %llu, %s layout -> %s\n", tier.name.c_str(),
               tier.difficulty.c_str(), tier.budget.c_str(),
-              static_cast<unsigned long long>(options.seed), options.out.c_str());
+              static_cast<unsigned long long>(options.seed), squaring::compatName(compat),
+              options.out.c_str());
   for (const auto& file : written)
-    if (file.name != "manifest.json")
-      std::printf("  %-18s %10lld examples\n", file.name.c_str(),
+    if (file.name != "manifest.json" && file.name != "dataset_config.json")
+      std::printf("  %-24s %10lld examples\n", file.name.c_str(),
                   static_cast<long long>(file.examples));
   return 0;
 }
@@ -41,13 +55,19 @@ CommandRegistrar reg("squaring", 70, [](CLI::App& cli) {
   cmd->require_subcommand(1);
   auto options = std::make_shared<GenerateOptions>();
   CLI::App* generate = cmd->add_subcommand(
-      "generate", "Write a tier's train/test/OOD/depth-ladder sets as JSON lines into a directory");
+      "generate",
+      "Write a tier's train/test/OOD/depth-ladder sets (the benchmark's records) into a directory");
   std::string tiers;
   for (const auto& name : squaring::tierNames()) tiers += (tiers.empty() ? "" : ", ") + name;
   generate->add_option("--tier", options->tier, "Tier preset: " + tiers)->required();
   generate->add_option("--out", options->out, "Output directory (created when missing)")
       ->required();
   generate->add_option("--seed", options->seed, "Random seed (same seed, same files)")
+      ->capture_default_str();
+  generate
+      ->add_option("--compat", options->compat,
+                   "File layout: native (deepladder's JSON lines + manifest.json) or reference "
+                   "(the benchmark's files, byte for byte)")
       ->capture_default_str();
   generate->callback([options] { commandExitCode() = runGenerate(*options); });
 });

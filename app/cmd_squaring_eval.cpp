@@ -1,12 +1,17 @@
 // `deepladder squaring eval RUN_ID --db runs.db [--step S]`: prints a squaring run's accuracy maps
 // from the evals table (the trainer's Eval rows, trainers/squaring/squaring_eval.h): the held-out
 // map (squaring/test + squaring/ood_t) and the depth-ladder map (squaring/depth), each cell as
-// accuracy/chance with OOD cells marked, Max T on seen and on unseen moduli, and for looped
-// models the accuracy against test-time iterations r (tasks "<set>@r=R"). Chance levels come
-// from the tier's data regenerated from the run's config (tier, data_seed): deterministic.
+// accuracy/chance, plus /composition ceiling for a fixed-modulus tier (core/squaring/baselines.h),
+// with OOD cells marked; the benchmark's numbers (test exact, OOD exact, score = their mean, Max T
+// on seen and on unseen moduli); and for looped models the accuracy against test-time iterations
+// r (tasks "<set>@r=R"). Chance levels and ceilings come from the tier's data regenerated from the
+// run's config (tier, data_seed): deterministic. `deepladder squaring eval --ladder NAME` prints a
+// ladder's arms and sizes over their seeds as the benchmark reports them (mean score, minimum
+// Max T; storage/squaring_points.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -16,10 +21,12 @@
 #include "app/command_registry.h"
 #include "core/errors.h"
 #include "core/run_config.h"
+#include "core/squaring/baselines.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
-#include "core/squaring/modular_arithmetic.h"
+#include "core/squaring/run_maps.h"
 #include "storage/database.h"
+#include "storage/squaring_points.h"
 
 namespace deepladder::app {
 namespace {
@@ -27,42 +34,43 @@ namespace {
 namespace sq = ::deepladder::squaring;
 
 struct SquaringEvalOptions {
-  int64_t run_id = 0;
+  int64_t run_id = -1;
+  std::string ladder;  // set: the ladder's table over seeds instead of one run
   std::string db_path = "runs.db";
   int64_t step = -1;  // -1: the latest step with evals
 };
 
-using CellKey = std::pair<int, int64_t>;  // (bits, T)
-
-// Examples of a set grouped by cell, so a cell's chance level can be recomputed.
-std::map<CellKey, std::vector<sq::Example>> byCell(const std::vector<sq::Example>& examples) {
-  std::map<CellKey, std::vector<sq::Example>> cells;
-  for (const auto& e : examples) cells[{sq::bitLength(e.n), e.t}].push_back(e);
-  return cells;
-}
-
-// Adds the (correct, total) counts of `rows` to `map`, marking the first `correct` examples of
-// each cell correct (exact-match counts and chance levels do not depend on which ones).
-void fillMap(sq::AccuracyMap& map, const std::vector<storage::EvalRow>& rows,
-             const std::map<CellKey, std::vector<sq::Example>>& cells) {
-  for (const auto& row : rows) {
-    const auto it = cells.find({static_cast<int>(row.n_bits), row.T});
-    if (it == cells.end() || static_cast<int64_t>(it->second.size()) != row.total) {
-      std::printf(
-          "  (cell bits %lld T %lld: %lld/%lld, no matching regenerated data for its "
-          "chance level)\n",
-          (long long)row.n_bits, (long long)row.T, (long long)row.correct, (long long)row.total);
-      continue;
-    }
-    for (int64_t i = 0; i < row.total; ++i)
-      map.add(it->second[static_cast<size_t>(i)], i < row.correct);
+// The benchmark's numbers of a ladder's finished runs, each (arm, size) over its seeds: mean
+// test and OOD exact and score, minimum Max T.
+int printLadderScores(storage::Database& db, const SquaringEvalOptions& options) {
+  const auto points = storage::squaringPoints(db, options.db_path, options.ladder);
+  std::printf("ladder %s: the benchmark's numbers over seeds (mean exact and score, min Max T)\n",
+              options.ladder.c_str());
+  std::printf("%-16s %-10s %5s %8s %8s %8s %7s %7s   %s\n", "arm", "size", "seeds", "test", "ood",
+              "score", "max_t", "ood_n", "test chance / ceiling, ood chance / ceiling");
+  for (const auto& g : storage::squaringScoresOverSeeds(points)) {
+    const storage::SquaringPoint* first = nullptr;
+    for (const auto& p : points)
+      if (p.arm == g.arm && p.size == g.size) {
+        first = &p;
+        break;
+      }
+    std::printf("%-16s %-10s %5lld %8.3f %8.3f %8.3f %7lld %7lld   %.3f / %.3f, %.3f / %.3f\n",
+                g.arm.c_str(), g.size.c_str(), (long long)g.score.seeds, g.score.test_exact,
+                g.score.ood_exact, g.score.score, (long long)g.score.max_t,
+                (long long)g.score.max_t_ood_n, first->test_chance, first->test_ceiling,
+                first->ood_chance, first->ood_ceiling);
   }
+  return 0;
 }
 
 int runSquaringEval(const SquaringEvalOptions& options) {
   if (access(options.db_path.c_str(), F_OK) != 0)
     throw UserError(options.db_path + ": no such database. Pass --db");
   auto db = storage::Database::open(options.db_path, /*read_only=*/true);
+  if (!options.ladder.empty()) return printLadderScores(*db, options);
+  if (options.run_id < 0)
+    throw UserError("squaring eval: name a run id or --ladder NAME (see 'deepladder status')");
   const auto run = db->run(options.run_id);
   if (!run)
     throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
@@ -90,27 +98,48 @@ int runSquaringEval(const SquaringEvalOptions& options) {
   const sq::TierPreset& tier = sq::tierPreset(config.squaring.tier);
   const sq::TierDataset data =
       sq::generateTierDataset(tier, static_cast<uint64_t>(config.squaring.data_seed));
-  const auto test_cells = byCell(data.test), ood_cells = byCell(data.ood_t);
-  auto depth_cells = byCell(data.depth_seen);
-  for (auto& [key, examples] : byCell(data.depth_ood_n)) depth_cells[key] = examples;
 
   std::printf("run %lld (%s), tier %s, layout %s, data_seed %lld, step %lld\n",
               (long long)options.run_id, config.name.c_str(), tier.name.c_str(),
               enumName(config.squaring.layout).c_str(), (long long)config.squaring.data_seed,
               (long long)step);
 
-  sq::AccuracyMap held_out(tier);
-  fillMap(held_out, by_task["squaring/test"], test_cells);
-  fillMap(held_out, by_task["squaring/ood_t"], ood_cells);
-  std::printf("\nheld-out prompts (squaring/test, squaring/ood_t):\n%s", held_out.format().c_str());
+  std::vector<sq::CellCount> counts;
+  for (const auto& [task, task_rows] : by_task)
+    for (const auto& row : task_rows)
+      counts.push_back({task, static_cast<int>(row.n_bits), row.T, row.correct, row.total});
+  const sq::RunMaps maps = sq::runMaps(tier, data, counts);
+  for (const auto& row : maps.unmatched)
+    std::printf(
+        "  (%s cell bits %d T %lld: %lld/%lld, no matching regenerated data for its "
+        "chance level)\n",
+        row.task.c_str(), row.bits, (long long)row.t, (long long)row.correct, (long long)row.total);
+  std::printf("\nheld-out prompts (squaring/test, squaring/ood_t):\n%s",
+              maps.held_out.format().c_str());
+  std::printf(
+      "\ndepth ladder: the same cohort at every T, none of it trained on (squaring/depth):\n%s",
+      maps.depth.format().c_str());
 
-  sq::AccuracyMap depth(tier);
-  fillMap(depth, by_task["squaring/depth"], depth_cells);
-  std::printf("\ndepth ladder, every prompt of each cell (squaring/depth):\n%s",
-              depth.format().c_str());
-  std::printf("Max T: seen moduli %lld, unseen moduli %lld\n",
-              (long long)depth.maxT(tier.depth_ladder, true),
-              (long long)depth.maxT(tier.depth_ladder, false));
+  // The benchmark's numbers.
+  const auto closure = sq::tierCompositionClosure(tier, data);
+  const auto test_base = sq::setBaselines(data.test, closure.get());
+  const auto ood_base = sq::setBaselines(data.ood_t, closure.get());
+  auto baselines = [](const sq::SetBaselines& b) {
+    char text[96];
+    if (std::isnan(b.ceiling))
+      std::snprintf(text, sizeof text, "chance %.3f", b.chance);
+    else
+      std::snprintf(text, sizeof text, "chance %.3f, composition ceiling %.3f", b.chance,
+                    b.ceiling);
+    return std::string(text);
+  };
+  std::printf(
+      "\ntest exact %.3f (%s)\nOOD exact  %.3f (%s)\nscore      %.3f (mean of test and "
+      "OOD exact)\nMax T: seen moduli %lld, unseen moduli %lld\n",
+      maps.test_exact, baselines(test_base).c_str(), maps.ood_exact, baselines(ood_base).c_str(),
+      sq::benchmarkScore(maps.test_exact, maps.ood_exact),
+      (long long)maps.depth.maxT(tier.depth_ladder, true),
+      (long long)maps.depth.maxT(tier.depth_ladder, false));
 
   // Accuracy against test-time iterations: rows r, columns (set, T) over all moduli sizes.
   std::map<int64_t, std::map<std::pair<std::string, int64_t>, std::pair<int64_t, int64_t>>> sweep;
@@ -154,9 +183,11 @@ CommandRegistrar reg("squaring-eval", 75, [](CLI::App& cli) {
   auto options = std::make_shared<SquaringEvalOptions>();
   CLI::App* cmd = squaring->add_subcommand(
       "eval",
-      "Print a squaring run's accuracy maps (accuracy/chance), Max T and the "
-      "accuracy-vs-iterations table from the evals table");
-  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
+      "Print a squaring run's accuracy maps (accuracy/chance[/composition ceiling]), test and "
+      "OOD exact, score, Max T and the accuracy-vs-iterations table from the evals table");
+  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')");
+  cmd->add_option("--ladder", options->ladder,
+                  "A squaring ladder: its arms and sizes over seeds (mean score, min Max T)");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--step", options->step, "Step of the evals (default: the latest)");
   cmd->callback([options] { commandExitCode() = runSquaringEval(*options); });

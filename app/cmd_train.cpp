@@ -1,24 +1,26 @@
 // `deepladder train RUN.toml --db runs.db`: one run through a worker process, every metric into
 // SQLite. Input is validated before anything is written.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
-#include "app/run_execution.h"
+#include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/ladder/run_plan.h"
+#include "core/names.h"
 #include "core/run_config.h"
+#include "core/safe_text.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
-#include "trainers/data/token_data.h"
+#include "trainers/data/ladder_data.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -33,25 +35,25 @@ struct TrainOptions {
   int64_t threads = -1;
 };
 
-// Opens both data splits once so a missing file or a bad shard header is reported before the
-// run is stored.
-void checkData(const RunConfig& config, const std::string& config_path) {
-  try {
-    data::openTokenData(config.data, data::Split::kTrain, config.model.seq_len);
-    data::openTokenData(config.data, data::Split::kValidation, config.model.seq_len);
-  } catch (const UserError& e) {
-    throw UserError(std::string(e.what()) + " (data of " + config_path + ")");
-  }
-}
-
 int runTrain(const TrainOptions& options) {
   RunConfig config = loadRunConfigToml(options.config_path);
   if (options.threads >= 0) config.train.threads = options.threads;
-  checkData(config, options.config_path);
+  // The run's slot pins its GPU (CUDA_VISIBLE_DEVICES), as in a ladder: inside it, "cuda:N" is
+  // the slot's one device, "cuda".
+  std::string gpus = "auto";
+  if (config.train.device.rfind("cuda:", 0) == 0) {
+    gpus = config.train.device.substr(5);
+    config.train.device = "cuda";
+  }
+  // Before anything is stored: the data opens and fits the vocabulary, and the run does not read
+  // its training split more than data.max_epochs times.
+  data::checkRunData({{&config, options.config_path}});
+  data::requireDataBudgets({data::runDataBudget(config)}, options.config_path);
 
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();
-  const fs::path work_root = options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
+  const fs::path work_root =
+      options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
 
   std::error_code ec;
   fs::create_directories(work_root, ec);
@@ -64,13 +66,15 @@ int runTrain(const TrainOptions& options) {
   run.name = config.name;
   run.arm = "single";
   run.seed = config.train.seed;
-  run.config_json = toJson(config).dump();
+  run.config_json = dumpJson(toJson(config));
   run.config_hash = configHash(config);
-  run.params = countParameters(config.model).total;
-  run.flops_per_token = flopsPerToken(config.model);
+  run.plan = ladder::planRunConfig(config, 0);
+  run.params = run.plan.params;
+  run.flops_per_token = run.plan.flops_per_token;
   run.status = "queued";
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
+  requireInsideDirectory(work_root.string(), run_dir.string());
   fs::create_directories(run_dir, ec);
   if (ec) {
     db->setRunStatus(run.id, "failed", "cannot create the work directory " + run_dir.string());
@@ -79,7 +83,7 @@ int runTrain(const TrainOptions& options) {
   }
   {
     std::ofstream out(run_dir / "config.json");
-    out << toJson(config).dump(2) << "\n";
+    out << dumpJson(toJson(config), 2) << "\n";
   }
   run.workdir = run_dir.string();
   db->updateRun(run);
@@ -87,17 +91,29 @@ int runTrain(const TrainOptions& options) {
   std::fprintf(stderr, "deepladder: run %lld \"%s\": %s parameters, %s FLOPs/token, %lld steps\n",
                (long long)run.id, config.name.c_str(), formatCount(double(run.params)).c_str(),
                formatCount(run.flops_per_token).c_str(), (long long)config.train.steps);
-  installInterruptHandlers();
-  RunExecutionOptions exec;
-  exec.worker_path = options.worker;
-  exec.total_steps = config.train.steps;
-  RunExecutionResult result = executeRun(*db, run.id, exec);
+  // A queue of one: the same scheduler, worker command line and ingester as a ladder's runs.
+  // No retries (a crash is reported, and `deepladder resume` continues the run); the slot
+  // gets the config's threads (0 = every core) and its device.
+  ladder::Resources resources;
+  resources.devices = config.train.device == "cpu" ? "cpu" : gpus;
+  resources.slots = 1;
+  resources.threads_per_slot = config.train.threads;
+  resources.retries = 0;
+  LadderRunOptions run_options{options.db_path, options.worker, true};
+  const bool stopped = runSingleRunQueue(*db, run.id, resources, run_options);
+  const std::optional<storage::RunRecord> settled = db->run(run.id);
+  struct {
+    std::string status, message;
+  } result{settled ? settled->status : "failed", settled ? settled->error : ""};
+  if (stopped && result.status == "interrupted")
+    result.message = "stopped; 'deepladder resume --db " + options.db_path + "' continues it";
 
   std::optional<storage::RunRecord> after = db->run(run.id);
   if (result.status == "finished" && after) {
     std::printf("run %lld finished: %lld steps, %s tokens, %.3e FLOPs, final val loss %.4f\n",
-                (long long)run.id, (long long)after->step, formatCount(double(after->tokens)).c_str(),
-                after->flops, after->final_loss.value_or(NAN));
+                (long long)run.id, (long long)after->step,
+                formatCount(double(after->tokens)).c_str(), after->flops,
+                after->final_loss.value_or(NAN));
     std::printf("database: %s   work dir: %s\n", fs::absolute(options.db_path).c_str(),
                 run_dir.c_str());
     return 0;
@@ -111,13 +127,17 @@ int runTrain(const TrainOptions& options) {
 
 CommandRegistrar reg("train", 10, [](CLI::App& cli) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* cmd = cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
+  CLI::App* cmd =
+      cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");
   cmd->add_option("config", options->config_path, "Run config (TOML)")->required();
-  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")->capture_default_str();
+  cmd->add_option("--db", options->db_path, "SQLite database (created if absent)")
+      ->capture_default_str();
   cmd->add_option("--workdir", options->workdir,
                   "Where checkpoints and logs go (default: deepladder-work beside the database)");
-  cmd->add_option("--worker", options->worker, "Path of deepladder-worker (default: beside deepladder)");
-  cmd->add_option("--threads", options->threads, "CPU threads for the worker (default: config, 0 = all)");
+  cmd->add_option("--worker", options->worker,
+                  "Path of deepladder-worker (default: beside deepladder)");
+  cmd->add_option("--threads", options->threads,
+                  "CPU threads for the worker (default: config, 0 = all)");
   cmd->callback([options] { commandExitCode() = runTrain(*options); });
 });
 

@@ -8,6 +8,7 @@
 
 #include "app/command_registry.h"
 #include "core/errors.h"
+#include "core/safe_text.h"
 
 namespace deepladder::app {
 
@@ -25,6 +26,7 @@ int& commandExitCode() {
 
 int main(int argc, char** argv) {
   using namespace deepladder;
+  constexpr size_t kMaxMessageBytes = 4000;  // whatever a message echoes, a few lines at most
   CLI::App cli{
       "deepladder: plan, run and fit scaling ladders on computational depth.\n"
       "Runs train in worker processes; every metric lands in a SQLite file you can query."};
@@ -40,10 +42,11 @@ int main(int argc, char** argv) {
     const int code = cli.exit(e);
     return code == 0 ? 0 : kExitBadInput;
   } catch (const UserError& e) {
-    std::fprintf(stderr, "deepladder: %s\n", e.what());
+    std::fprintf(stderr, "deepladder: %s\n", boundedText(e.what(), kMaxMessageBytes).c_str());
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "deepladder: error: %s\n", e.what());
+    std::fprintf(stderr, "deepladder: error: %s\n",
+                 boundedText(e.what(), kMaxMessageBytes).c_str());
     return 1;
   }
   return app::commandExitCode();

@@ -18,6 +18,11 @@
 // Every protocol line is also appended to <workdir>/protocol.jsonl (the worker's own record, from
 // which a resumed run recovers what a killed scheduler never stored).
 //
+// A training worker (rank 0) holds <workdir>/worker.lock (core/run_dir_lock.h) while it runs, so
+// two workers never train one run: a second one waits up to $DEEPLADDER_LOCK_WAIT_S seconds
+// (default 60) for the first to end, then gives up. The worker dies with its parent
+// (core/parent_guard.h): a killed scheduler or `train` leaves no worker training on.
+//
 // Exit status: 0 finished, diverged (an outcome, reported in Done) or stopped by --max-steps
 // (no Done); 2 bad input (Error message names the file and field); 1 anything else (Error).
 #include <fcntl.h>
@@ -30,13 +35,17 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "core/errors.h"
+#include "core/parent_guard.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
+#include "core/run_dir_lock.h"
+#include "core/safe_text.h"
 #include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
 #include "trainers/squaring/squaring_trainer.h"
@@ -65,6 +74,10 @@ struct WorkerArgs {
 int worker_log_fd = -1;
 
 void send(const protocol::Message& message) {
+  if (deepladder::parentGone()) {
+    std::cerr << "deepladder-worker: the process that started this worker is gone; stopping\n";
+    std::_Exit(1);
+  }
   const std::string line = protocol::encode(message) + '\n';
   if (worker_log_fd >= 0) {
     // One write() per line: a killed worker leaves whole lines (at worst a torn last one).
@@ -143,6 +156,25 @@ deepladder::RunConfig loadConfig(const std::string& path) {
   return deepladder::runConfigFromJson(json);
 }
 
+// Takes the run directory's worker lock (rank 0 of a data-parallel run only: the ranks share the
+// directory), waiting for a previous worker of the run to end first.
+std::unique_ptr<deepladder::RunDirLock> lockRunDirectory(const std::string& workdir) {
+  if (deepladder::trainers::distributed::rendezvousFromEnvironment().rank != 0) return nullptr;
+  std::error_code ignored;  // the lock reports an unusable workdir itself
+  std::filesystem::create_directories(workdir, ignored);
+  double wait_s = 60;
+  if (const char* env = std::getenv("DEEPLADDER_LOCK_WAIT_S")) wait_s = std::atof(env);
+  auto lock = deepladder::RunDirLock::acquire(workdir, deepladder::kWorkerLockName, wait_s);
+  if (!lock) {
+    const auto holder = deepladder::lockHolder(workdir, deepladder::kWorkerLockName);
+    throw std::runtime_error(
+        "another worker (pid " + std::to_string(holder.value_or(-1)) + ") is still training " +
+        "the run in " + workdir + " after " + std::to_string(int(wait_s)) +
+        " s; two workers must never share a run directory. Stop it, or wait and resume");
+  }
+  return lock;
+}
+
 // Sets OMP_WAIT_POLICY=PASSIVE and re-executes this program once when the variable is unset.
 void preferPassiveOpenMpWaiting(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
@@ -154,6 +186,7 @@ void preferPassiveOpenMpWaiting(char** argv) {
 
 int main(int argc, char** argv) {
   preferPassiveOpenMpWaiting(argv);
+  deepladder::watchParent();
   try {
     const WorkerArgs args = parseArgs(argc, argv);
     deepladder::RunConfig config = loadConfig(args.config_path);
@@ -170,6 +203,7 @@ int main(int argc, char** argv) {
       deepladder::trainers::runPassesEvaluation(config, options, passes, send);
       return 0;
     }
+    const auto lock = lockRunDirectory(args.workdir);
     keepWorkerLog(args.workdir);
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
@@ -184,7 +218,7 @@ int main(int argc, char** argv) {
               << " after " << outcome.steps << " steps\n";
     return 0;
   } catch (const UserError& e) {
-    send(protocol::Error{e.what()});
+    send(protocol::Error{deepladder::boundedText(e.what(), 4000)});
     std::cerr << "deepladder-worker: " << e.what() << "\n";
     return deepladder::kExitBadInput;
   } catch (const deepladder::trainers::distributed::PeerLostError& e) {
@@ -195,7 +229,7 @@ int main(int argc, char** argv) {
     std::cerr << "deepladder-worker: " << e.what() << "\n";
     std::_Exit(deepladder::trainers::distributed::kExitPeerLost);
   } catch (const std::exception& e) {
-    send(protocol::Error{std::string("worker failed: ") + e.what()});
+    send(protocol::Error{"worker failed: " + deepladder::boundedText(e.what(), 4000)});
     std::cerr << "deepladder-worker: " << e.what() << "\n";
     return 1;
   }

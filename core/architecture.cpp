@@ -1,6 +1,7 @@
 // Block structure and arm presets (see architecture.h).
 #include "core/architecture.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace deepladder {
@@ -39,6 +40,21 @@ ArchitectureShape architectureShape(const ModelConfig& m) {
 int64_t growthStep(const ModelConfig& model, int64_t steps) {
   if (!architectureShape(model).grows) return -1;
   return static_cast<int64_t>(model.grow_fraction * static_cast<double>(steps));
+}
+
+std::vector<StackSlot> grownStackLayout(int64_t n_layer, int64_t grow_layers) {
+  if (n_layer <= 0 || grow_layers <= n_layer)
+    throw std::invalid_argument("grownStackLayout: need 0 < n_layer < grow_layers, got " +
+                                std::to_string(n_layer) + " -> " + std::to_string(grow_layers));
+  const int64_t added = grow_layers - n_layer;
+  const int64_t section = std::min(added, n_layer);
+  const int64_t start = (n_layer - section) / 2;
+  std::vector<StackSlot> layout;
+  layout.reserve(static_cast<size_t>(grow_layers));
+  for (int64_t j = 0; j < start + section; ++j) layout.push_back({j, false});
+  for (int64_t i = 0; i < added; ++i) layout.push_back({start + i % section, true});
+  for (int64_t j = start + section; j < n_layer; ++j) layout.push_back({j, false});
+  return layout;
 }
 
 const std::vector<std::string>& armPresetNames() {

@@ -31,9 +31,9 @@ struct PhaseShape {
 
 struct ArchitectureShape {
   bool pcc = false;
-  BlockSplit split;        // pcc only
-  PhaseShape before;       // from step 0
-  PhaseShape after;        // after growth (== before without growth)
+  BlockSplit split;   // pcc only
+  PhaseShape before;  // from step 0
+  PhaseShape after;   // after growth (== before without growth)
   bool grows = false;
 };
 
@@ -41,6 +41,21 @@ ArchitectureShape architectureShape(const ModelConfig& model);
 
 // Crossover step c = int(grow_fraction x steps) for growing models; -1 without growth.
 int64_t growthStep(const ModelConfig& model, int64_t steps);
+
+// Where a plain stack grows (n_layer -> grow_layers, g = grow_layers - n_layer new blocks): the
+// middle section of s = min(g, n_layer) blocks starting at block p = (n_layer - s) / 2 is
+// duplicated in place, so the grown stack runs blocks 0 .. p+s-1, then the g copies (copy i of
+// block p + i mod s), then blocks p+s .. n_layer-1. For deep_vanilla_grow (p+2c+o -> p+4c+o
+// blocks, s = 2c) that is prelude, the two core sections, their copies, coda: the order
+// untied_grow gives its cores (core j a copy of core j mod 2). With g >= n_layer the copies
+// follow the last block (copy i of block i mod n_layer).
+struct StackSlot {
+  int64_t source = 0;  // index of the block (before growth) this slot is, or is a copy of
+  bool copy = false;   // a new block, initialised as a copy of `source`
+};
+// The grown stack, slot by slot (grow_layers entries). std::invalid_argument unless
+// 0 < n_layer < grow_layers.
+std::vector<StackSlot> grownStackLayout(int64_t n_layer, int64_t grow_layers);
 
 // Arm presets: vanilla, deep_vanilla, operator_1, loop_2, untied_2, loop_grow, untied_grow,
 // deep_vanilla_grow. `depth` is the rung's n_layer; the preset sets the architecture fields (and

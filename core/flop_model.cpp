@@ -31,24 +31,36 @@ int64_t executedBlocks(const ModelConfig& m, bool after_growth) {
   return after_growth ? shape.after.executed_blocks : shape.before.executed_blocks;
 }
 
+double flopsPerTokenOf(int64_t executed_blocks, int64_t per_block_params,
+                       int64_t unembedding_params, int64_t d_model, int64_t seq_len) {
+  const double executed = static_cast<double>(executed_blocks);
+  const double dense = 6.0 * (executed * static_cast<double>(per_block_params) +
+                              static_cast<double>(unembedding_params));
+  const double attention =
+      6.0 * executed * static_cast<double>(d_model) * static_cast<double>(seq_len + 1);
+  return dense + attention;
+}
+
+double phasedTrainingFlops(double flops_per_token_low, double flops_per_token_high,
+                           int64_t crossover, int64_t steps_done, int64_t tokens_per_step) {
+  const double tokens = static_cast<double>(tokens_per_step);
+  if (crossover < 0 || steps_done <= crossover)
+    return tokens * (static_cast<double>(steps_done) * flops_per_token_low);
+  return tokens * (static_cast<double>(crossover) * flops_per_token_low +
+                   static_cast<double>(steps_done - crossover) * flops_per_token_high);
+}
+
 double flopsPerToken(const ModelConfig& m, bool after_growth) {
   const ParameterCounts c = countParameters(m);
-  const double executed = static_cast<double>(executedBlocks(m, after_growth));
-  const double dense =
-      6.0 * (executed * static_cast<double>(c.per_block) + static_cast<double>(c.unembedding));
-  const double attention = 6.0 * executed * static_cast<double>(m.d_model) * m.seq_len;
-  return dense + attention;
+  return flopsPerTokenOf(executedBlocks(m, after_growth), c.per_block, c.unembedding, m.d_model,
+                         m.seq_len);
 }
 
 double flopsAfterSteps(const ModelConfig& m, int64_t total_steps, int64_t steps_done,
                        int64_t tokens_per_step) {
   const int64_t crossover = growthStep(m, total_steps);
-  const double per_step_low = flopsPerToken(m, false) * static_cast<double>(tokens_per_step);
-  if (crossover < 0 || steps_done <= crossover)
-    return per_step_low * static_cast<double>(steps_done);
-  const double per_step_high = flopsPerToken(m, true) * static_cast<double>(tokens_per_step);
-  return per_step_low * static_cast<double>(crossover) +
-         per_step_high * static_cast<double>(steps_done - crossover);
+  const double high = crossover < 0 ? 0.0 : flopsPerToken(m, true);
+  return phasedTrainingFlops(flopsPerToken(m, false), high, crossover, steps_done, tokens_per_step);
 }
 
 double trainingFlops(const ModelConfig& m, int64_t steps, int64_t tokens_per_step) {

@@ -1,9 +1,13 @@
-// Parameter counts and the FLOP model, from a ModelConfig alone (no LibTorch), so the planner,
-// the worker and the tests all agree. The accounting (README, "FLOPs"):
+// Parameter counts and the FLOP model, from a ModelConfig alone (no LibTorch): the one FLOP
+// function the planner (core/ladder, the growth recipe's arithmetic included) and the worker both
+// call, so a plan's FLOPs and a finished run's are the same number. The accounting (README,
+// "FLOPs"), the growth paper's:
 //   per token  F = 6 x (parameters of every block executed, a looped core counted once per pass,
 //                       + unembedding)
-//                + 6 x executed_blocks x d_model x seq_len    (attention scores, fwd + bwd, causal)
-//   training FLOPs = sum over steps of tokens_in_step x F; a growth run sums its two phases.
+//                + 6 x executed_blocks x d_model x (seq_len + 1)   (attention scores and values,
+//                  fwd + bwd: 12 d per attended key, a causal query attends (T + 1) / 2 on average)
+//   training FLOPs = tokens_per_step x (sum over steps of F); a growth run sums its two phases:
+//                  tokens_per_step x (c F_low + (S - c) F_high).
 // The embedding lookup costs no FLOPs and is left out; norm gains count as block parameters; the
 // boundary operator has no parameters.
 #pragma once
@@ -29,6 +33,17 @@ struct ParameterCounts {
 };
 
 ParameterCounts countParameters(const ModelConfig& model);
+
+// The primitives every FLOP figure goes through. F for `executed_blocks` blocks of
+// `per_block_params` parameters, a head of `unembedding_params`, width d_model, sequence seq_len:
+//   6 (executed_blocks per_block_params + unembedding_params) + 6 executed_blocks d_model (T + 1)
+double flopsPerTokenOf(int64_t executed_blocks, int64_t per_block_params,
+                       int64_t unembedding_params, int64_t d_model, int64_t seq_len);
+// FLOPs of the first `steps_done` of a run's steps, crossover c (-1: no growth):
+//   tokens_per_step x (steps_done F_low)                          steps_done <= c or no growth
+//   tokens_per_step x (c F_low + (steps_done - c) F_high)         after the crossover
+double phasedTrainingFlops(double flops_per_token_low, double flops_per_token_high,
+                           int64_t crossover, int64_t steps_done, int64_t tokens_per_step);
 
 // Blocks executed per token (before growth, or after it).
 int64_t executedBlocks(const ModelConfig& model, bool after_growth = false);

@@ -1,11 +1,13 @@
 // The worker protocol: one JSON object a line on the worker's stdout (design.md).
-//   hello      {"type":"hello","run_id","config_hash","device","resumed_from","params","flops_per_token"}
+//   hello
+//   {"type":"hello","run_id","config_hash","device","resumed_from","params","flops_per_token"}
 //   metric     {"type":"metric","step","tokens","flops","wall_s","values":{"train/loss":..}}
 //   eval       {"type":"eval","step","task","n_bits","T","correct","total"}
 //   lens       {"type":"lens","step","kl":[...]}            (entry l = block l, 0 = embedding)
 //   checkpoint {"type":"checkpoint","step","path","sha256"}
 //   event      {"type":"event","step","name","detail"}      (growth, re-warm, ...)
-//   done       {"type":"done","status":"finished"|"diverged","final_loss","steps","tokens","flops","wall_s","message"}
+//   done
+//   {"type":"done","status":"finished"|"diverged","final_loss","steps","tokens","flops","wall_s","message"}
 //   error      {"type":"error","message"}
 // Qt-free and SQLite-free: the worker and the ingester both link it.
 #pragma once
@@ -30,9 +32,9 @@ struct Hello {
 
 struct Metric {
   int64_t step = 0;
-  int64_t tokens = 0;  // tokens trained on so far
-  double flops = 0;    // training FLOPs so far
-  double wall_s = 0;   // seconds since this attempt started
+  int64_t tokens = 0;                                  // tokens trained on so far
+  double flops = 0;                                    // training FLOPs so far
+  double wall_s = 0;                                   // seconds since this attempt started
   std::vector<std::pair<std::string, double>> values;  // e.g. train/loss, val/loss, lr
 };
 
@@ -83,11 +85,15 @@ using Message = std::variant<Hello, Metric, Eval, Lens, Checkpoint, Event, Done,
 // (storage/worker_log_replay.h).
 inline constexpr const char* kWorkerLogName = "protocol.jsonl";
 
-// One line of JSON, no trailing newline.
+// One line of JSON, no trailing newline. Never throws (invalid UTF-8 becomes U+FFFD).
 std::string encode(const Message& message);
 
-// Parses one line; std::nullopt for a line that is not a protocol message (e.g. stray output),
-// with `why` set to the reason.
+// Parses one line; std::nullopt for a line that is not a protocol message (e.g. stray output, or a
+// done whose status is neither finished nor diverged), with `why` set to the reason.
 std::optional<Message> decode(const std::string& line, std::string* why = nullptr);
+
+// How many lines decode() has parsed in this process (every line a worker sends is decoded once,
+// by the run store's sink; the scheduler passes the typed message on). For tests and benches.
+uint64_t decodeCalls();
 
 }  // namespace deepladder::protocol

@@ -1,8 +1,10 @@
 // How a run ended, decided from what its worker said and how its process exited. One rule for
 // `train`, the local scheduler and the Slurm backend:
-//   done(finished|diverged) seen        -> that status
+//   done(finished|diverged) seen        -> that status (any other done status -> "failed")
 //   interrupted by the user/scheduler   -> "interrupted" (resumable from its last checkpoint)
 //   otherwise (crash, kill -9, OOM)     -> "failed" with the exit description and the last error
+// A failed run is retried unless the worker exited with status 2 (bad input: the same input fails
+// again); see isBadInputExit.
 #pragma once
 
 #include <optional>
@@ -15,7 +17,13 @@ namespace deepladder {
 struct RunOutcome {
   std::string status;
   std::string message;
+  // The worker exited with status 2 (kExitBadInput): the run's input is wrong, and a retry from
+  // the last checkpoint would fail the same way.
+  bool bad_input = false;
 };
+
+// True when the worker said its input is bad (exit status 2, kExitBadInput): never retried.
+bool isBadInputExit(const ProcessExit& exit);
 
 RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
                             const std::string& done_message, const ProcessExit& exit,

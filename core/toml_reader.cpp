@@ -8,6 +8,8 @@
 
 #include "core/errors.h"
 #include "core/nearest_word.h"
+#include "core/safe_text.h"
+#include "core/toml_guard.h"
 
 namespace deepladder {
 
@@ -211,14 +213,18 @@ void TomlReader::finish() const {
 
 namespace {
 
+// Every TOML text deepladder reads comes through here: the guard first (toml++ 3.3 overflows its
+// stack on deep nesting and has undefined behaviour on some non-ASCII input; core/toml_guard.h).
 toml::table parseOrThrow(const std::string& text, const std::string& source_name) {
+  checkTomlGuard(text, source_name);
   try {
     return toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
-    throw UserError(
-        source_name + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
-        ": TOML syntax error: " + std::string(e.description()) + ". Fix the file and try again");
+    throw UserError(shownText(source_name, 400) + ":" + std::to_string(where.line) + ":" +
+                    std::to_string(where.column) +
+                    ": TOML syntax error: " + boundedText(std::string(e.description()), 500) +
+                    ". Fix the file and try again");
   }
 }
 

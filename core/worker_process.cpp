@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +46,7 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
     if (!spec.env.count(key)) env_strings.push_back(entry);
   }
   for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
+  const pid_t parent = ::getpid();
   std::vector<char*> argv, envp;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -55,6 +57,10 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
   if (pid_ < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid_ == 0) {
     setpgid(0, 0);
+    // Die with the parent: a killed scheduler must not leave workers training on. The check
+    // after prctl covers a parent that died before it (the child was then re-parented already).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) _exit(128 + SIGKILL);
     dup2(pipe_fds[1], STDOUT_FILENO);
     if (err_fd >= 0) dup2(err_fd, STDERR_FILENO);
     int null_fd = ::open("/dev/null", O_RDONLY);

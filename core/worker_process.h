@@ -1,6 +1,9 @@
 // A child process whose stdout is read line by line: how the CLI and the scheduler run a
 // `deepladder-worker`. POSIX only (fork/exec, pipes); the child gets its own process group so a
-// kill reaches everything it started. Qt-free.
+// kill reaches everything it started, and dies with its parent (PR_SET_PDEATHSIG, SIGKILL): a
+// scheduler killed with kill -9 leaves no worker behind. The kernel sends that signal when the
+// *thread* that started the child ends, so start children from a thread that outlives them (the
+// schedulers wait for their workers before they return). Qt-free.
 #pragma once
 
 #include <sys/types.h>

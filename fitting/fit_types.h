@@ -35,6 +35,9 @@ struct ResultsTable {
 
 // --- frontier fit L(C) = E + A (C/C0)^-gamma ------------------------------------------------
 
+// More resamples than this are refused: each is a full fit, and 2e9 of them only exhaust memory.
+inline constexpr int kMaxBootstrap = 100000;
+
 struct FrontierOptions {
   std::string baseline = "vanilla";  // arm whose E is shared (--baseline)
   double c_ref = 1e18;               // C0 (--c-ref)

@@ -176,8 +176,10 @@ double percentile(std::vector<double> samples, double q) {
 void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options) {
   if (!(options.c_ref > 0.0) || !std::isfinite(options.c_ref))
     throw UserError("--c-ref: must be a positive finite compute, got " + fmt(options.c_ref));
-  if (options.bootstrap < 0)
-    throw UserError("--bootstrap: must be >= 0, got " + std::to_string(options.bootstrap));
+  if (options.bootstrap < 0 || options.bootstrap > kMaxBootstrap)
+    throw UserError("--bootstrap: must be from 0 to " + std::to_string(kMaxBootstrap) + ", got " +
+                    std::to_string(options.bootstrap) +
+                    ". Intervals settle within a few thousand resamples");
   if (!(options.ci_level > 0.0 && options.ci_level < 1.0))
     throw UserError("interval level must lie in (0, 1), got " + fmt(options.ci_level));
   if (options.joint && options.estimator == FrontierEstimator::Paper)

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/safe_text.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -49,7 +50,9 @@ std::string where(const std::string& source, long line, int column0) {
 
 CsvTable tokenize(const std::string& text, const std::string& source) {
   CsvTable table;
-  std::istringstream in(text);
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name.
+  const std::string bom = "\xEF\xBB\xBF";
+  std::istringstream in(text.compare(0, bom.size(), bom) == 0 ? text.substr(bom.size()) : text);
   std::string line;
   long number = 0;
   bool have_header = false;
@@ -62,9 +65,10 @@ CsvTable tokenize(const std::string& text, const std::string& source) {
       table.header = fields;
       for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
         if (fields[i].empty() || table.column.count(fields[i]))
-          throw UserError(locatedMessage(where(source, number, i), 0, "header",
-                                         "empty or repeated column name '" + fields[i] + "'",
-                                         "name each column once"));
+          throw UserError(
+              locatedMessage(where(source, number, i), 0, "header",
+                             "empty or repeated column name '" + shownText(fields[i]) + "'",
+                             "name each column once"));
         table.column[fields[i]] = i;
       }
       have_header = true;
@@ -114,7 +118,7 @@ double number(const CsvRow& row, int column, const std::string& name, const std:
   char* end = nullptr;
   const double value = std::strtod(cell.c_str(), &end);
   if (end == cell.c_str() || *end != '\0')
-    throw UserError(locatedMessage(at, 0, name, "'" + cell + "' is not a number"));
+    throw UserError(locatedMessage(at, 0, name, "'" + shownText(cell) + "' is not a number"));
   if (!std::isfinite(value))
     throw UserError(locatedMessage(at, 0, name, "'" + cell + "' is NaN or infinite",
                                    "drop the run or give its finite value"));
@@ -145,6 +149,12 @@ ResultsTable parseResultsCsv(const std::string& text, const std::string& source)
     if (p.arm.empty())
       throw UserError(locatedMessage(where(source, row.line, arm), 0, "arm", "is empty",
                                      "name the arm of every run"));
+    // Arm names go into tables, plots, JSON and the database: text, not arbitrary bytes.
+    if (!isValidUtf8(p.arm) || shownText(p.arm, p.arm.size()) != p.arm)
+      throw UserError(locatedMessage(
+          where(source, row.line, arm), 0, "arm",
+          "'" + shownText(p.arm) + "' is not valid UTF-8 text (or has control characters)",
+          "save the file as UTF-8 and name arms in plain text"));
     p.compute_flops = number(row, compute, "compute_flops", source, true);
     p.val_loss = number(row, loss, "val_loss", source, true);
     if (params) p.params = number(row, *params, "params", source, true, true);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/safe_text.h"
 #include "fitting/fit_json.h"
 #include "fitting/table_format.h"
 
@@ -179,7 +180,7 @@ std::string scalingTableLatex(const FrontierResult& r) {
 }
 
 std::string scalingTableJson(const FrontierResult& r) {
-  return frontierToJson(r).dump(2) + "\n";
+  return dumpJson(frontierToJson(r), 2) + "\n";
 }
 
 std::string scalingTable(const FrontierResult& r, const std::string& format) {

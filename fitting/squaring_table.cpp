@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/safe_text.h"
 #include "fitting/table_format.h"
 
 namespace deepladder::fitting {
@@ -155,7 +156,7 @@ nlohmann::json squaringToJson(const SquaringLadderSummary& s) {
 }
 
 std::string squaringTableJson(const SquaringLadderSummary& s) {
-  return squaringToJson(s).dump(2) + "\n";
+  return dumpJson(squaringToJson(s), 2) + "\n";
 }
 
 std::string squaringTable(const SquaringLadderSummary& s, const std::string& format) {

@@ -6,12 +6,15 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
 
 #include "core/errors.h"
+#include "core/safe_text.h"
 #include "storage/database_impl.h"
 #include "storage/schema.h"
 
@@ -23,6 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kBusyTimeoutMs = 10000;  // readers and a second writer wait up to 10 s
+constexpr uintmax_t kQuickCheckMaxBytes = uintmax_t{512} << 20;  // 512 MiB: ~1 s to check
 // Page cache per connection (negative = KiB) and memory-mapped reads.
 constexpr const char* kConnectionPragmas =
     "PRAGMA foreign_keys = ON;"
@@ -43,6 +47,33 @@ void configureSqliteOnce() {
 
 bool isMemoryPath(const std::string& path) {
   return path.empty() || path == ":memory:";
+}
+
+// True when files can be created in the directory holding `path`.
+bool canCreateBeside(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  return ::access(dir.c_str(), W_OK | X_OK) == 0;
+}
+
+// `path` as a file: URI ('%', '?' and '#' escaped) with immutable=1: opened read-only, no locks,
+// no -shm.
+std::string immutableUri(const std::string& path) {
+  std::string out = "file:";
+  if (path.empty() || path[0] != '/')
+    out += "./";
+  else if (path.size() > 1 && path[1] == '/')
+    out += "//";  // "//x": empty authority, then the path
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "?immutable=1";
 }
 
 void removeDatabaseFiles(const std::string& path) {
@@ -97,6 +128,39 @@ std::string queryText(sqlite3* db, const std::string& sql) {
   return statement.step() ? statement.columnText(0) : std::string();
 }
 
+// A deepladder database with a table or column missing is damaged: say so when it is opened,
+// instead of failing (or a GUI view aborting) at the first query that needs it.
+void requireCompleteSchema(sqlite3* db, const std::string& path) {
+  const std::string problem = schemaProblem(db);
+  if (!problem.empty())
+    throw UserError("database '" + path + "' is damaged or not a deepladder database: " + problem +
+                    ". Pass the right --db file, or move this one away to start afresh.");
+}
+
+// Before anything is written: a damaged page found now costs nothing, found later it may have
+// been built on. PRAGMA quick_check reads every page (O(size)), so files over
+// kQuickCheckMaxBytes, or any file when DEEPLADDER_SKIP_QUICK_CHECK=1, are not checked.
+void requireIntactPages(sqlite3* db, const std::string& path) {
+  const char* skip = std::getenv("DEEPLADDER_SKIP_QUICK_CHECK");
+  if (skip && std::string(skip) == "1") return;
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size > kQuickCheckMaxBytes) return;
+  std::string result;
+  try {
+    Statement check(db, "PRAGMA quick_check(5)");
+    while (check.step()) result += (result.empty() ? "" : "; ") + check.columnText(0);
+  } catch (const std::runtime_error& e) {
+    result = e.what();
+  }
+  if (result != "ok")
+    throw UserError("database '" + path +
+                    "' is damaged (SQLite quick_check: " + boundedText(result, 600) +
+                    "); nothing was written to it. Copy it away and recover what it holds with "
+                    "`sqlite3 " +
+                    path + " .recover`, or pass another --db path.");
+}
+
 // Everything after sqlite3_open_v2; throws UserError for what the user can fix.
 void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
@@ -141,8 +205,10 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
                       "status --db " +
                       path + "`).");
     }
+    requireCompleteSchema(db, path);
     return;
   }
+  if (version > 0 && !memory) requireIntactPages(db, path);
   // A new file gets 16 KiB pages (fewer, shallower B-tree levels for the metric curves; ~10%
   // faster inserts than 4 KiB). Only possible before the first write, hence before WAL.
   if (version == 0 && !memory) exec(db, kNewDatabasePragmas, "creating the database");
@@ -170,6 +236,7 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
       throw;
     }
   }
+  requireCompleteSchema(db, path);
 }
 
 }  // namespace
@@ -210,10 +277,16 @@ std::unique_ptr<Database> Database::open(const std::string& path, bool read_only
   auto impl = std::make_unique<Impl>();
   impl->path = memory ? ":memory:" : path;
   impl->read_only = read_only;
+  // A reader in a directory it cannot write (a shared results folder, a read-only mount) cannot
+  // create the WAL index (-shm): read the file as immutable instead. Without a -shm file there
+  // is no writer, so the file itself holds everything committed.
+  const bool immutable =
+      read_only && !memory && !canCreateBeside(path) && !fs::exists(path + "-shm", ec);
   const int flags =
       (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-      SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(impl->path.c_str(), &impl->db, flags, nullptr);
+      SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
+  const std::string target = immutable ? immutableUri(path) : impl->path;
+  const int rc = sqlite3_open_v2(target.c_str(), &impl->db, flags, nullptr);
   try {
     if (rc != SQLITE_OK) {
       const std::string why = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);

@@ -21,7 +21,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -34,8 +34,11 @@ class Database {
   int schemaVersion() const;  // PRAGMA user_version
 
   // --- ladders and runs -------------------------------------------------------------------
-  // Returns the id of the ladder with this hash, inserting it first when there is none.
-  int64_t upsertLadder(const std::string& name, const std::string& spec, const std::string& hash);
+  // Returns the id of the ladder with this hash, inserting it first when there is none (with its
+  // task and resources; an existing row keeps what it was queued with).
+  int64_t upsertLadder(const std::string& name, const std::string& spec, const std::string& hash,
+                       const std::string& task = "lm", const std::string& resources_json = "{}");
+  std::optional<LadderRecord> ladder(int64_t ladder_id);
   // By exact hash, then by name (the newest ladder of that name).
   std::optional<int64_t> findLadder(const std::string& name_or_hash);
   // The ladder's spec text as it was run ("" when there is no such ladder).

@@ -17,9 +17,11 @@ double unixNow() {
 
 }  // namespace
 
-Ingester::Ingester(Database& db, int64_t run_id, size_t flush_rows, double flush_seconds)
+Ingester::Ingester(Database& db, int64_t run_id, size_t flush_rows, double flush_seconds,
+                   IngestMode mode)
     : db_(db),
       run_id_(run_id),
+      mode_(mode),
       flush_rows_(flush_rows == 0 ? 1 : flush_rows),
       flush_seconds_(flush_seconds),
       last_flush_(Clock::now()) {
@@ -40,11 +42,13 @@ size_t Ingester::pendingRows() const {
 
 void Ingester::apply(const protocol::Message& message) {
   bool flush_now = false;
+  const bool training = mode_ == IngestMode::kTraining;
   std::visit(
       [&](const auto& m) {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, protocol::Hello>) {
           hello_ = m;
+          if (!training) return;
           started_ = Started{m.device, m.params, m.flops_per_token, unixNow()};
           if (m.resumed_from >= 0) {
             events_.push_back(EventRow{run_id_, m.resumed_from, "resumed",
@@ -56,7 +60,7 @@ void Ingester::apply(const protocol::Message& message) {
           for (const auto& [key, value] : m.values) {
             metrics_.push_back(MetricRow{run_id_, key, m.step, m.tokens, m.flops, value, m.wall_s});
           }
-          progress_ = Progress{m.step, m.tokens, m.flops, unixNow()};
+          if (training) progress_ = Progress{m.step, m.tokens, m.flops, unixNow()};
         } else if constexpr (std::is_same_v<T, protocol::Eval>) {
           evals_.push_back(EvalRow{run_id_, m.step, m.task, m.n_bits, m.T, m.correct, m.total});
         } else if constexpr (std::is_same_v<T, protocol::Lens>) {
@@ -64,6 +68,7 @@ void Ingester::apply(const protocol::Message& message) {
             lens_.push_back(LensRow{run_id_, m.step, static_cast<int64_t>(block), m.kl[block]});
           }
         } else if constexpr (std::is_same_v<T, protocol::Checkpoint>) {
+          if (!training) return;
           checkpoints_.push_back(CheckpointRow{run_id_, m.step, m.path, m.sha256});
           last_checkpoint_ = m;
           flush_now = true;
@@ -71,13 +76,14 @@ void Ingester::apply(const protocol::Message& message) {
           events_.push_back(EventRow{run_id_, m.step, m.name, m.detail});
         } else if constexpr (std::is_same_v<T, protocol::Done>) {
           done_ = m;
+          flush_now = true;
+          if (!training) return;
           pending_done_ = m;
           done_time_ = unixNow();
-          flush_now = true;
         } else if constexpr (std::is_same_v<T, protocol::Error>) {
           last_error_ = m.message;
-          error_text_ = m.message;
           flush_now = true;
+          if (training) error_text_ = m.message;
         }
       },
       message);

@@ -17,9 +17,15 @@
 
 namespace deepladder::storage {
 
+// kTraining: the worker trains the run, and its messages also move the run's status, progress and
+// totals. kEvaluation: the worker evaluates a finished run (`deepladder eval`): its metrics are
+// stored as rows and nothing else about the run changes.
+enum class IngestMode { kTraining, kEvaluation };
+
 class Ingester {
  public:
-  Ingester(Database& db, int64_t run_id, size_t flush_rows = 4096, double flush_seconds = 0.5);
+  Ingester(Database& db, int64_t run_id, size_t flush_rows = 4096, double flush_seconds = 0.5,
+           IngestMode mode = IngestMode::kTraining);
   ~Ingester();  // flushes (errors are swallowed there: call flush() to see them)
   Ingester(const Ingester&) = delete;
   Ingester& operator=(const Ingester&) = delete;
@@ -54,6 +60,7 @@ class Ingester {
 
   Database& db_;
   int64_t run_id_;
+  IngestMode mode_;
   size_t flush_rows_;
   double flush_seconds_;
   Clock::time_point last_flush_;

@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/ladder/resources_json.h"
+#include "core/names.h"
+#include "core/safe_text.h"
 
 namespace deepladder::storage {
 
@@ -24,6 +27,10 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
     result.changed_spec = by_name.has_value();
   }
   const fs::path ladder_dir = fs::path(work_root) / (spec.name + "-" + spec.hash.substr(0, 8));
+  // Names were checked when the spec was read (core/names.h); this only guards against a bug.
+  requireInsideDirectory(work_root, ladder_dir.string());
+  for (const ladder::PlannedRun& planned : spec.runs)
+    requireInsideDirectory(ladder_dir.string(), (ladder_dir / planned.name).string());
   std::error_code ec;
   fs::create_directories(ladder_dir, ec);
   if (ec)
@@ -31,7 +38,8 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
                     ec.message() + "). Pass --workdir to a writable place");
 
   Transaction transaction(db);
-  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash);
+  result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash, spec.task,
+                                     ladder::resourcesToJson(spec.resources).dump());
   result.new_ladder = !same.has_value();
   if (!result.new_ladder) {
     for (const RunSummary& s : db.listRuns(result.ladder_id)) {
@@ -53,7 +61,7 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
     const nlohmann::json config = toJson(planned.config);
     {
       std::ofstream out(run_dir / "config.json.tmp");
-      out << config.dump(2) << "\n";
+      out << dumpJson(config, 2) << "\n";
       if (!out)
         throw UserError((run_dir / "config.json").string() + ": cannot write the run config");
     }
@@ -64,11 +72,10 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
     run.arm = planned.arm;
     run.size = planned.size;
     run.seed = planned.seed;
-    run.config_json = config.dump();
+    run.config_json = dumpJson(config);
     run.config_hash = configHash(planned.config);
     run.status = "queued";
-    run.params = planned.params;
-    run.flops_per_token = planned.flops_per_token;
+    run.plan = planned;  // the RunPlan part
     run.workdir = run_dir.string();
     db.insertRun(run);
     ++result.runs_added;

@@ -8,12 +8,22 @@
 #include <optional>
 #include <string>
 
+#include "core/ladder/run_plan.h"
+
 namespace deepladder::storage {
 
 // Status values a run may take (the CHECK constraint on runs.status).
 inline constexpr const char* kRunStatuses[] = {"queued", "running",     "finished", "diverged",
                                                "failed", "interrupted", "cancelled"};
 bool isRunStatus(const std::string& status);
+
+// One row of `ladders`: the spec as it was queued, and what enqueueing decided from it.
+struct LadderRecord {
+  int64_t id = 0;
+  std::string name, spec, hash;
+  std::string task = "lm";
+  std::string resources_json = "{}";  // core/ladder/resources_json.h
+};
 
 // One row of `runs`. Times are unix seconds (0 = not yet); params etc. come from the worker's
 // hello.
@@ -34,6 +44,7 @@ struct RunRecord {
   std::optional<double> final_loss;  // nullopt until done (and for a NaN final loss)
   std::string error, workdir;
   double started = 0, finished = 0;
+  ladder::RunPlan plan;  // computed once when the run was queued (plan_* columns)
 };
 
 // A run with what `status` tables show next to it.

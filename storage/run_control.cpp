@@ -38,4 +38,12 @@ std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only) 
   return {ladders.begin(), ladders.end()};
 }
 
+std::vector<int64_t> singleRunsToResume(Database& db) {
+  std::vector<int64_t> runs;
+  for (const auto& s : db.listRuns())
+    if (!s.run.ladder_id && (s.run.status == "queued" || s.run.status == "interrupted"))
+      runs.push_back(s.run.id);
+  return runs;
+}
+
 }  // namespace deepladder::storage

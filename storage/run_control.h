@@ -27,5 +27,10 @@ bool retryRun(Database& db, int64_t run_id);
 
 // Ladders (ids, ascending) with queued or interrupted runs; `only`: just that ladder.
 std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only = std::nullopt);
+// Runs outside any ladder (`deepladder train`) that are queued or interrupted, by id.
+std::vector<int64_t> singleRunsToResume(Database& db);
+
+// Single runs (no ladder, from `deepladder train`) left interrupted, ids ascending.
+std::vector<int64_t> singleRunsToResume(Database& db);
 
 }  // namespace deepladder::storage

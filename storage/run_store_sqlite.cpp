@@ -3,17 +3,23 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/flop_model.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
+#include "core/run_dir_lock.h"
+#include "core/safe_text.h"
 #include "storage/ingester.h"
 #include "storage/worker_log_replay.h"
 
 namespace deepladder::storage {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 double unixNow() {
   using namespace std::chrono;
@@ -22,13 +28,15 @@ double unixNow() {
 
 class IngestingSink : public scheduler::RunSink {
  public:
-  IngestingSink(Database& db, int64_t run_id) : ingester_(db, run_id) {}
-  void line(const std::string& text) override {
+  IngestingSink(Database& db, int64_t run_id, IngestMode mode)
+      : ingester_(db, run_id, 4096, 0.5, mode) {}
+  std::optional<protocol::Message> line(const std::string& text) override {
     std::optional<protocol::Message> message = protocol::decode(text);
-    if (!message) return;
+    if (!message) return message;
     ingester_.apply(*message);
     if (const auto* e = std::get_if<protocol::Error>(&*message)) last_error_ = e->message;
     if (const auto* m = std::get_if<protocol::Metric>(&*message)) last_step_ = m->step;
+    return message;
   }
   void flush() override { ingester_.flush(); }
   std::optional<std::string> doneStatus() const override {
@@ -50,26 +58,54 @@ class IngestingSink : public scheduler::RunSink {
 
 }  // namespace
 
+std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
+                                                      IngestMode mode) {
+  return std::make_unique<IngestingSink>(db, run_id, mode);
+}
+
+void restoreRunDirectory(const RunRecord& run) {
+  const fs::path dir(run.workdir);
+  std::error_code ec;
+  if (run.workdir.empty() || fs::exists(dir / "config.json", ec)) return;
+  fs::create_directories(dir, ec);
+  if (ec) return;  // the launch reports it
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(run.config_json);
+  } catch (const nlohmann::json::exception&) {
+    return;
+  }
+  {
+    std::ofstream out(dir / "config.json.tmp");
+    out << dumpJson(config, 2) << "\n";
+    if (!out) return;
+  }
+  fs::rename(dir / "config.json.tmp", dir / "config.json", ec);
+  std::fprintf(stderr,
+               "deepladder: run %lld: its directory %s was missing; made again from the "
+               "stored config (the run starts from its first step)\n",
+               static_cast<long long>(run.id), run.workdir.c_str());
+}
+
 std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
   std::vector<scheduler::PendingRun> out;
-  for (const RunSummary& summary : db_.listRuns(ladder_id_)) {
-    const RunRecord& r = summary.run;
+  std::vector<RunRecord> runs;
+  if (run_id_) {
+    if (auto run = db_.run(*run_id_)) runs.push_back(*run);
+  } else {
+    for (const RunSummary& summary : db_.listRuns(ladder_id_)) runs.push_back(summary.run);
+  }
+  for (const RunRecord& r : runs) {
     if (r.status != "queued" && r.status != "interrupted") continue;
     scheduler::PendingRun p;
     p.id = r.id;
     p.name = r.name;
     p.workdir = r.workdir;
     p.attempt = r.attempt;
-    try {
-      const RunConfig config = runConfigFromJson(nlohmann::json::parse(r.config_json));
-      p.total_steps = config.train.steps;
-      p.ranks = config.train.ranks;
-      p.gpus_per_rank = config.train.gpus_per_rank;
-      p.flops = flopsPerToken(config.model) * double(config.train.steps) *
-                double(config.train.batch_size * config.model.seq_len);
-    } catch (const std::exception&) {
-      p.flops = 0;
-    }
+    p.total_steps = r.plan.steps;
+    p.ranks = std::max<int64_t>(1, r.plan.ranks);
+    p.gpus_per_rank = r.plan.gpus_per_rank;
+    p.flops = r.plan.flops;  // both growth phases
     out.push_back(p);
   }
   std::stable_sort(out.begin(), out.end(),
@@ -84,6 +120,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
   if (attempt > 1 && run->status != "running")
     replayWorkerLog(db_, id, run->workdir + "/" + protocol::kWorkerLogName);
   run = db_.run(id);
+  restoreRunDirectory(*run);
   run->status = "running";
   run->device = where;
   if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);
@@ -94,7 +131,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
 }
 
 std::unique_ptr<scheduler::RunSink> SqliteRunStore::sink(int64_t id) {
-  return std::make_unique<IngestingSink>(db_, id);
+  return makeIngestingSink(db_, id, IngestMode::kTraining);
 }
 
 void SqliteRunStore::settle(int64_t id, const std::string& status, const std::string& message) {
@@ -106,12 +143,23 @@ bool SqliteRunStore::cancelRequested(int64_t id) {
   return run && run->status == "cancelled";
 }
 
+bool isSingleRunAlive(const RunRecord& run) {
+  return !run.workdir.empty() && (lockHolder(run.workdir, kOwnerLockName).has_value() ||
+                                  lockHolder(run.workdir, kWorkerLockName).has_value());
+}
+
 int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id) {
   int changed = 0;
   for (const RunSummary& summary : db.listRuns(ladder_id)) {
     if (summary.run.status != "running") continue;
+    // A single run (`deepladder train`) is not the scheduler's: while its process or its worker
+    // holds the run directory, it is alive and stays as it is.
+    if (!summary.run.ladder_id && isSingleRunAlive(summary.run)) continue;
     db.setRunStatus(summary.run.id, "interrupted",
-                    "its scheduler stopped while it ran; resumed from the last checkpoint");
+                    summary.run.ladder_id
+                        ? "its scheduler stopped while it ran; resumed from the last checkpoint"
+                        : "its `deepladder train` stopped while it ran; `deepladder resume` "
+                          "continues it from the last checkpoint");
     ++changed;
   }
   return changed;

@@ -7,6 +7,7 @@
 
 #include "core/scheduler/run_store.h"
 #include "storage/database.h"
+#include "storage/ingester.h"
 
 namespace deepladder::storage {
 
@@ -14,6 +15,12 @@ class SqliteRunStore : public scheduler::RunStore {
  public:
   // `ladder_id`: only this ladder's runs; nullopt: every run in the database.
   SqliteRunStore(Database& db, std::optional<int64_t> ladder_id) : db_(db), ladder_id_(ladder_id) {}
+  // A queue of one run (`deepladder train`, or a single run resumed).
+  static SqliteRunStore singleRun(Database& db, int64_t run_id) {
+    SqliteRunStore store(db, std::nullopt);
+    store.run_id_ = run_id;
+    return store;
+  }
 
   std::vector<scheduler::PendingRun> pending() override;
   void markLaunched(int64_t id, const std::string& where, int64_t attempt) override;
@@ -24,9 +31,23 @@ class SqliteRunStore : public scheduler::RunStore {
  private:
   Database& db_;
   std::optional<int64_t> ladder_id_;
+  std::optional<int64_t> run_id_;
 };
 
-// Runs left "running" by a scheduler that died become "interrupted" (resumable). Call only while
+// A sink that decodes each worker line once and hands it to an Ingester of `run_id`.
+std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
+                                                      IngestMode mode);
+
+// A run directory deleted while the run waited (by hand, or a cleaned scratch disk) is made again
+// with the config stored in the database, so the run starts afresh instead of failing to launch.
+void restoreRunDirectory(const RunRecord& run);
+
+// True when a single run's driving process or worker still holds its run directory.
+bool isSingleRunAlive(const RunRecord& run);
+
+// Runs left "running" by a scheduler that died become "interrupted" (resumable), and so do single
+// runs (`deepladder train`, no ladder) whose process and worker are both gone (neither holds its
+// run directory's lock, core/run_dir_lock.h); a live single run is left alone. Call only while
 // holding the scheduler lock (no scheduler is alive). Returns how many were changed.
 int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id);
 

@@ -5,6 +5,7 @@
 
 #include "storage/database.h"
 #include "storage/database_impl.h"
+#include "storage/plan_columns.h"
 
 namespace deepladder::storage {
 
@@ -16,11 +17,23 @@ bool isRunStatus(const std::string& status) {
 
 namespace {
 
-constexpr const char* kRunColumns =
+// The columns a RunRecord holds, in the order readRun reads them: the v1 columns, then the plan.
+const std::string kRunColumns =
     "r.id, r.ladder_id, r.name, r.arm, r.size, r.seed, r.config, r.config_hash, r.status, "
     "r.attempt, r.device, r.job_id, r.heartbeat, r.params, r.flops_per_token, r.step, r.tokens, "
-    "r.flops, r.final_loss, r.error, r.workdir, r.started, r.finished";
-constexpr int kRunColumnCount = 23;
+    "r.flops, r.final_loss, r.error, r.workdir, r.started, r.finished, " +
+    planColumnList("r.");
+constexpr int kPlanFirstColumn = 23;
+constexpr int kRunColumnCount = kPlanFirstColumn + kPlanColumnCount;
+constexpr int kPlanFirstParameter = 23;  // after the 22 v1 columns bound by bindRun
+constexpr int kRunParameterCount = kPlanFirstParameter + kPlanColumnCount - 1;
+
+// "?1, ?2, ..., ?n"
+std::string placeholders(int n) {
+  std::string out;
+  for (int i = 1; i <= n; ++i) out += (i > 1 ? ", ?" : "?") + std::to_string(i);
+  return out;
+}
 
 RunRecord readRun(const Statement& s) {
   RunRecord r;
@@ -47,10 +60,12 @@ RunRecord readRun(const Statement& s) {
   r.workdir = s.columnText(20);
   r.started = s.columnDouble(21);
   r.finished = s.columnDouble(22);
+  r.plan = readPlan(s, kPlanFirstColumn);
   return r;
 }
 
-// Binds every mutable column of `r` to ?1..?22 in the order of kRunColumns minus id.
+// Binds every mutable column of `r` to ?1..?kRunParameterCount in the order of kRunColumns minus
+// id.
 void bindRun(Statement& s, const RunRecord& r) {
   s.bind(1, r.ladder_id);
   s.bindText(2, r.name);
@@ -74,6 +89,7 @@ void bindRun(Statement& s, const RunRecord& r) {
   s.bindText(20, r.workdir);
   s.bind(21, r.started);
   s.bind(22, r.finished);
+  bindPlan(s, kPlanFirstParameter, r.plan);
 }
 
 void checkStatus(const std::string& status) {
@@ -84,12 +100,16 @@ void checkStatus(const std::string& status) {
 
 // ---- ladders --------------------------------------------------------------------------------
 int64_t Database::upsertLadder(const std::string& name, const std::string& spec,
-                               const std::string& hash) {
+                               const std::string& hash, const std::string& task,
+                               const std::string& resources_json) {
   Statement& insert = impl_->prepared(
-      "INSERT INTO ladders(name, spec, hash) VALUES (?1, ?2, ?3) ON CONFLICT(hash) DO NOTHING");
+      "INSERT INTO ladders(name, spec, hash, task, resources) VALUES (?1, ?2, ?3, ?4, ?5) "
+      "ON CONFLICT(hash) DO NOTHING");
   insert.bindText(1, name);
   insert.bindText(2, spec);
   insert.bindText(3, hash);
+  insert.bindText(4, task);
+  insert.bindText(5, resources_json);
   insert.run();
   Statement& find = impl_->prepared("SELECT id FROM ladders WHERE hash = ?1");
   ResetOnExit reset{find};
@@ -108,6 +128,22 @@ std::optional<int64_t> Database::findLadder(const std::string& name_or_hash) {
   return find.columnInt(0);
 }
 
+std::optional<LadderRecord> Database::ladder(int64_t ladder_id) {
+  Statement& find =
+      impl_->prepared("SELECT id, name, spec, hash, task, resources FROM ladders WHERE id = ?1");
+  ResetOnExit reset{find};
+  find.bind(1, ladder_id);
+  if (!find.step()) return std::nullopt;
+  LadderRecord l;
+  l.id = find.columnInt(0);
+  l.name = find.columnText(1);
+  l.spec = find.columnText(2);
+  l.hash = find.columnText(3);
+  l.task = find.columnText(4);
+  l.resources_json = find.columnText(5);
+  return l;
+}
+
 std::string Database::ladderSpec(int64_t ladder_id) {
   Statement& find = impl_->prepared("SELECT spec FROM ladders WHERE id = ?1");
   ResetOnExit reset{find};
@@ -120,18 +156,17 @@ std::string Database::ladderSpec(int64_t ladder_id) {
 int64_t Database::insertRun(const RunRecord& run) {
   checkStatus(run.status);
   Statement& insert = impl_->prepared(
-      "INSERT INTO runs(ladder_id, name, arm, size, seed, config, config_hash, status, attempt, "
-      "device, job_id, heartbeat, params, flops_per_token, step, tokens, flops, final_loss, "
-      "error, workdir, started, finished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-      "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
+      std::string("INSERT INTO runs(ladder_id, name, arm, size, seed, config, config_hash, status, "
+                  "attempt, device, job_id, heartbeat, params, flops_per_token, step, tokens, "
+                  "flops, final_loss, error, workdir, started, finished, ") +
+      kPlanColumns + ") VALUES (" + placeholders(kRunParameterCount) + ")");
   bindRun(insert, run);
   insert.run();
   return queryInt("SELECT last_insert_rowid()");
 }
 
 std::optional<RunRecord> Database::run(int64_t id) {
-  Statement& select =
-      impl_->prepared(std::string("SELECT ") + kRunColumns + " FROM runs r WHERE r.id = ?1");
+  Statement& select = impl_->prepared("SELECT " + kRunColumns + " FROM runs r WHERE r.id = ?1");
   ResetOnExit reset{select};
   select.bind(1, id);
   if (!select.step()) return std::nullopt;
@@ -141,7 +176,7 @@ std::optional<RunRecord> Database::run(int64_t id) {
 std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
   // The last loss comes from the end of the (run_id, key, step) primary key: one seek each.
   Statement& select = impl_->prepared(
-      std::string("SELECT ") + kRunColumns +
+      "SELECT " + kRunColumns +
       ", (SELECT 1 FROM metrics m WHERE m.run_id = r.id AND m.key = 'train/loss' "
       "   ORDER BY m.step DESC LIMIT 1),"
       "  (SELECT m.value IS NULL FROM metrics m WHERE m.run_id = r.id AND m.key = 'train/loss' "
@@ -194,10 +229,11 @@ void Database::updateRun(const RunRecord& run) {
       "UPDATE runs SET ladder_id = ?1, name = ?2, arm = ?3, size = ?4, seed = ?5, config = ?6, "
       "config_hash = ?7, status = ?8, attempt = ?9, device = ?10, job_id = ?11, heartbeat = ?12, "
       "params = ?13, flops_per_token = ?14, step = ?15, tokens = ?16, flops = ?17, "
-      "final_loss = ?18, error = ?19, workdir = ?20, started = ?21, finished = ?22 "
-      "WHERE id = ?23");
+      "final_loss = ?18, error = ?19, workdir = ?20, started = ?21, finished = ?22, " +
+      planAssignmentsFrom(kPlanFirstParameter) + " WHERE id = ?" +
+      std::to_string(kRunParameterCount + 1));
   bindRun(update, run);
-  update.bind(23, run.id);
+  update.bind(kRunParameterCount + 1, run.id);
   update.run();
 }
 

@@ -1,12 +1,17 @@
-// Schema v1 (design.md, "Storage sketch") and the migration steps to it. Each step takes the
-// database from version k-1 to k; add a step (never edit an old one) when the schema changes.
+// The schema (design.md, "Storage sketch": v1; v2 adds the stored plan) and its migration steps.
+// Each step takes the database from version k-1 to k; add a step (never edit an old one) when the
+// schema changes.
 #include "storage/schema.h"
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "storage/database.h"
+#include "storage/plan_backfill.h"
 #include "storage/statement.h"
 
 namespace deepladder::storage {
@@ -125,6 +130,27 @@ CREATE TABLE external_points(
 CREATE INDEX external_points_source ON external_points(source, arm);
 )sql";
 
+// ---- version 2: the plan stored typed ------------------------------------------------------
+// ladders gain the task and the resources (JSON) they were queued with; runs gain their task
+// and the plan_* columns (core/ladder/run_plan.h), computed once at enqueue.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE ladders ADD COLUMN task TEXT NOT NULL DEFAULT 'lm';
+ALTER TABLE ladders ADD COLUMN resources TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE runs ADD COLUMN task TEXT NOT NULL DEFAULT 'lm';
+ALTER TABLE runs ADD COLUMN plan_steps INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_flops REAL NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_params INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_flops_per_token REAL NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_depth INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_executed_depth INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_executed_depth_after_growth INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_crossover_step INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE runs ADD COLUMN plan_ranks INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN plan_gpus_per_rank INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN plan_est_seconds REAL NOT NULL DEFAULT 0;
+)sql";
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -132,11 +158,56 @@ void exec(sqlite3* db, const char* sql, const char* context) {
   checkSqlite(db, rc, context);
 }
 
+// table -> its columns, in order.
+using TableColumns = std::map<std::string, std::vector<std::string>>;
+
+TableColumns tableColumns(sqlite3* db) {
+  TableColumns out;
+  Statement tables(
+      db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  while (tables.step()) out[tables.columnText(0)];
+  for (auto& [table, columns] : out) {
+    Statement info(db, "SELECT name FROM pragma_table_info(?1)");
+    info.bindText(1, table);
+    while (info.step()) columns.push_back(info.columnText(0));
+  }
+  return out;
+}
+
+// The tables and columns of the current schema, read once from an in-memory copy of it.
+const TableColumns& expectedColumns() {
+  static const TableColumns expected = [] {
+    sqlite3* memory = nullptr;
+    sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    migrate(memory, 0);  // every step, as a new database gets them
+    TableColumns columns = tableColumns(memory);
+    sqlite3_close(memory);
+    return columns;
+  }();
+  return expected;
+}
+
 }  // namespace
 
+std::string schemaProblem(sqlite3* db) {
+  const TableColumns have = tableColumns(db);
+  for (const auto& [table, columns] : expectedColumns()) {
+    const auto it = have.find(table);
+    if (it == have.end()) return "table '" + table + "' is missing";
+    for (const auto& column : columns)
+      if (std::find(it->second.begin(), it->second.end(), column) == it->second.end())
+        return "table '" + table + "' has no column '" + column + "'";
+  }
+  return {};
+}
+
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 1, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 2, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
+  if (from_version < 2) {
+    exec(db, kSchemaV2, "adding the plan columns (schema v2)");
+    backfillPlans(db);
+  }
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

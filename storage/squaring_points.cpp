@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
 #include "core/run_config.h"
+#include "core/squaring/baselines.h"
+#include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
 #include "core/squaring/tiers.h"
 
@@ -27,7 +30,49 @@ double fraction(int64_t correct, int64_t total) {
   return total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
 }
 
+// Test and OOD baselines of a tier's data, cached per (tier, data seed): runs of a ladder share
+// their data.
+std::pair<squaring::SetBaselines, squaring::SetBaselines> setBaselinesOf(
+    const squaring::TierPreset& tier, int64_t data_seed) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, int64_t>,
+                  std::pair<squaring::SetBaselines, squaring::SetBaselines>>
+      cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(tier.name, data_seed);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const auto data = squaring::generateTierDataset(tier, static_cast<uint64_t>(data_seed));
+    const auto closure = squaring::tierCompositionClosure(tier, data);
+    it = cache
+             .emplace(key, std::make_pair(squaring::setBaselines(data.test, closure.get()),
+                                          squaring::setBaselines(data.ood_t, closure.get())))
+             .first;
+  }
+  return it->second;
+}
+
 }  // namespace
+
+std::vector<SquaringSeedGroup> squaringScoresOverSeeds(const std::vector<SquaringPoint>& points) {
+  std::vector<SquaringSeedGroup> groups;
+  std::vector<std::vector<squaring::SeedResult>> seeds;
+  for (const SquaringPoint& p : points) {
+    size_t g = 0;
+    while (g < groups.size() && !(groups[g].arm == p.arm && groups[g].size == p.size)) ++g;
+    if (g == groups.size()) {
+      groups.push_back({p.arm, p.size, 0, {}});
+      seeds.emplace_back();
+    }
+    groups[g].compute += p.compute;
+    seeds[g].push_back({p.seed, p.test_exact, p.ood_exact, p.max_t_seen, p.max_t_unseen});
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    groups[g].score = squaring::scoreOverSeeds(seeds[g]);
+    groups[g].compute /= static_cast<double>(seeds[g].size());
+  }
+  return groups;
+}
 
 bool isSquaringLadder(Database& db, const std::string& name) {
   const auto id = db.findLadder(name);
@@ -90,12 +135,20 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
     SquaringPoint p;
     p.run_id = run.id;
     p.arm = run.arm;
+    p.size = run.size;
+    p.seed = run.seed;
     p.compute = run.flops;
     p.step = step;
     p.max_t_seen = maxT(seen_rungs);
     p.max_t_unseen = maxT(unseen_rungs);
     p.ood_exact = fraction(ood_ok, ood_total);
     p.test_exact = fraction(test_ok, test_total);
+    p.score = squaring::benchmarkScore(p.test_exact, p.ood_exact);
+    const auto baselines = setBaselinesOf(tier, config->squaring.data_seed);
+    p.test_chance = baselines.first.chance;
+    p.test_ceiling = baselines.first.ceiling;
+    p.ood_chance = baselines.second.chance;
+    p.ood_ceiling = baselines.second.ceiling;
     points.push_back(p);
   }
   if (points.empty())

@@ -1,13 +1,18 @@
 // The points of a squaring ladder (task = "squaring") for `fit`, `export` and `plot`: per
-// finished run its arm, training FLOPs and, from the evals table at the run's last evaluated
-// step, Max T on seen and on unseen moduli (squaring/depth), exact match on the tier's OOD T
-// (squaring/ood_t) and on the held-out prompts (squaring/test). Tiers come from each run's config.
+// finished run its arm, size, seed, training FLOPs and, from the evals table at the run's last
+// evaluated step, Max T on seen and on unseen moduli (squaring/depth: the depth cohorts), exact
+// match on the tier's OOD T (squaring/ood_t) and on the held-out prompts (squaring/test), the
+// benchmark's score (their mean), and beside test and OOD the population chance and, for a
+// fixed-modulus tier, the composition ceiling of those sets (core/squaring/baselines.h, from the
+// run's data regenerated from its config). squaringScoresOverSeeds groups runs of one arm and
+// size across seeds as the benchmark does (mean score, minimum Max T).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/squaring/evaluation.h"
 #include "storage/database.h"
 
 namespace deepladder::storage {
@@ -21,7 +26,24 @@ struct SquaringPoint {
   int64_t max_t_unseen = 0;  // Max T on the tier's OOD moduli sizes
   double ood_exact = 0;      // correct / total over the squaring/ood_t cells
   double test_exact = 0;     // correct / total over the squaring/test cells
+  std::string size;
+  int64_t seed = 0;
+  double score = 0;         // (test_exact + ood_exact) / 2
+  double test_chance = 0;   // population chance of the test set
+  double ood_chance = 0;    // and of the OOD set
+  double test_ceiling = 0;  // composition ceiling of the test set (NaN: sampled moduli)
+  double ood_ceiling = 0;
 };
+
+// One (arm, size) of a ladder across its seeds: the benchmark's mean score and minimum Max T.
+struct SquaringSeedGroup {
+  std::string arm, size;
+  double compute = 0;  // mean training FLOPs
+  squaring::ScoreOverSeeds score;
+};
+
+// Groups points by (arm, size), in order of first appearance.
+std::vector<SquaringSeedGroup> squaringScoresOverSeeds(const std::vector<SquaringPoint>& points);
 
 // True when `ladder_or_source` names a ladder whose runs have task = "squaring".
 bool isSquaringLadder(Database& db, const std::string& ladder_or_source);

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -121,6 +123,7 @@ CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
   archive.write("state.tokens", scalar(state.tokens));
   archive.write("state.flops", scalar(state.flops));
   archive.write("state.sampler_position", scalar(state.sampler_position));
+  archive.write("state.sampler_windows", scalar(state.sampler_windows));
   archive.write("state.config_hash", c10::IValue(state.config_hash));
   archive.write("state.grown", scalar(static_cast<int64_t>(state.grown ? 1 : 0)));
   archive.write("state.rng_cpu", at::detail::getDefaultCPUGenerator().get_state(), true);
@@ -153,7 +156,11 @@ std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir) {
     const std::string name = entry.path().filename().string();
     if (entry.is_regular_file() && std::regex_match(name, match, pattern)) {
       CheckpointRecord record;
-      record.step = std::stoll(match[1].str());
+      // A step too large for int64 (a stray ckpt-<20 digits>.pt) is no checkpoint of ours.
+      const std::string digits = match[1].str();
+      const auto parsed =
+          std::from_chars(digits.data(), digits.data() + digits.size(), record.step);
+      if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size()) continue;
       record.path = entry.path().string();
       found.push_back(record);
     }
@@ -272,20 +279,32 @@ std::optional<TrainingState> loadNewest(const std::string& workdir, const std::s
       archive.read("state.flops", flops);
       archive.read("state.sampler_position", position);
       archive.read("state.rng_cpu", rng, true);
-      optimizer(archive);  // reads all, then commits
-      {
-        torch::NoGradGuard no_grad;
-        for (auto& [param, saved] : copies) param.copy_(saved);
-      }
-      at::Generator generator = at::detail::getDefaultCPUGenerator();
-      generator.set_state(rng);
       TrainingState state;
       state.step = step.item<int64_t>();
       state.tokens = tokens.item<int64_t>();
       state.flops = flops.item<double>();
       state.sampler_position = position.item<int64_t>();
+      torch::Tensor windows;
+      if (archive.try_read("state.sampler_windows", windows))
+        state.sampler_windows = windows.item<int64_t>();
       state.config_hash = config_hash;
       state.grown = grown;
+      // Counters a resume trusts: a file that passes its checksum may still have been made by
+      // something else than a trainer.
+      if (state.step < 0 || state.tokens < 0 || state.sampler_position < 0 ||
+          !std::isfinite(state.flops) || state.flops < 0)
+        throw std::runtime_error("its training counters are out of range");
+      {
+        at::Generator probe = at::detail::createCPUGenerator();
+        probe.set_state(rng);  // throws for a state of the wrong size or type
+      }
+      optimizer(archive);  // reads all, then commits
+      at::Generator generator = at::detail::getDefaultCPUGenerator();
+      generator.set_state(rng);
+      {
+        torch::NoGradGuard no_grad;
+        for (auto& [param, saved] : copies) param.copy_(saved);
+      }
       return state;
     } catch (const std::exception& e) {
       skip(candidate.path, std::string("cannot be loaded: ") + e.what());

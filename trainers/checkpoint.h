@@ -1,11 +1,11 @@
 // Checkpoints: <workdir>/ckpt-<step>.pt holds the model parameters, the optimizer state (AdamW
 // moments and step count, or the recipe's Muon + AdamW group state), the training counters, the
-// sampler position, the torch CPU RNG state and the config hash. Each is written atomically (temp
-// file, fsync, rename, fsync of the directory) with its SHA-256 in a sidecar ckpt-<step>.sha256
-// (sha256sum format), so a torn or corrupt file is found before a resume trusts it; the newest
-// valid checkpoint with a matching config hash wins.
-// The GPT overloads serve the LM trainer (with its growth phase); the torch::nn::Module overloads
-// serve models without growth (the squaring trainer), whose checkpoints are never "grown".
+// sampler position and epoch size, the torch CPU RNG state and the config hash. Each is written
+// atomically (temp file, fsync, rename, fsync of the directory) with its SHA-256 in a sidecar
+// ckpt-<step>.sha256 (sha256sum format), so a torn or corrupt file is found before a resume trusts
+// it; the newest valid checkpoint with a matching config hash wins. The GPT overloads serve the LM
+// trainer (with its growth phase); the torch::nn::Module overloads serve models without growth (the
+// squaring trainer), whose checkpoints are never "grown".
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,9 @@ struct TrainingState {
   int64_t tokens = 0;            // tokens trained on so far
   double flops = 0;              // training FLOPs so far
   int64_t sampler_position = 0;  // data::BatchSampler::position()
+  // data::BatchSampler::epochWindows() of the run that wrote it: a resume over data cut into a
+  // different number of windows would read another permutation. 0 = not recorded (older files).
+  int64_t sampler_windows = 0;
   std::string config_hash;
   bool grown = false;  // the model has grown (issue 4); absent in old files = false
 };

@@ -320,14 +320,24 @@ std::string GPTImpl::grow() {
     ~RestoreRng() { g.set_state(s); }
   } restore{generator, rng_state};
   if (!pcc_) {
+    // The middle section is duplicated in place (core/architecture.h, grownStackLayout): a new
+    // list holds the trained blocks (the same modules, so their parameters keep their identity
+    // and optimizer state) and the copies in the grown order.
     const int64_t low = static_cast<int64_t>(blocks->size());
-    for (int64_t j = low; j < config.grow_layers; ++j) {
-      const auto& source = *blocks[j % low]->as<BlockImpl>();
+    torch::nn::ModuleList grown;
+    for (const StackSlot& slot : grownStackLayout(low, config.grow_layers)) {
+      const auto& source = blocks[slot.source];
+      if (!slot.copy) {
+        grown->push_back(source);
+        continue;
+      }
+      const auto& from = *source->as<BlockImpl>();
       Block block(config);
-      block->to(source.attn->qkv->weight.device(), source.attn->qkv->weight.scalar_type());
-      copyBlock(source, *block);
-      blocks->push_back(block);
+      block->to(from.attn->qkv->weight.device(), from.attn->qkv->weight.scalar_type());
+      copyBlock(from, *block);
+      grown->push_back(block);
     }
+    blocks = replace_module("blocks", grown);
     return "layers " + std::to_string(low) + " -> " + std::to_string(config.grow_layers);
   }
   const int64_t low = passes_;

@@ -13,7 +13,9 @@
 //   layernorm_scaling: the pre-norm outputs of the block executed l-th (1-based, counting a looped
 //            core once per pass) are scaled by 1/sqrt(l).
 // Growth (grow()): untied cores K_low -> K_high with core j a copy of core j mod K_low; tied K
-// switches; vanilla stacking n_layer -> grow_layers with block j a copy of block j mod n_layer.
+// switches; a vanilla stack n_layer -> grow_layers duplicates its middle section in place
+// (core/architecture.h, grownStackLayout: deep_vanilla_grow's p+2c+o blocks become prelude, the
+// two core sections, their copies, coda, the order untied_grow gives its cores).
 //
 // `forward` can hand back the residual stream after every executed block for a logit lens
 // (decode each state with `decode`).

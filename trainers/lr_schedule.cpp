@@ -4,22 +4,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trainers/wsd_schedule.h"
+
 namespace deepladder::trainers {
 
 double learningRate(const TrainConfig& t, int64_t step) {
   const double peak = t.lr;
   const double floor = t.min_lr_ratio * t.lr;
+  if (t.schedule == Schedule::wsd) {
+    const WsdSchedule wsd{t.steps, std::min(t.warmup_steps, t.steps), t.decay_fraction,
+                          t.min_lr_ratio};
+    return peak * wsdMultiplier(wsd, std::clamp<int64_t>(step, 0, t.steps));
+  }
   const int64_t last = t.steps - 1;
   if (step < t.warmup_steps)
     return peak * static_cast<double>(step + 1) / static_cast<double>(t.warmup_steps);
-  if (t.schedule == Schedule::wsd) {
-    const int64_t decay_steps = static_cast<int64_t>(std::llround(t.decay_fraction * t.steps));
-    const int64_t decay_start = std::max(t.warmup_steps, t.steps - decay_steps);
-    if (decay_steps <= 0 || step < decay_start) return peak;
-    const double progress = std::min(1.0, static_cast<double>(step - decay_start + 1) /
-                                              static_cast<double>(last - decay_start + 1));
-    return peak + (floor - peak) * progress;
-  }
   // cosine
   const int64_t span = last - t.warmup_steps;
   if (span <= 0) return peak;

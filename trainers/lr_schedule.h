@@ -1,9 +1,10 @@
 // Learning-rate schedules, a pure function of the config and the step (so a resumed run uses
 // exactly the rates of an uninterrupted one).
 //   cosine: linear warmup over warmup_steps to lr, then cosine to min_lr_ratio x lr at the last
-//   step wsd:    linear warmup, flat at lr, then a linear decay over the final decay_fraction of
-//   the
-//           steps to min_lr_ratio x lr at the last step (warmup-stable-decay, Hu et al. 2024)
+//           step
+//   wsd:    lr x the growth paper's warmup-stable-decay multiplier (trainers/wsd_schedule.h) with
+//           the decay over the final decay_fraction of the steps ending at min_lr_ratio x lr at
+//           the last step
 #pragma once
 
 #include <cstdint>

@@ -106,19 +106,21 @@ class MuonRunOptimizer : public RunOptimizer {
     muon.options.weight_decay = train_.weight_decay;
     muon.options.cautious_weight_decay = train_.cautious_weight_decay;
     muon.options.orthogonalizer = orthogonalizer_;
-    auto adamw = [&](const std::string& name, double lr) {
+    auto adamw = [&](const std::string& name, double lr, double weight_decay) {
       AdamWGroup group;
       group.options.name = name;
       group.options.lr = lr > 0 ? lr : train_.lr;
       group.options.beta1 = train_.beta1;
       group.options.beta2 = train_.beta2;
       group.options.eps = train_.eps;
-      group.options.weight_decay = 0.0;
+      group.options.weight_decay = weight_decay;
       return group;
     };
-    AdamWGroup embedding = adamw("embedding", train_.embed_lr);
-    AdamWGroup head = adamw("head", train_.head_lr);
-    AdamWGroup gains = adamw("gains", train_.lr);
+    // The paper's embedding and head decay: decoupled, p *= 1 - lr wd at their own rates.
+    const double embed_head_decay = train_.embed_head_weight_decay ? train_.weight_decay : 0.0;
+    AdamWGroup embedding = adamw("embedding", train_.embed_lr, embed_head_decay);
+    AdamWGroup head = adamw("head", train_.head_lr, embed_head_decay);
+    AdamWGroup gains = adamw("gains", train_.lr, 0.0);
     params_.clear();
     for (const auto& item : model->named_parameters()) {
       const std::string& name = item.key();

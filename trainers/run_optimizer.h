@@ -6,13 +6,16 @@
 //   "muon"   the growth recipe's groups (trainers/param_groups.h): Muon for every block matrix
 //            (the fused q/k/v weight as 3 row blocks, the fused SwiGLU gate/up as 2, so each
 //            projection is orthogonalized as its own matrix) at train.lr with train.weight_decay
-//            (cautious when train.cautious_weight_decay); AdamW (betas, eps of [train], no weight
-//            decay) for the embedding at embed_lr and the head at head_lr (0 = train.lr; a tied
-//            embedding is one "embedding" group); norm gains, if the model has any, in an AdamW
-//            group "gains" at train.lr. Every rate is base x schedule x re-warm, where the schedule
-//            is the recipe's exact WSD (trainers/wsd_schedule.h: to exactly zero at the end,
-//            min_lr_ratio unused) for schedule = "wsd", or the cosine of lr_schedule.h divided by
-//            train.lr for schedule = "cosine".
+//            (cautious when train.cautious_weight_decay); AdamW (betas, eps of [train]) for the
+//            embedding at embed_lr and the head at head_lr (0 = train.lr; a tied embedding is one
+//            "embedding" group), both with train.weight_decay as the growth paper's code applies
+//            it: decoupled and not cautious, p *= 1 - lr wd every step at the group's own
+//            scheduled rate (none with train.embed_head_weight_decay = false); norm gains, if the
+//            model has any, in an AdamW group "gains" at train.lr without decay. Every rate is base
+//            x schedule x re-warm, where the schedule is the recipe's exact WSD
+//            (trainers/wsd_schedule.h: to exactly zero at the end, min_lr_ratio unused) for
+//            schedule = "wsd", or the cosine of lr_schedule.h divided by train.lr for schedule =
+//            "cosine".
 // Growth (grow()): the model grows, the optimizer is rebuilt over the grown parameters, keeps the
 // state of the parameters it had, and the copied blocks start with fresh state (zero moments).
 #pragma once

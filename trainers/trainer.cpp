@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/architecture.h"
+#include "core/data_budget.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/options/validate.h"
@@ -86,8 +87,13 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                       std::to_string(d->maxTokenId()) + ", beyond vocab_size " +
                       std::to_string(mc.vocab_size) + ". Set vocab_size to at least " +
                       std::to_string(d->maxTokenId() + 1));
-  data::BatchSampler sampler(*train_data, tc.batch_size, mc.seq_len,
-                             static_cast<uint64_t>(tc.seed));
+  // Without replacement over the run's token budget (core/data_budget.h): one epoch over a
+  // shuffled prefix when the split holds S x B windows, reshuffled epochs when it does not.
+  const DataBudget budget = dataBudget(tc.steps, tc.batch_size, mc.seq_len, train_data->size());
+  if (const auto problem = dataBudgetProblem(budget, config.data.max_epochs))
+    throw UserError("run " + config.name + ": " + train_data->describe() + ": " + *problem);
+  data::BatchSampler sampler(*train_data, tc.batch_size, mc.seq_len, static_cast<uint64_t>(tc.seed),
+                             budget.windows_needed);
   std::vector<torch::Tensor> val_batches;
   for (const auto& batch :
        data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
@@ -120,6 +126,14 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
             loadNewestValidCheckpoint(options.workdir, hash, model, *optimizer, &skipped)) {
       state = *loaded;
       resumed_from = state.step;
+      if (state.sampler_windows != 0 && state.sampler_windows != sampler.epochWindows())
+        throw UserError("resume from step " + std::to_string(state.step) + " in " +
+                        options.workdir + ": the checkpoint read " + train_data->describe() +
+                        " as " + std::to_string(state.sampler_windows) +
+                        " windows an epoch, now it holds " +
+                        std::to_string(sampler.epochWindows()) +
+                        ": the training data changed since the run started. Restore the data "
+                        "it was started with, or start the run afresh in an empty work directory");
       sampler.seek(state.sampler_position);
     }
   }
@@ -149,6 +163,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   auto checkpoint = [&]() {
     if (!dp.isRoot()) return;
     state.sampler_position = sampler.position();
+    state.sampler_windows = sampler.epochWindows();
     state.grown = model->grown();
     const CheckpointRecord record = saveCheckpoint(options.workdir, model, *optimizer, state);
     pruneCheckpoints(options.workdir, tc.keep_checkpoints);

@@ -1,4 +1,4 @@
-// WSD learning-rate multiplier with exact endpoints and the growth re-warm: see wsd_schedule.h.
+// The growth paper's WSD learning-rate multiplier and the growth re-warm: see wsd_schedule.h.
 #include "trainers/wsd_schedule.h"
 
 #include <algorithm>
@@ -23,6 +23,8 @@ void checkSchedule(const WsdSchedule& s) {
                              std::to_string(s.warmup_steps));
   if (!(s.decay_fraction >= 0.0 && s.decay_fraction <= 1.0))
     fail("decay_fraction", "must be in [0, 1], got " + std::to_string(s.decay_fraction));
+  if (!(s.final_fraction >= 0.0 && s.final_fraction <= 1.0))
+    fail("min_lr_ratio", "must be in [0, 1], got " + std::to_string(s.final_fraction));
 }
 
 }  // namespace
@@ -39,17 +41,26 @@ int64_t wsdDecaySteps(const WsdSchedule& schedule) {
   return std::clamp<int64_t>(static_cast<int64_t>(rounded), 0, schedule.total_steps);
 }
 
-double wsdMultiplier(const WsdSchedule& schedule, int64_t step) {
+int64_t wsdDecayStart(const WsdSchedule& schedule) {
   const int64_t decay_steps = wsdDecaySteps(schedule);  // checks the schedule
+  if (decay_steps == 0) return schedule.total_steps;
+  return std::max(schedule.warmup_steps, schedule.total_steps - decay_steps);
+}
+
+double wsdMultiplier(const WsdSchedule& schedule, int64_t step) {
+  const int64_t start = wsdDecayStart(schedule);  // checks the schedule
   const int64_t total = schedule.total_steps;
   if (step < 0 || step > total)
     throw std::out_of_range("wsdMultiplier: step " + std::to_string(step) + " outside [0, " +
                             std::to_string(total) + "]");
   if (step < schedule.warmup_steps)
     return static_cast<double>(step + 1) / static_cast<double>(schedule.warmup_steps);
-  if (step <= total - decay_steps) return 1.0;
-  // decay_steps >= 1 here, and step == total gives exactly 0.
-  return static_cast<double>(total - step) / static_cast<double>(decay_steps);
+  if (wsdDecaySteps(schedule) == 0 || step < start) return 1.0;
+  const int64_t span = std::max<int64_t>(total - start, 1);  // updates start .. S-1
+  const double progress =
+      span == 1 ? 1.0
+                : std::min(1.0, static_cast<double>(step - start) / static_cast<double>(span - 1));
+  return 1.0 + (schedule.final_fraction - 1.0) * progress;
 }
 
 double growthRewarmMultiplier(int64_t step, int64_t crossover_step, int64_t rewarm_steps) {

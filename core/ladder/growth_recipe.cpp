@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "core/architecture.h"
+#include "core/errors.h"
+#include "core/flop_model.h"
 
 namespace deepladder::ladder {
 
@@ -39,9 +41,8 @@ double recipeM(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded) 
 
 double recipeFlopsPerToken(int64_t blocks, int64_t w, int64_t hidden, int64_t vocab_padded,
                            int64_t seq_len) {
-  return 6.0 * recipeM(blocks, w, hidden, vocab_padded) + 6.0 * static_cast<double>(blocks) *
-                                                              static_cast<double>(w) *
-                                                              static_cast<double>(seq_len + 1);
+  // 6 m(L) + 6 L w (T + 1): the FLOP model every run uses (core/flop_model.h).
+  return flopsPerTokenOf(blocks, 4 * w * w + 3 * w * hidden, w * vocab_padded, w, seq_len);
 }
 
 int64_t roundHalfEven(double v) {
@@ -99,18 +100,31 @@ RecipeRung planRecipeRung(const RecipeGlobals& g, const RecipeArmShape& arm, int
   r.flops_per_token_high =
       recipeFlopsPerToken(r.blocks_high, r.width, r.hidden, g.vocab_padded, g.seq_len);
   const double batch = static_cast<double>(g.batch_tokens);
+  // Steps as a number first: an absurd constant must be refused, not overflow an integer.
+  const auto steps = [&](double v) {
+    if (!(v >= 0.5) || v * batch > 1e18)
+      throw UserError("the recipe gives depth " + std::to_string(depth) + " " +
+                      std::to_string(v * batch) + " training tokens (tpp x parameters), " +
+                      (v >= 0.5 ? "more than 1e18" : "less than one step of batch_tokens") +
+                      ". Check tpp and batch_tokens");
+    return roundHalfEven(v);
+  };
+  if (r.heads < 1)
+    throw UserError("head_dim " + std::to_string(g.head_dim) + " is wider than depth " +
+                    std::to_string(depth) + "'s width " + std::to_string(r.width) +
+                    " (no attention head). Lower head_dim or raise width_per_depth");
   if (arm.grow_passes > 0) {
     const double m_low = recipeM(r.blocks_low, r.width, r.hidden, g.vocab_padded);
     const double m_high = recipeM(r.blocks_high, r.width, r.hidden, g.vocab_padded);
-    r.steps = roundHalfEven(tpp * static_cast<double>(r.params) / batch * m_low /
-                            (f * m_low + (1.0 - f) * m_high));
+    r.steps = steps(tpp * static_cast<double>(r.params) / batch * m_low /
+                    (f * m_low + (1.0 - f) * m_high));
     r.crossover = static_cast<int64_t>(f * static_cast<double>(r.steps));
-    r.flops = batch * (static_cast<double>(r.crossover) * r.flops_per_token_low +
-                       static_cast<double>(r.steps - r.crossover) * r.flops_per_token_high);
   } else {
-    r.steps = roundHalfEven(tpp * static_cast<double>(r.params) / batch);
-    r.flops = batch * static_cast<double>(r.steps) * r.flops_per_token_low;
+    r.steps = steps(tpp * static_cast<double>(r.params) / batch);
   }
+  // C = B (c F(L_low) + (S - c) F(L_high)), through the FLOP model the worker counts with.
+  r.flops = phasedTrainingFlops(r.flops_per_token_low, r.flops_per_token_high, r.crossover, r.steps,
+                                g.batch_tokens);
   r.tokens = g.batch_tokens * r.steps;
   r.matrix_lr = g.matrix_lr_d8 * std::pow(static_cast<double>(recipeParams(g, arm, 8)) /
                                               static_cast<double>(r.params),

@@ -1,16 +1,22 @@
 // Ladder spec reading and grid expansion (see ladder_spec.h).
 #include "core/ladder/ladder_spec.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/growth_recipe.h"
 #include "core/ladder/memory_plan.h"
+#include "core/names.h"
 #include "core/options/option_toml.h"
 #include "core/options/validate.h"
+#include "core/safe_text.h"
 #include "core/sha256.h"
 #include "core/toml_reader.h"
 
@@ -72,6 +78,7 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
       SizeEntry e;
       e.name = entry.string("name", "");
       if (e.name.empty()) entry.fail("name", "every size needs a name", "add name = \"d64\"");
+      checkName(e.name, "size", entry.file(), entry.lineOf("name"), entry.qualified("name"));
       e.model_overrides = entry.raw();
       e.model_overrides.erase("name");
       e.where = entry.qualified("name");
@@ -84,10 +91,10 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
     if (out.empty()) sizes.fail("list", "the size list is empty", "add [[sizes.list]] entries");
   }
   sizes.finish();
-  for (size_t i = 0; i < out.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (out[i].name == out[j].name)
-        throw UserError(out[i].where + ": size \"" + out[i].name + "\" appears twice");
+  std::set<std::string> names;
+  for (const SizeEntry& size : out)
+    if (!names.insert(size.name).second)
+      throw UserError(size.where + ": size \"" + shownText(size.name) + "\" appears twice");
   return out;
 }
 
@@ -101,7 +108,9 @@ BudgetRule readBudget(TomlReader r, size_t rungs) {
     if (node->is_array()) {
       for (const auto& v : *node->as_array()) {
         auto d = v.value<double>();
-        if (!d || *d <= 0) r.fail("flops", "every FLOP budget must be a positive number");
+        if (!d || !std::isfinite(*d) || *d < 1 || *d > 1e30)
+          r.fail("flops", "every FLOP budget must be a number from 1 to 1e30",
+                 "give each rung its training FLOPs, e.g. 1e15");
         b.flops.push_back(*d);
       }
       r.skip("flops");
@@ -123,10 +132,30 @@ BudgetRule readBudget(TomlReader r, size_t rungs) {
   return b;
 }
 
+// "auto", "cpu" or a comma-separated list of GPU indices ("0,1,3"), each listed once.
+bool validDevices(const std::string& devices) {
+  if (devices == "auto" || devices == "cpu") return true;
+  std::set<std::string> seen;
+  size_t start = 0;
+  while (start <= devices.size()) {
+    const size_t comma = std::min(devices.find(',', start), devices.size());
+    const std::string index = devices.substr(start, comma - start);
+    if (index.empty() || index.size() > 4 ||
+        !std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        !seen.insert(index).second)
+      return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
 Resources readResources(TomlReader r) {
   Resources res;
   res.backend = r.choice("backend", res.backend, {"local", "slurm"});
   res.devices = r.string("devices", res.devices);
+  if (!validDevices(res.devices))
+    r.fail("devices", "\"" + shownText(res.devices) + "\" is not a device list",
+           "use \"auto\", \"cpu\" or GPU indices such as \"0,1\"");
   res.slots = r.integer("slots", res.slots, 0, 4096);
   res.threads_per_slot = r.integer("threads_per_slot", res.threads_per_slot, 0, 4096);
   res.peer_timeout_s = r.number("peer_timeout_s", res.peer_timeout_s, 1.0, 86400.0);
@@ -153,7 +182,9 @@ Resources readResources(TomlReader r) {
   return res;
 }
 
-int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model) {
+// Tokens a rung's budget asks for (a double: an absurd budget must not overflow on its way to a
+// step count; parseLadder refuses it).
+double targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model) {
   double tokens = 0;
   if (b.rule == "tokens") tokens = b.tokens;
   if (b.rule == "tokens_per_param")
@@ -164,7 +195,22 @@ int64_t targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model)
     const double per_token = f * flopsPerToken(model, false) + (1 - f) * flopsPerToken(model, true);
     tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / per_token;
   }
-  return static_cast<int64_t>(std::llround(tokens));
+  return tokens;
+}
+
+// A run of more tokens than this is a slip (1e18 tokens: years on any cluster).
+inline constexpr double kMaxRunTokens = 1e18;
+
+std::string formatTokenBudget(double tokens) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", tokens);
+  return text;
+}
+
+std::string sizeNames(const std::vector<SizeEntry>& sizes) {
+  std::string out;
+  for (const auto& s : sizes) out += (out.empty() ? "" : ", ") + s.name;
+  return boundedText(out, 300);
 }
 
 // Per-arm constants of the growth recipe ([arms.NAME.recipe]); see growth_recipe.h.
@@ -173,6 +219,7 @@ struct RecipeArmConstants {
   int64_t warmup = 0;
   double warmdown = 0.6, m_out = 1, r = 1, s_emb = 0.02, u = 0.0625;
   double embed_lr_mult = 1, head_lr_mult = 1, g = 0.8, tpp = 20;
+  bool embed_head_decay = true;  // optional: false turns the embedding and head decay off
 };
 
 RecipeArmConstants readRecipeArm(TomlReader r) {
@@ -199,6 +246,7 @@ RecipeArmConstants readRecipeArm(TomlReader r) {
   k.head_lr_mult = r.number("head_lr_mult", k.head_lr_mult, 0, 1e6);
   k.g = r.number("g", k.g, 0, 10);
   k.tpp = r.number("tpp", k.tpp, 1e-6, 1e9);
+  k.embed_head_decay = r.boolean("embed_head_decay", k.embed_head_decay);
   r.finish();
   return k;
 }
@@ -251,6 +299,7 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   t.embed_lr = k.embed_lr_mult * rung.matrix_lr;
   t.head_lr = k.head_lr_mult * rung.matrix_lr;
   t.weight_decay = k.weight_decay;
+  t.embed_head_weight_decay = k.embed_head_decay;  // the paper's decay of embedding and head
   t.cautious_weight_decay = true;
   t.beta1 = k.beta1;
   t.beta2 = k.beta2;
@@ -260,6 +309,20 @@ void applyRecipe(RunConfig& c, const RecipeGlobals& g, const RecipeArmConstants&
   t.warmup_steps = k.warmup;
   t.decay_fraction = k.warmdown;
   t.min_lr_ratio = 0;
+}
+
+// Two runs named alike would share one directory (checkpoints deleting each other, one point
+// counted twice): arm "a-b" with size "c" and arm "a" with size "b-c" are both "a-b-c-s1".
+using RunNames = std::map<std::string, std::pair<std::string, std::string>>;  // name -> arm, size
+
+void requireDistinctRunName(const PlannedRun& run, const TomlReader& arms, RunNames& names) {
+  const auto [it, added] = names.emplace(run.name, std::make_pair(run.arm, run.size));
+  if (added) return;
+  arms.fail(run.arm,
+            "the runs of arm \"" + it->second.first + "\" size \"" + it->second.second +
+                "\" and of arm \"" + run.arm + "\" size \"" + run.size +
+                "\" would both be named \"" + run.name + "\" and share one directory",
+            "rename an arm or a size so that arm-size-sSEED names differ");
 }
 
 }  // namespace
@@ -276,12 +339,18 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   spec.name = head.string("name", "");
   if (spec.name.empty())
     head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
+  checkName(spec.name, "ladder", source_name, head.lineOf("name"), head.qualified("name"));
   spec.task = head.choice("task", spec.task, {"lm", "squaring"});
   const Task task = *enumFromName<Task>(spec.task);
   spec.description = head.string("description", "");
   const std::string recipe = head.choice("recipe", "", {"", "growth-paper"});
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
   if (spec.seeds.empty()) spec.seeds = {1};
+  std::set<int64_t> distinct_seeds;
+  for (int64_t seed : spec.seeds)
+    if (!distinct_seeds.insert(seed).second)
+      head.fail("seeds", "seed " + std::to_string(seed) + " appears twice",
+                "list each seed once: two runs with one seed would share one directory");
   head.finish();
 
   // Run defaults: [model], [data], [train], [squaring]; each planned run then applies its size
@@ -296,7 +365,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
     options::applyTomlSection(table, section, base, &base_origins);
   }
   const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
-  const BudgetRule budget = readBudget(r.table("budget"), sizes.size());
+  const TomlReader budget_reader = r.table("budget");
+  const BudgetRule budget = readBudget(budget_reader, sizes.size());
   spec.resources = readResources(r.table("resources"));
   const RecipeGlobals globals = readRecipeGlobals(r.table("recipe"));
   DeviceBudget device = budgetFromResources(spec.resources);
@@ -307,10 +377,20 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   TomlReader arms = r.table("arms");
   std::vector<std::string> arm_names = arms.keys();
   if (arm_names.empty()) arm_names = {"vanilla"};
+  for (const std::string& arm : arm_names)
+    checkName(arm, "arm", source_name, arms.lineOf(arm), arms.qualified(arm));
   for (const auto& size : sizes) spec.sizes.push_back(size.name);
   spec.arms = arm_names;
+  const double planned_runs =
+      double(arm_names.size()) * double(sizes.size()) * double(spec.seeds.size());
+  if (planned_runs > kMaxLadderRuns)
+    head.fail("seeds",
+              "arms x sizes x seeds is " + std::to_string(int64_t(planned_runs)) +
+                  " runs (at most " + std::to_string(kMaxLadderRuns) + ")",
+              "split the ladder, or use fewer seeds");
 
   const toml::table no_overrides;
+  RunNames run_names;  // run names must be distinct: one directory each
   for (const std::string& arm : arm_names) {
     TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
     for (size_t rung = 0; rung < sizes.size(); ++rung) {
@@ -330,6 +410,11 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         applyArmPreset(preset, config.model);
       }
       const std::vector<std::string> only = arm_copy.strings("sizes");
+      for (const auto& name : only)  // a typo must not drop the arm without a word
+        if (std::none_of(sizes.begin(), sizes.end(),
+                         [&](const SizeEntry& s) { return s.name == name; }))
+          arm_copy.fail("sizes", "unknown size \"" + shownText(name) + "\"",
+                        "use the names of [sizes]: " + sizeNames(sizes));
       bool included = only.empty();
       for (const auto& name : only) included = included || name == sizes[rung].name;
       std::optional<RecipeRung> recipe_rung;
@@ -346,7 +431,11 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
                           "add " + sizes[rung].name + " = 0.75 to this arm's crossover table");
           f = cross.number(sizes[rung].name, 0, 0, 1);
         }
-        recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
+        try {
+          recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
+        } catch (const UserError& e) {  // locate it: the arm's recipe
+          arm_copy.fail("recipe", e.what());
+        }
         applyRecipe(config, globals, k, *recipe_rung, f);
       }
       for (options::Section section : options::allSections()) {
@@ -359,9 +448,25 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
 
       const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
       if (!recipe_rung) {
-        const int64_t tokens_target = targetTokens(budget, rung, config.model);
-        config.train.steps =
-            std::max<int64_t>(1, (tokens_target + tokens_per_step / 2) / tokens_per_step);
+        // The shape is validated before the budget is turned into steps (a head count of 0
+        // would divide by zero on the way).
+        options::validateModelShape(config, source_name + " (" + arm + "-" + sizes[rung].name + ")",
+                                    &origins);
+        const double tokens_target = targetTokens(budget, rung, config.model);
+        const double max_tokens =
+            std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
+        if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)
+          budget_reader.fail(budget.rule == "flops" ? "flops" : budget.rule,
+                             "the budget gives arm \"" + arm + "\" size \"" + sizes[rung].name +
+                                 "\" " + formatTokenBudget(tokens_target) + " tokens, " +
+                                 (tokens_target > max_tokens
+                                      ? "more than " + formatTokenBudget(max_tokens) +
+                                            " (at most " + std::to_string(options::kMaxCount) +
+                                            " steps of " + std::to_string(tokens_per_step) + ")"
+                                      : "less than one step of " + std::to_string(tokens_per_step)),
+                             "check the budget's value and unit");
+        config.train.steps = std::max<int64_t>(
+            1, static_cast<int64_t>(std::llround(tokens_target / double(tokens_per_step))));
         if (config.train.warmup_steps > config.train.steps / 5)
           config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
       }
@@ -375,14 +480,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         run.config.name = run.name;
         run.config.train.seed = seed;
         options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
-        run.params = countParameters(config.model).total;
+        static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
         run.depth = rung_depth;
-        run.executed_depth = executedBlocks(config.model, false);
-        run.executed_depth_after_growth = executedBlocks(config.model, true);
-        run.crossover_step = growthStep(config.model, config.train.steps);
-        run.flops_per_token = flopsPerToken(config.model);
-        run.tokens = config.train.steps * tokens_per_step;
-        run.flops = trainingFlops(config.model, config.train.steps, tokens_per_step);
         if (recipe_rung) {  // the paper's own accounting (growth_recipe.h)
           run.params = recipe_rung->params;
           run.executed_depth = recipe_rung->blocks_low;
@@ -395,6 +494,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         planTime(run, spec.resources);
         planMemory(run, device);  // the micro-batch that fits, or a refusal
         spec.runs.push_back(std::move(run));
+        requireDistinctRunName(spec.runs.back(), arms, run_names);
       }
     }
   }

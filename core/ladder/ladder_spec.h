@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ladder/run_plan.h"
 #include "core/memory_model.h"
 #include "core/run_config.h"
 
@@ -58,21 +59,15 @@ struct Resources {
   SlurmOptions slurm;
 };
 
-struct PlannedRun {
+// One cell of the grid: its identity, its complete config and its plan (the RunPlan fields,
+// stored with the run when it is queued).
+struct PlannedRun : RunPlan {
   std::string arm;
   std::string size;
   int64_t seed = 0;
   std::string name;  // arm-size-sSEED
   RunConfig config;  // complete config handed to the worker
-  int64_t params = 0;
-  int64_t depth = 0;                        // the rung's depth (its n_layer before the arm preset)
-  int64_t executed_depth = 0;               // blocks run per token (before growth)
-  int64_t executed_depth_after_growth = 0;  // == executed_depth without growth
-  int64_t crossover_step = -1;              // growth step, -1 without growth
-  double flops_per_token = 0;
-  int64_t tokens = 0;          // steps x batch x seq_len
-  double flops = 0;            // training FLOPs
-  double est_seconds = 0;      // wall time: flops / (throughput x train.ranks), or measured
+  // Planning figures not stored with the run (the stored ones are RunPlan's).
   bool time_measured = false;  // est_seconds from a measured run of the same shape
   int64_t micro_batch = 0;     // rows per forward on each rank (the plan's pick or the config's)
   double peak_memory_gb = 0;   // estimated peak device memory (GB = 1e9 bytes) at micro_batch
@@ -92,6 +87,9 @@ struct LadderSpec {
   Resources resources;
   std::vector<PlannedRun> runs;  // arms x sizes x seeds, in that order
 };
+
+// More runs than this in one ladder is refused when it is read (a slip such as seeds = [1..1e6]).
+inline constexpr int64_t kMaxLadderRuns = 10000;
 
 LadderSpec loadLadder(const std::string& path);
 LadderSpec parseLadder(const std::string& text, const std::string& source_name);

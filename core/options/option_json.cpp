@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "core/nearest_word.h"
 #include "core/options/option_schema.h"
+#include "core/safe_text.h"
 
 namespace deepladder::options {
 
@@ -52,7 +53,7 @@ void readJsonSection(const nlohmann::json& object, Section section, RunConfig& c
     if (!spec) {
       const std::string near = nearestKey(section, key);
       throw UserError(
-          "run config JSON: unknown key \"" + key + "\" in " + where +
+          "run config JSON: unknown key \"" + shownText(key) + "\" in " + where +
           (near.empty() ? std::string(". Check the field") : ". Did you mean " + near + "?"));
     }
     spec->set(config, valueOf(*spec, value));
@@ -91,7 +92,7 @@ RunConfig decodeRunConfig(const nlohmann::json& json) {
         if (s != Section::root) names.emplace_back(sectionName(s));
       const std::string near = nearestWord(key, names);
       throw UserError(
-          "run config JSON: unknown section \"" + key + "\"" +
+          "run config JSON: unknown section \"" + shownText(key) + "\"" +
           (near.empty() ? std::string(". Check the field") : ". Did you mean " + near + "?"));
     }
     readJsonSection(value, section, config);

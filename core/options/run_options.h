@@ -70,7 +70,8 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(int64_t, grow_passes, 0, 0, 1 << 16, "", kHashed | kLm,                                      \
     "pcc growth: core passes after growth (new untied core j copies core j mod K); 0 = none.")   \
   X(int64_t, grow_layers, 0, 0, 1 << 20, "blocks", kHashed | kLm,                                \
-    "vanilla growth: blocks after growth (new block j copies block j mod n_layer); 0 = none.")   \
+    "vanilla growth: blocks after growth, the middle section duplicated in place "               \
+    "(deep_vanilla_grow: p+2c+o -> p+4c+o in untied_grow's core order); 0 = none.")              \
   X(double, grow_fraction, 0.75, 0.0, 1.0, "", kHashed | kLm,                                    \
     "Growth happens at step int(grow_fraction x steps).")                                        \
   X(int64_t, rewarm_steps, 40, 0, 1 << 30, "steps", kHashed | kLm,                               \
@@ -114,7 +115,11 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "text: the validation file; shards: a file or a glob pattern.")                            \
   X(int64_t, val_tokens, 10'000'000, 1, kMaxInt, "tokens", kHashed | kLm,                      \
     "shards: validation is the first val_tokens tokens of the held-out shards, in contiguous " \
-    "seq_len + 1 windows, all of them at every evaluation.")
+    "seq_len + 1 windows, all of them at every evaluation.")                                   \
+  X(int64_t, max_epochs, 1, 1, 1 << 20, "epochs", kLm,                                         \
+    "Passes over the training split a run may make: each run reads steps x batch_size "        \
+    "windows of seq_len + 1 tokens without replacement; plan and the worker refuse a run "     \
+    "whose split is too small for that in max_epochs passes.")
 
 #define DEEPLADDER_TRAIN_OPTIONS(X)                                                              \
   X(int64_t, seed, 1, 0, kMaxInt, "", kHashed | kBothTasks,                                      \
@@ -135,7 +140,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(double, decay_fraction, 0.2, 0.0, 1.0, "", kHashed | kBothTasks,                             \
     "wsd: the final fraction of the steps that decays.")                                         \
   X(double, weight_decay, 0.1, 0.0, 10.0, "", kHashed | kBothTasks,                              \
-    "Decoupled weight decay of the matrices.")                                                   \
+    "Decoupled weight decay of the matrices (muon: also embedding and head, see below).")        \
   X(double, beta1, 0.9, 0.0, 0.999999, "", kHashed | kBothTasks, "AdamW beta1 (Muon momentum).") \
   X(double, beta2, 0.95, 0.0, 0.999999999, "", kHashed | kBothTasks, "AdamW beta2.")             \
   X(double, eps, 1e-8, 0.0, 1.0, "", kHashed | kBothTasks, "AdamW epsilon.")                     \
@@ -162,6 +167,9 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "muon: the head's AdamW learning rate; 0 = lr.")                                             \
   X(bool, cautious_weight_decay, false, 0, 0, "", kHashed | kLm,                                 \
     "Decay a weight only where the update and the weight agree in sign.")                        \
+  X(bool, embed_head_weight_decay, true, 0, 0, "", kHashed | kLm,                                \
+    "muon: the embedding and head AdamW groups decay with weight_decay (decoupled, "             \
+    "p *= 1 - lr wd at their own rates, never cautious), as the growth paper; false: no decay.") \
   X(int64_t, ranks, 1, 1, 4096, "processes", kHashed | kLm,                                      \
     "Data-parallel worker processes; each trains on batch_size / ranks rows of every step.")     \
   X(int64_t, gpus_per_rank, 0, 0, 64, "GPUs", kLm,                                               \

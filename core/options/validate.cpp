@@ -5,8 +5,10 @@
 #include <optional>
 
 #include "core/errors.h"
+#include "core/names.h"
 #include "core/options/option_schema.h"
 #include "core/options/option_toml.h"
+#include "core/safe_text.h"
 #include "core/squaring/eval_passes.h"
 #include "core/squaring/tiers.h"
 #include "core/squaring/tokens.h"
@@ -99,6 +101,10 @@ std::optional<Problem> trainProblem(const RunConfig& c) {
                    "warmup (" + show(t.warmup_steps) + " steps) is longer than the run (" +
                        show(t.steps) + ")",
                    "lower warmup_steps or raise steps"};
+  if (!t.embed_head_weight_decay && t.optimizer != OptimizerKind::muon)
+    return Problem{"train.embed_head_weight_decay",
+                   "the embedding and head have their own decay only with optimizer = \"muon\"",
+                   "remove it (adamw decays every matrix, the embedding included)"};
   if (t.batch_size % t.ranks != 0)
     return Problem{"train.ranks",
                    "batch_size " + show(t.batch_size) + " does not split evenly over " +
@@ -119,7 +125,38 @@ std::optional<Problem> trainProblem(const RunConfig& c) {
   return std::nullopt;
 }
 
+// Validation sets are held in memory and evaluated whole at every evaluation: bounded so that a
+// slip (eval_batches = 2e6, val_tokens = 1e12) is refused instead of exhausting memory or time.
+inline constexpr int64_t kMaxValidationTokens = int64_t{1} << 28;  // 1 GiB as int32 tokens
+
+std::optional<Problem> validationProblem(const RunConfig& c) {
+  const int64_t window = c.model.seq_len + 1;
+  if (c.data.kind == DataKind::shards) {
+    if (c.data.val_tokens < window)
+      return Problem{"data.val_tokens",
+                     show(c.data.val_tokens) +
+                         " tokens hold no validation window of seq_len + 1 = " + show(window) +
+                         " tokens (the run would report a validation loss of 0)",
+                     "set val_tokens to at least " + show(window)};
+    if (c.data.val_tokens > kMaxValidationTokens)
+      return Problem{"data.val_tokens",
+                     show(c.data.val_tokens) + " validation tokens are more than " +
+                         show(kMaxValidationTokens) + " held in memory",
+                     "use at most " + show(kMaxValidationTokens)};
+    return std::nullopt;
+  }
+  const double held = double(c.train.eval_batches) * double(c.train.batch_size) * double(window);
+  if (held > double(kMaxValidationTokens))
+    return Problem{"train.eval_batches",
+                   show(c.train.eval_batches) + " batches of " + show(c.train.batch_size) + " x " +
+                       show(window) + " tokens are more than " + show(kMaxValidationTokens) +
+                       " validation tokens held in memory",
+                   "use fewer eval_batches"};
+  return std::nullopt;
+}
+
 std::optional<Problem> lmProblem(const RunConfig& c) {
+  if (auto problem = validationProblem(c)) return problem;
   const DataConfig& d = c.data;
   if (d.kind != DataKind::builtin && d.train.empty())
     return Problem{"data.train", "data kind \"" + enumName(d.kind) + "\" needs a training file",
@@ -226,11 +263,38 @@ bool isValidRunConfig(const RunConfig& config) {
   }
 }
 
+namespace {
+
+[[noreturn]] void raise(const Problem& problem, const std::string& source,
+                        const OptionOrigins* origins) {
+  const OptionOrigin* where = origins ? origins->find(problem.key) : nullptr;
+  if (where)
+    throw UserError(
+        locatedMessage(where->file, where->line, where->key, problem.what, problem.hint));
+  throw UserError(locatedMessage(source, 0, problem.key, problem.what, problem.hint));
+}
+
+}  // namespace
+
+void validateModelShape(const RunConfig& config, const std::string& source,
+                        const OptionOrigins* origins) {
+  std::optional<Problem> problem;
+  for (const OptionSpec& spec : runOptionSchema()) {
+    if (problem) break;
+    if (spec.section == Section::model) problem = rangeProblem(spec, config);
+  }
+  if (!problem) problem = modelProblem(config);
+  if (problem) raise(*problem, source, origins);
+}
+
 void validateRunConfig(const RunConfig& config, const std::string& source,
                        const OptionOrigins* origins) {
   std::optional<Problem> problem;
   if (config.name.empty())
     problem = Problem{"name", "the run name is empty", "give the run a name"};
+  else if (auto bad = nameProblem(config.name, kMaxRunNameLength))
+    problem =
+        Problem{"name", "run name \"" + shownText(config.name) + "\" " + *bad, nameRuleHint()};
   for (const OptionSpec& spec : runOptionSchema()) {
     if (problem) break;
     problem = rangeProblem(spec, config);
@@ -240,12 +304,7 @@ void validateRunConfig(const RunConfig& config, const std::string& source,
   if (!problem) problem = unhonouredProblem(config);
   if (!problem)
     problem = config.task == Task::squaring ? squaringProblem(config) : lmProblem(config);
-  if (!problem) return;
-  const OptionOrigin* where = origins ? origins->find(problem->key) : nullptr;
-  if (where)
-    throw UserError(
-        locatedMessage(where->file, where->line, where->key, problem->what, problem->hint));
-  throw UserError(locatedMessage(source, 0, problem->key, problem->what, problem->hint));
+  if (problem) raise(*problem, source, origins);
 }
 
 }  // namespace deepladder::options

@@ -18,6 +18,11 @@ class OptionOrigins;
 void validateRunConfig(const RunConfig& config, const std::string& source,
                        const OptionOrigins* origins = nullptr);
 
+// The model's part alone (its options' ranges and the rules between them), for planning code that
+// computes with a shape (parameters, FLOPs) before the rest of the config is complete.
+void validateModelShape(const RunConfig& config, const std::string& source,
+                        const OptionOrigins* origins = nullptr);
+
 // The same check as a predicate, for the trainers' assertions.
 bool isValidRunConfig(const RunConfig& config);
 

@@ -61,7 +61,9 @@ class Backend {
 // (DEEPLADDER_DIST_TIMEOUT_S, read by trainers/data_parallel), shared by every backend.
 std::pair<std::string, std::string> peerTimeoutVariable(double seconds);
 
-// The worker's command line for a run (shared by every backend); `threads` > 0 adds --threads.
+// The worker's command line for a run: the one place it is built (every backend, and so `run`,
+// `resume`, `train` and `eval`). `threads` > 0 adds --threads; a retried run (attempt > 0)
+// resumes; a run with eval_passes is evaluated instead of trained.
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
                                          int64_t threads);
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/free_port.h"
+#include "core/run_dir_lock.h"
 #include "core/scheduler/rank_group.h"
 
 namespace deepladder::scheduler {
@@ -85,7 +86,12 @@ std::vector<std::string> workerArguments(const std::string& worker_path, const P
     argv.push_back("--threads");
     argv.push_back(std::to_string(threads));
   }
-  if (run.attempt > 0) argv.push_back("--resume");
+  if (!run.eval_passes.empty()) {
+    argv.push_back("--eval-passes");
+    argv.push_back(run.eval_passes);
+  } else if (run.attempt > 0) {
+    argv.push_back("--resume");
+  }
   return argv;
 }
 
@@ -103,6 +109,11 @@ int64_t LocalBackend::slotsNeeded(const PendingRun& run) const {
 std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
                                                 const std::vector<Slot>& slots,
                                                 const std::string& worker_path) {
+  // This scheduler holds the database, and the run is not in flight: a worker still holding the
+  // run's directory is left over from a scheduler that died. Stop it; never run two.
+  if (!stopLockHolder(run.workdir, kWorkerLockName, /*grace_s=*/10, /*wait_s=*/30))
+    throw std::runtime_error("a leftover worker still holds " + run.workdir + "/" +
+                             kWorkerLockName + " and does not stop; stop it by hand");
   const int64_t ranks = std::max<int64_t>(1, run.ranks);
   const size_t per_rank = slots.size() / static_cast<size_t>(ranks);
   if (per_rank == 0 || per_rank * static_cast<size_t>(ranks) != slots.size())
@@ -127,9 +138,11 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
     }
     if (!devices.empty()) spec.env["CUDA_VISIBLE_DEVICES"] = devices;
     spec.argv = workerArguments(worker_path, run, threads);
+    // An evaluation keeps its own logs beside the training run's.
+    const std::string base = run.eval_passes.empty() ? "/worker" : "/eval";
     const std::string suffix = rank == 0 ? "" : ".rank" + std::to_string(rank);
-    spec.stderr_path = run.workdir + "/worker" + suffix + ".log";
-    if (rank == 0) spec.stdout_copy_path = run.workdir + "/worker.jsonl";
+    spec.stderr_path = run.workdir + base + suffix + ".log";
+    if (rank == 0) spec.stdout_copy_path = run.workdir + base + ".jsonl";
     if (ranks > 1)
       for (auto& [name, value] : rendezvousEnvironment(rank, ranks, port, peer_timeout_s_))
         spec.env[name] = value;

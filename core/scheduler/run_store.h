@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/protocol.h"
+
 namespace deepladder::scheduler {
 
 struct PendingRun {
@@ -19,13 +21,18 @@ struct PendingRun {
   int64_t total_steps = 0;
   int64_t ranks = 1;          // data-parallel worker processes that make up the run
   int64_t gpus_per_rank = 0;  // 0: the backend's default (one GPU slot; slurm.gpus_per_task)
+  // Non-empty: the worker evaluates the run's newest checkpoint at these core passes
+  // ("1..16", `deepladder eval`) instead of training it.
+  std::string eval_passes;
 };
 
 // Receives one run's worker output (protocol lines) and remembers how it ended.
 class RunSink {
  public:
   virtual ~RunSink() = default;
-  virtual void line(const std::string& line) = 0;
+  // Decodes the line (once: the scheduler hands the result on to its listeners) and applies it;
+  // nullopt for a line that is not a protocol message.
+  virtual std::optional<protocol::Message> line(const std::string& line) = 0;
   virtual void flush() = 0;
   virtual std::optional<std::string> doneStatus() const = 0;  // "finished" / "diverged"
   virtual std::string doneMessage() const = 0;

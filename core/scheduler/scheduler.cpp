@@ -32,11 +32,12 @@ double Scheduler::now() const {
   return duration<double>(steady_clock::now().time_since_epoch()).count() - start_;
 }
 
-void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail) {
+void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail,
+                     std::optional<protocol::Message> message) {
   if (!on_event_) return;
   SchedulerEvent event{
-      kind,   active.run.id, active.run.name, active.execution ? active.execution->where() : "",
-      detail, now()};
+      kind,   active.run.id, active.run.name,   active.execution ? active.execution->where() : "",
+      detail, now(),         std::move(message)};
   on_event_(event);
 }
 
@@ -56,7 +57,20 @@ void Scheduler::launchInto(const std::vector<size_t>& slot_indices, const Pendin
   // "running", which resume treats as interrupted.
   store_.markLaunched(run.id, names, active->run.attempt);
   PendingRun launched = run;  // attempt as stored before this launch: > 0 means resume
-  active->execution = backend_.launch(launched, slots, options_.worker_path);
+  try {
+    active->execution = backend_.launch(launched, slots, options_.worker_path);
+  } catch (const std::exception& e) {
+    // Nothing started (say, the run's directory is gone and cannot be made again): a failed
+    // attempt like any other, never the end of the scheduler.
+    const bool retry = active->run.attempt <= options_.retries;
+    const std::string message = std::string("the worker could not be started: ") + e.what();
+    store_.settle(
+        run.id, retry ? "queued" : "failed",
+        retry ? "attempt " + std::to_string(active->run.attempt) + " " + message
+              : message + " (gave up after " + std::to_string(active->run.attempt) + " attempts)");
+    emit(SchedulerEvent::kSettled, *active, (retry ? "retry: " : "failed: ") + message);
+    return;
+  }
   // Where it really runs (a Slurm job id, say) is known only now.
   if (active->execution->where() != names)
     store_.markLaunched(run.id, active->execution->where(), active->run.attempt);
@@ -87,7 +101,8 @@ void Scheduler::fillFreeSlots() {
                                   "; lower train.ranks or give the ladder more devices or slots";
       store_.settle(run.id, "failed", message);
       if (on_event_)
-        on_event_({SchedulerEvent::kSettled, run.id, run.name, "", "failed: " + message, now()});
+        on_event_(
+            {SchedulerEvent::kSettled, run.id, run.name, "", "failed: " + message, now(), {}});
       continue;
     }
     // Strictly biggest first: when the biggest waiting run does not fit yet, nothing smaller
@@ -110,14 +125,16 @@ void Scheduler::settle(Active& active) {
   if (active.hung)
     outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
                       " s (hung); killed. " + outcome.message;
-  if (outcome.status == "failed" && active.run.attempt <= options_.retries) {
+  // Exit status 2 is the worker saying its input is bad: a retry would fail the same way.
+  const bool bad_input = outcome.bad_input && !active.hung && !active.cancelled;
+  if (outcome.status == "failed" && !bad_input && active.run.attempt <= options_.retries) {
     store_.settle(active.run.id, "queued",
                   "attempt " + std::to_string(active.run.attempt) + " " + outcome.message +
                       "; retrying from the last checkpoint");
     emit(SchedulerEvent::kSettled, active, "retry: " + outcome.message);
     return;
   }
-  if (outcome.status == "failed")
+  if (outcome.status == "failed" && !bad_input)
     outcome.message += " (gave up after " + std::to_string(active.run.attempt) + " attempts)";
   store_.settle(active.run.id, outcome.status, outcome.message);
   if (outcome.status == "finished" || outcome.status == "diverged") ++completed_;
@@ -142,8 +159,7 @@ int Scheduler::run() {
       bool got_output = false;
       a->execution->pollOutput([&](const std::string& line) {
         got_output = true;
-        a->sink->line(line);
-        emit(SchedulerEvent::kLine, *a, line);
+        emit(SchedulerEvent::kLine, *a, line, a->sink->line(line));
       });
       const double t = now();
       if (got_output) a->last_output = t;

@@ -23,14 +23,17 @@ struct SchedulerOptions {
   int poll_ms = 20;                  // longest wait between output checks
 };
 
-// What the scheduler reports as it goes (for progress displays and tests).
+// What the scheduler reports as it goes (for progress displays, the GUI and tests): typed, so
+// no listener parses a worker's output again.
 struct SchedulerEvent {
   enum Kind { kLaunched, kLine, kSettled } kind;
   int64_t run_id = 0;
   std::string run_name;
   std::string where;
-  std::string detail;  // the line (kLine) or "status: message" (kSettled)
-  double time_s = 0;   // seconds since run() started
+  std::string
+      detail;         // the raw line (kLine), "attempt N" (kLaunched), "status: message" (kSettled)
+  double time_s = 0;  // seconds since run() started
+  std::optional<protocol::Message> message;  // kLine: the line as the run's sink decoded it
 };
 
 class Scheduler {
@@ -52,7 +55,8 @@ class Scheduler {
   void launchInto(const std::vector<size_t>& slot_indices, const PendingRun& run);
   void fillFreeSlots();
   void settle(Active& active);
-  void emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail);
+  void emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail,
+            std::optional<protocol::Message> message = std::nullopt);
   double now() const;
 
   RunStore& store_;

@@ -1,6 +1,7 @@
 // JSON-lines files of the squaring task (see dataset_io.h).
 #include "core/squaring/dataset_io.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/squaring/reference_io.h"
 
 namespace deepladder::squaring {
 
@@ -29,6 +31,28 @@ void appendTokenArray(std::string& out, const int32_t* tokens, int count) {
   out += ']';
 }
 
+uint64_t requireUnsigned(const nlohmann::json& line, const char* key, const std::string& where) {
+  const auto it = line.find(key);
+  if (it == line.end() || !it->is_number_integer() || it->get<int64_t>() < 0)
+    throw UserError(where + ": " + key + ": missing or not a non-negative integer. Regenerate " +
+                    "the file with `deepladder squaring generate`");
+  return it->get<uint64_t>();
+}
+
+}  // namespace
+
+Compat parseCompat(const std::string& name) {
+  if (name == "native") return Compat::kNative;
+  if (name == "reference") return Compat::kReference;
+  throw UserError("--compat \"" + name +
+                  "\" is unknown. Use \"native\" (deepladder's files) or \"reference\" (the "
+                  "benchmark's files, byte for byte)");
+}
+
+const char* compatName(Compat compat) {
+  return compat == Compat::kNative ? "native" : "reference";
+}
+
 void writeTextAtomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
@@ -42,16 +66,6 @@ void writeTextAtomically(const std::string& path, const std::string& text) {
   std::filesystem::rename(tmp, path, ec);
   if (ec) throw std::runtime_error(path + ": cannot rename from " + tmp + ": " + ec.message());
 }
-
-uint64_t requireUnsigned(const nlohmann::json& line, const char* key, const std::string& where) {
-  const auto it = line.find(key);
-  if (it == line.end() || !it->is_number_integer() || it->get<int64_t>() < 0)
-    throw UserError(where + ": " + key + ": missing or not a non-negative integer. Regenerate " +
-                    "the file with `deepladder squaring generate`");
-  return it->get<uint64_t>();
-}
-
-}  // namespace
 
 std::string exampleJsonLine(const Example& e) {
   std::string out;
@@ -98,6 +112,10 @@ std::vector<Example> readExamplesJsonl(const std::string& path) {
     nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (line.is_discarded() || !line.is_object())
       throw UserError(where + ": not a JSON object. Each line must be one example");
+    if (line.contains("modulus")) {
+      out.push_back(exampleFromReferenceJson(line, where));
+      continue;
+    }
     Example e;
     e.n = requireUnsigned(line, "n", where);
     e.x = requireUnsigned(line, "x", where);
@@ -142,6 +160,13 @@ std::vector<WrittenFile> writeTierDataset(const std::string& directory, const Ti
   manifest["depth_ladder"] = tier.depth_ladder;
   manifest["train_fraction"] = tier.train_fraction;
   manifest["test_fraction"] = tier.test_fraction;
+  manifest["examples_per_setting"] = tier.examples_per_setting;
+  manifest["ood_examples_per_setting"] = tier.ood_examples_per_setting;
+  manifest["depth_cohort"] = tier.depth_exhaustive_x
+                                 ? nlohmann::json("every x unused by train, test and OOD")
+                                 : nlohmann::json(tier.depth_examples_per_setting);
+  manifest["ood_n_examples_per_setting"] = tier.ood_n_examples_per_setting;
+  manifest["records"] = "the public benchmark's for this tier and seed (--compat reference)";
   manifest["vocab_size"] = kVocabSize;
   manifest["prompt_length_bound"] = promptLengthBound(tier.maxBits(), tier.maxT());
   manifest["answer_length_bound"] = answerLengthBound(tier.maxBits());
@@ -155,6 +180,92 @@ std::vector<WrittenFile> writeTierDataset(const std::string& directory, const Ti
                       manifest.dump(2) + "\n");
   written.push_back({"manifest.json", 1});
   return written;
+}
+
+namespace {
+
+nlohmann::json readJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(path + ": cannot open");
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    throw UserError(path +
+                    ": not a JSON object. Regenerate the directory with `deepladder "
+                    "squaring generate`");
+  return j;
+}
+
+// The preset whose moduli and T the benchmark's generator config names ("" when none).
+std::string tierOfGeneratorConfig(const nlohmann::json& g) {
+  for (const TierPreset& tier : tierPresets()) {
+    const bool fixed = g.value("fixed_modulus", nlohmann::json()).is_number_integer();
+    if (fixed != tier.fixedModulus()) continue;
+    if (fixed ? g["fixed_modulus"].get<uint64_t>() != tier.fixedN()
+              : g.value("modulus_bits", nlohmann::json()) != nlohmann::json(tier.modulus_bits))
+      continue;
+    const auto t = g.value("fixed_time_steps", nlohmann::json());
+    const nlohmann::json train_t = t.is_number_integer() ? nlohmann::json::array({t})
+                                                         : g.value("time_steps", nlohmann::json());
+    if (train_t == nlohmann::json(tier.train_t) &&
+        g.value("ood_time_steps", nlohmann::json()) == nlohmann::json::array({tier.ood_t}))
+      return tier.name;
+  }
+  return "";
+}
+
+// Depth files "<prefix><T>.jsonl" of a directory, ascending T.
+std::vector<std::string> depthFiles(const std::filesystem::path& dir, const std::string& prefix) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || entry.path().extension() != ".jsonl") continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 6);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;
+    found.push_back({std::stoll(digits), entry.path().string()});
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(f.second);
+  return out;
+}
+
+void appendFile(std::vector<Example>& to, const std::string& path) {
+  const auto examples = readExamplesJsonl(path);
+  to.insert(to.end(), examples.begin(), examples.end());
+}
+
+}  // namespace
+
+TierDataset readTierDirectory(const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  TierDataset data;
+  if (std::filesystem::exists(dir / "manifest.json")) {
+    const auto manifest = readJsonFile((dir / "manifest.json").string());
+    data.tier = manifest.value("tier", "");
+    data.seed = manifest.value("seed", uint64_t{0});
+    data.train = readExamplesJsonl((dir / "train.jsonl").string());
+    data.test = readExamplesJsonl((dir / "test.jsonl").string());
+    data.ood_t = readExamplesJsonl((dir / "ood_t.jsonl").string());
+    data.depth_seen = readExamplesJsonl((dir / "depth_seen.jsonl").string());
+    data.depth_ood_n = readExamplesJsonl((dir / "depth_ood_n.jsonl").string());
+    return data;
+  }
+  if (!std::filesystem::exists(dir / "dataset_config.json"))
+    throw UserError(directory +
+                    ": neither manifest.json (native layout) nor dataset_config.json (the "
+                    "benchmark's layout). Point at a directory written by `deepladder squaring "
+                    "generate` or by the benchmark's generator");
+  const auto config = readJsonFile((dir / "dataset_config.json").string());
+  const auto generator = config.value("generator_config", nlohmann::json::object());
+  data.tier = tierOfGeneratorConfig(generator);
+  data.seed = generator.value("seed", uint64_t{0});
+  data.train = readExamplesJsonl((dir / "train.jsonl").string());
+  data.test = readExamplesJsonl((dir / "test.jsonl").string());
+  if (std::filesystem::exists(dir / "ood.jsonl"))
+    data.ood_t = readExamplesJsonl((dir / "ood.jsonl").string());
+  for (const auto& path : depthFiles(dir, "depth_t_")) appendFile(data.depth_seen, path);
+  for (const auto& path : depthFiles(dir, "depth_ood_n_t_")) appendFile(data.depth_ood_n, path);
+  return data;
 }
 
 }  // namespace deepladder::squaring

@@ -2,6 +2,7 @@
 #include "core/squaring/tiers.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <mutex>
@@ -13,9 +14,6 @@
 namespace deepladder::squaring {
 
 namespace {
-
-constexpr int64_t kEasyCellCap = 10000;
-constexpr int64_t kMediumCellCap = 100000;
 
 TierPreset fixedTier(const char* name, uint64_t p, uint64_t q, std::vector<int64_t> train_t,
                      int64_t ood_t, std::vector<int> ood_bits) {
@@ -41,6 +39,16 @@ TierPreset sizedTier(const char* name, std::vector<int> bits, std::vector<int64_
   return t;
 }
 
+// The benchmark's per-tier sizes: examples per (bits, T), OOD examples, depth cohort (0 =
+// every unused x of the fixed N).
+void setSizes(TierPreset& t, int64_t examples, int64_t ood_examples, int64_t depth_examples) {
+  t.examples_per_setting = examples;
+  t.ood_examples_per_setting = ood_examples;
+  t.depth_exhaustive_x = depth_examples == 0;
+  t.depth_examples_per_setting = depth_examples;
+  t.ood_n_examples_per_setting = 256;
+}
+
 std::vector<TierPreset> buildPresets() {
   std::vector<TierPreset> tiers = {
       fixedTier("E1", 17, 19, {1, 2, 3}, 6, {10, 11}),
@@ -54,15 +62,22 @@ std::vector<TierPreset> buildPresets() {
       sizedTier("M4", {14, 18, 22}, {8}, 16, {16, 20, 24}),
       sizedTier("M5", {12, 14, 16}, {2, 4, 8}, 16, {13, 15, 18}),
   };
+  const std::map<std::string, std::array<int64_t, 3>> sizes = {
+      {"E1", {250, 100, 0}},      {"E2", {800, 300, 0}},     {"E3", {2000, 400, 256}},
+      {"E4", {4000, 600, 256}},   {"E5", {1000, 300, 256}},  {"M1", {10000, 3000, 192}},
+      {"M2", {30000, 5000, 768}}, {"M3", {8000, 1000, 256}}, {"M4", {30000, 3000, 256}},
+      {"M5", {10000, 1000, 256}}};
   for (auto& t : tiers) {
     const bool easy = t.name[0] == 'E';
     t.difficulty = easy ? "easy" : "medium";
     t.budget = easy ? "1 minute on one H100" : "10 minutes on one H100";
     t.train_fraction = easy ? 0.8 : 0.9;
     t.test_fraction = easy ? 0.2 : 0.1;
-    t.train_cell_cap = easy ? kEasyCellCap : kMediumCellCap;
-    t.eval_cell_cap = 512;
     t.depth_ladder = depthLadder(64);
+    const auto& s = sizes.at(t.name);
+    setSizes(t, s[0], s[1], s[2]);
+    // E3, E4, M3, M4 name their single T with --fixed_time_steps.
+    t.single_t_flag = !t.fixedModulus() && t.train_t.size() == 1;
   }
   return tiers;
 }

@@ -4,13 +4,15 @@
 // distribution (OOD) T, OOD moduli sizes for depth evaluation, the depth ladder
 // T = 1, 2, 4, ..., 64 and the train/test fractions (0.8/0.2 easy, 0.9/0.1 medium).
 //
-// Dataset sizes (our choice; the issue fixes none but "all 288 x" for N = 323):
-// - fixed N: every unit x (phi(N) of them) at every training T, e.g. E1: 288 x 3 = 864 prompts;
-// - moduli bit sizes: per (bits, T) cell min(cell cap, half the distinct (N, x) prompts of that
-//   size), cell cap 10,000 (easy) or 100,000 (medium); half, so rejection of repeats stays fast
-//   and test prompts are drawn from the same pool;
-// - evaluation sets (OOD T, depth ladder on seen and on OOD moduli): every unit x per T for a
-//   fixed N, else min(512, half the distinct prompts) per (bits, T) cell.
+// Dataset sizes are the benchmark's (scripts/generate_datasets.sh of tilde-research/one-layer-
+// deeper), and the data is drawn by its generator's rules (reference_generator.h):
+// - per (bits, T) cell `examples_per_setting` unique prompts, split train/test by the fractions
+//   (E1: 250 per T, 200/50); `ood_examples_per_setting` prompts per bits at the OOD T;
+// - the seen-moduli depth cohort, the same prompts at every rung of the ladder: for E1/E2 every x
+//   never used in train, test or OOD (reserved before anything is drawn: E1 38 x), else
+//   `depth_examples_per_setting` fresh (N, x) pairs per bits on training moduli;
+// - the OOD-N depth cohort: `ood_n_examples_per_setting` (256) fresh (N, x) pairs per unseen
+//   bits, the same pairs at every rung.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,13 @@ struct TierPreset {
   std::vector<int64_t> depth_ladder;  // 1, 2, 4, ..., 64
   double train_fraction = 0.8;
   double test_fraction = 0.2;
-  int64_t train_cell_cap = 0;  // prompts per (bits, T) cell before the half-space cap
-  int64_t eval_cell_cap = 512;
+  // The benchmark's generator arguments for this tier.
+  bool single_t_flag = false;              // T given as --fixed_time_steps (one training T)
+  int64_t examples_per_setting = 0;        // prompts per (bits, T) cell before the split
+  int64_t ood_examples_per_setting = 0;    // prompts per bits at the OOD T
+  bool depth_exhaustive_x = false;         // fixed N: the depth cohort is every unused x
+  int64_t depth_examples_per_setting = 0;  // otherwise: seen-N depth pairs per bits
+  int64_t ood_n_examples_per_setting = 256;
 
   bool fixedModulus() const { return fixed_p != 0; }
   uint64_t fixedN() const { return fixed_p * fixed_q; }

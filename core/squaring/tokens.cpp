@@ -104,14 +104,12 @@ SeparateBatch makeSeparateBatch(const std::vector<Example>& examples, int64_t se
                       " tokens does not fit seq_len " + std::to_string(seq_len) +
                       ". Raise seq_len to at least the tier's prompt length bound");
     const size_t base = static_cast<size_t>(row * seq_len);
-    const size_t prompt_start = base + static_cast<size_t>(seq_len - prompt_len);
-    std::copy(prompt, prompt + prompt_len, batch.inputs.begin() + prompt_start);
-    std::fill(batch.input_mask.begin() + prompt_start, batch.input_mask.begin() + base + seq_len,
-              1);
-    const size_t answer_start = base + static_cast<size_t>(seq_len - answer_len);
+    const size_t prompt_end = base + static_cast<size_t>(prompt_len);
+    std::copy(prompt, prompt + prompt_len, batch.inputs.begin() + base);
+    std::fill(batch.input_mask.begin() + base, batch.input_mask.begin() + prompt_end, 1);
+    const size_t answer_start = prompt_end - static_cast<size_t>(answer_len);
     std::copy(answer, answer + answer_len, batch.targets.begin() + answer_start);
-    std::fill(batch.target_mask.begin() + answer_start, batch.target_mask.begin() + base + seq_len,
-              1);
+    std::fill(batch.target_mask.begin() + answer_start, batch.target_mask.begin() + prompt_end, 1);
   }
   return batch;
 }

@@ -4,9 +4,9 @@
 //
 // Two layouts turn examples into fixed-length training arrays:
 // - "separate" (the competition's default): the model reads the prompt bidirectionally with a
-//   padding mask and predicts the answer digits at the last len(answer) positions. Prompts are
-//   right-aligned (PAD on the left), so the last len(answer) positions of the row are also the
-//   last positions of the prompt; both readings of "last positions" agree.
+//   padding mask and predicts the answer digits at the last len(answer) positions of the prompt.
+//   Prompts are left-aligned (PAD on the right), as the benchmark's collate_squaring_mod lays
+//   them out, so every prompt starts at position 0 and its answer sits just before its padding.
 // - "causal": BOS prompt ANS answer EOS, next-token targets, loss on the answer and EOS only.
 #pragma once
 
@@ -58,9 +58,10 @@ struct Example {
   bool operator==(const Example& o) const { return n == o.n && x == o.x && z == o.z && t == o.t; }
 };
 
-// Separate layout, (rows, seq_len) row-major arrays: inputs are the right-aligned prompt
-// (PAD left), input_mask 1 on prompt tokens; targets hold the answer digits at the last
-// len(answer) positions and kIgnoreTarget elsewhere, target_mask 1 there.
+// Separate layout, (rows, seq_len) row-major arrays: inputs are the left-aligned prompt
+// (PAD right), input_mask 1 on prompt tokens; targets hold the answer digits at the prompt's
+// last len(answer) positions [len(prompt) - len(answer), len(prompt)) and kIgnoreTarget
+// elsewhere, target_mask 1 there.
 struct SeparateBatch {
   int64_t rows = 0, seq_len = 0;
   std::vector<int32_t> inputs;

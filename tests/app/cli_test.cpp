@@ -13,73 +13,15 @@
 #include <string>
 
 #include "core/run_config.h"
+#include "core/sha256.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
+#include "tests/app/cli_fixture.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder;
 
-namespace {
-
-struct CommandResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/deepladder-cli-XXXXXX";
-    dir_ = mkdtemp(pattern);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name)) << text;
-  }
-
-  CommandResult deepladder(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {std::string(DEEPLADDER_BINARY_DIR) + "/bin/deepladder"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessSpec spec;
-    spec.argv = argv;
-    spec.stderr_path = path("stderr.txt");
-    fs::remove(spec.stderr_path);
-    WorkerProcess process(spec);
-    CommandResult result;
-    ProcessExit exit =
-        process.runToEnd([&](const std::string& line) { result.out += line + "\n"; });
-    result.code = exit.exited ? exit.code : 128 + exit.signal;
-    std::ifstream in(spec.stderr_path);
-    result.err.assign(std::istreambuf_iterator<char>(in), {});
-    return result;
-  }
-
-  // A small byte-level text corpus for tiny runs.
-  void writeCorpus() const {
-    std::string text;
-    for (int i = 0; i < 400; ++i)
-      text += "the quick brown fox jumps over the lazy dog " + std::to_string(i % 7) + "\n";
-    write("train.txt", text);
-    write("val.txt", text.substr(0, 4000));
-  }
-
-  fs::path dir_;
-};
-
-std::string tinyConfig(const std::string& data_dir, int steps) {
-  return "name = \"cli-tiny\"\n[model]\nd_model = 32\nn_layer = 1\nn_head = 2\nseq_len = 32\n"
-         "[data]\nkind = \"text\"\ntrain = \"" +
-         data_dir + "/train.txt\"\nval = \"" + data_dir +
-         "/val.txt\"\n[train]\nsteps = " + std::to_string(steps) +
-         "\nwarmup_steps = 2\nbatch_size = 4\neval_every = 10\neval_batches = 2\n"
-         "checkpoint_every = 10\nthreads = 1\n";
-}
-
-}  // namespace
+using namespace deepladder::cli_fixture;
 
 TEST_F(CliTest, MalformedTomlExits2NamingTheLineAndWritesNothing) {
   write("bad.toml", "name = \"x\"\n[model\nd_model = 64\n");
@@ -254,6 +196,15 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
   EXPECT_NE(csv.out.find("looped,4,max_t_seen,1e+14,4,"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("baseline,,rungs_seen.b,,1,"), std::string::npos) << csv.out;
 
+  // Over seeds (the fixture's runs of an arm share one size): mean score, minimum Max T.
+  CommandResult seeds =
+      deepladder({"squaring", "eval", "--db", path("sq.db"), "--ladder", "sq-e1"});
+  ASSERT_EQ(seeds.code, 0) << seeds.err;
+  EXPECT_NE(seeds.out.find("looped"), std::string::npos) << seeds.out;
+  EXPECT_NE(seeds.out.find("    2    0.500    0.382    0.441       1       0"), std::string::npos)
+      << seeds.out;  // looped: test 30/60, OOD (60 + 160) / 576, Max T min(1, 4)
+  EXPECT_EQ(deepladder({"squaring", "eval", "--db", path("sq.db")}).code, 2);  // neither named
+
   CommandResult chinchilla =
       deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1", "--form", "chinchilla"});
   EXPECT_EQ(chinchilla.code, 2);
@@ -347,4 +298,27 @@ TEST_F(CliTest, PlotDepthDrawsFinalLossAgainstDepthPerArm) {
   EXPECT_EQ(empty.code, 2);
   EXPECT_NE(empty.err.find("no finished runs"), std::string::npos) << empty.err;
   EXPECT_FALSE(fs::exists(path("e.png")));
+}
+
+// `squaring generate`: --compat reference writes the benchmark's files (train.jsonl's sha256 as
+// its generator writes it for E1 seed 45, see tests/core/squaring_dataset_test.cpp), the default
+// is deepladder's own layout of the same records, and an unknown layout exits 2 writing nothing.
+TEST_F(CliTest, SquaringGenerateWritesTheBenchmarksFilesOrTheNativeLayout) {
+  CommandResult r = deepladder({"squaring", "generate", "--tier", "E1", "--seed", "45", "--compat",
+                                "reference", "--out", path("ref")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("depth_ood_n_t_64.jsonl"), std::string::npos) << r.out;
+  EXPECT_EQ(sha256File(path("ref/train.jsonl")),
+            "d64fae6d2077b40db4dd962624dfa9575a072e8fa4950470aeeff081b0cd3146");
+  EXPECT_TRUE(fs::exists(path("ref/dataset_config.json")));
+  r = deepladder({"squaring", "generate", "--tier", "E1", "--seed", "45", "--out", path("nat")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(path("nat/manifest.json")));
+  EXPECT_NE(r.out.find("train.jsonl"), std::string::npos);
+  EXPECT_NE(r.out.find("600 examples"), std::string::npos) << r.out;
+  r = deepladder(
+      {"squaring", "generate", "--tier", "E1", "--compat", "python", "--out", path("bad")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--compat"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("bad")));
 }

@@ -1,5 +1,6 @@
 // Fault tolerance of a real ladder (real `deepladder` and `deepladder-worker` binaries, real
-// SQLite): kill -9 a worker mid-run and, separately, the scheduler itself; the ladder finishes,
+// SQLite): kill -9 a worker mid-run and, separately, the scheduler itself (its workers die with
+// it, and an immediate resume runs one worker per run); the ladder finishes,
 // every loss curve is continuous with no duplicated steps, at most one checkpoint interval of
 // work is lost, and PRAGMA integrity_check is ok.
 #include <dirent.h>
@@ -15,6 +16,7 @@
 
 #include "core/worker_process.h"
 #include "storage/database.h"
+#include "tests/app/cli_fixture.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder;
@@ -216,4 +218,53 @@ TEST_F(LadderFaultTest, KilledRankStopsTheOtherAndTheRunResumes) {
   EXPECT_GT(resumed, 0);
   auto db = storage::Database::open(db_, true);
   EXPECT_NE(db->run(1)->device.find("2 ranks"), std::string::npos) << db->run(1)->device;
+}
+
+// `deepladder train` runs its run through the same scheduler and ingester as a ladder: killed
+// with -9 (with its worker, as a lost node), the run is left "running" and `resume` picks the
+// single run up from its last checkpoint, with a continuous curve.
+TEST_F(LadderFaultTest, KilledTrainIsPickedUpByResume) {
+  std::ofstream(dir_ / "run.toml")
+      << "name = \"single\"\n[model]\nseq_len = 32\nn_head = 2\nd_model = 32\nn_layer = 2\n"
+         "[data]\nkind = \"text\"\ntrain = \"" +
+             (dir_ / "train.txt").string() + "\"\nval = \"" + (dir_ / "val.txt").string() +
+             "\"\n[train]\nbatch_size = 4\nwarmup_steps = 2\neval_every = 20\neval_batches = 2\n"
+             "checkpoint_every = " +
+             std::to_string(kCheckpointEvery) + "\nthreads = 1\nsteps = " + std::to_string(kSteps) +
+             "\n";
+  auto train = start({"train", (dir_ / "run.toml").string(), "--db", db_});
+  const int64_t killed_at = waitForStep(*train, 1, 25);
+  train->terminate(SIGKILL);
+  train->runToEnd([](const std::string&) {});
+  {
+    auto db = storage::Database::open(db_, true);
+    EXPECT_EQ(db->run(1)->status, "running");
+  }
+  auto resume = start({"resume", "--db", db_, "--quiet"});
+  const ProcessExit exit = resume->runToEnd([](const std::string&) {});
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.describe();
+  auto db = storage::Database::open(db_, true);
+  EXPECT_EQ(db->run(1)->status, "finished") << db->run(1)->error;
+  const auto loss = db->readMetric(1, "train/loss");
+  ASSERT_EQ(loss.size(), size_t(kSteps));
+  for (size_t i = 0; i < loss.size(); ++i) EXPECT_EQ(loss[i].step, int64_t(i + 1));
+  const int64_t resumed = resumedFrom(1);
+  EXPECT_GE(resumed, killed_at - kCheckpointEvery) << "more than one checkpoint interval lost";
+  EXPECT_GT(resumed, 0);
+}
+
+TEST_F(LadderFaultTest, KilledSchedulerTakesItsWorkerAlong) {
+  std::ofstream(dir_ / "ladder.toml") << ladderText("faults-orphan", dir_.string());
+  auto scheduler = start({"run", (dir_ / "ladder.toml").string(), "--db", db_, "--quiet"});
+  waitForStep(*scheduler, 2, 15);
+  const pid_t worker = findWorker(2);
+  ASSERT_GT(worker, 0);
+  ASSERT_EQ(::kill(scheduler->pid(), SIGKILL), 0);  // the scheduler alone, not its group
+  scheduler->wait();
+  EXPECT_TRUE(cli_fixture::endsWithin(worker, 3)) << "the worker outlived its scheduler";
+  // An immediate resume: one worker per run directory, continuous curves.
+  auto resume = start({"resume", "--db", db_, "--quiet"});
+  const ProcessExit exit = resume->runToEnd([](const std::string&) {});
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.describe();
+  expectCompleteLadder("faults-orphan");
 }

@@ -1,12 +1,17 @@
 // Benchmark of the squaring-task generator on one core: examples per second (fresh semiprime,
 // unit x, shortcut label and prompt tokens, no allocation) for b in {10, 16, 22, 32, 62}, the same
 // with one fixed modulus, the shortcut against its baseline of T direct squarings, and whole tier
-// datasets. Target from issue 6: over one million examples a second for b <= 22.
+// datasets (the benchmark's records), and the compatible mode's speed: the benchmark's records
+// per tier with and without their JSON lines. Target from issue 6: over one million examples a
+// second for b <= 22.
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/squaring/dataset.h"
+#include "core/squaring/reference_generator.h"
+#include "core/squaring/reference_io.h"
 #include "core/squaring/semiprime.h"
 #include "core/squaring/tiers.h"
 #include "core/squaring/tokens.h"
@@ -96,6 +101,30 @@ int main() {
         "depth_ood_n=%zu seconds=%.3f examples_per_s=%.0f\n",
         tier.name.c_str(), data.train.size(), data.test.size(), data.ood_t.size(),
         data.depth_seen.size(), data.depth_ood_n.size(), seconds, total / seconds);
+  }
+  // Compatible mode (--compat reference): the benchmark's records, drawn with Python's random
+  // semantics in its call order (prime candidates by getrandbits, units by randrange, cohorts by
+  // sample and weighted choices), then formatted as its JSON lines (sort_keys, ", " separators).
+  std::printf("# compatible mode: the benchmark's records (seed 45), then with their JSON lines\n");
+  for (const auto& tier : sq::tierPresets()) {
+    const sq::ReferenceConfig config = sq::referenceConfig(tier, 45, "out");
+    const auto start = Clock::now();
+    const auto records = sq::generateReferenceRecords(config);
+    const double generate_s = secondsSince(start);
+    std::string text;
+    text.reserve(records.size() * 330);
+    for (size_t i = 0; i < records.size(); ++i) {
+      sq::appendReferenceRecordJson(text, config, records[i], static_cast<int64_t>(i));
+      text += '\n';
+    }
+    const double total_s = secondsSince(start);
+    checksum += text.size();
+    std::printf(
+        "squaring_compat tier=%s records=%zu generate_s=%.3f examples_per_s=%.0f "
+        "with_json_lines_s=%.3f json_examples_per_s=%.0f bytes=%zu\n",
+        tier.name.c_str(), records.size(), generate_s,
+        static_cast<double>(records.size()) / generate_s, total_s,
+        static_cast<double>(records.size()) / total_s, text.size());
   }
   std::printf("# checksum %llu\n", static_cast<unsigned long long>(checksum));
   return 0;

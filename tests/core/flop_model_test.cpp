@@ -19,8 +19,8 @@ TEST(FlopModel, HandCountForASmallGeluModel) {
   EXPECT_EQ(c.blocks, 98560);
   EXPECT_EQ(c.embedding, 16384);
   EXPECT_EQ(c.total, 16384 + 98560 + 64);  // tied: the unembedding is the embedding
-  // F = 6*(98560 + 16384) + 6*2*64*64 = 689664 + 49152
-  EXPECT_DOUBLE_EQ(flopsPerToken(m), 689664.0 + 49152.0);
+  // F = 6*(98560 + 16384) + 6*2*64*(64 + 1) = 689664 + 49920
+  EXPECT_DOUBLE_EQ(flopsPerToken(m), 689664.0 + 49920.0);
 }
 
 TEST(FlopModel, UntiedSwiGluCountsTheHeadOnce) {
@@ -38,5 +38,20 @@ TEST(FlopModel, UntiedSwiGluCountsTheHeadOnce) {
   const ParameterCounts c = countParameters(m);
   EXPECT_EQ(c.per_block, block);
   EXPECT_EQ(c.total, 96000 + 3 * block + 96 + 96000);
-  EXPECT_DOUBLE_EQ(flopsPerToken(m), 6.0 * (3 * block + 96000) + 6.0 * 3 * 96 * 32);
+  EXPECT_DOUBLE_EQ(flopsPerToken(m), 6.0 * (3 * block + 96000) + 6.0 * 3 * 96 * 33);
+}
+
+TEST(FlopModel, AttentionCountsTheCausalAverageOfTPlusOneOverTwoKeys) {
+  // The growth paper's accounting: 12 d FLOPs per attended key (QK^T and AV, forward and
+  // backward), (T + 1) / 2 keys per query on average under a causal mask.
+  EXPECT_DOUBLE_EQ(flopsPerTokenOf(/*executed_blocks=*/1, /*per_block_params=*/0,
+                                   /*unembedding_params=*/0, /*d_model=*/768, /*seq_len=*/2048),
+                   12.0 * 768 * (2048 + 1) / 2.0);
+  EXPECT_DOUBLE_EQ(flopsPerTokenOf(3, 100, 7, 8, 15), 6.0 * (300 + 7) + 6.0 * 3 * 8 * 16);
+}
+
+TEST(FlopModel, PhasedFlopsSumBothPhasesAfterTheCrossover) {
+  EXPECT_DOUBLE_EQ(phasedTrainingFlops(2.0, 5.0, -1, 10, 3), 3.0 * 10 * 2.0);
+  EXPECT_DOUBLE_EQ(phasedTrainingFlops(2.0, 5.0, 4, 4, 3), 3.0 * 4 * 2.0);
+  EXPECT_DOUBLE_EQ(phasedTrainingFlops(2.0, 5.0, 4, 10, 3), 3.0 * (4 * 2.0 + 6 * 5.0));
 }

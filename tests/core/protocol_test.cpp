@@ -1,9 +1,9 @@
 // Worker protocol: every message type survives encode/decode; junk lines are rejected.
+#include "core/protocol.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "core/protocol.h"
 
 using namespace deepladder::protocol;
 
@@ -23,8 +23,8 @@ TEST(Protocol, MetricRoundTripKeepsNaN) {
   EXPECT_EQ(back.tokens, 700);
   EXPECT_DOUBLE_EQ(back.flops, 1.5e12);
   ASSERT_EQ(back.values.size(), 2u);
-  EXPECT_TRUE(std::isnan(back.values[0].first == "bad" ? back.values[0].second
-                                                        : back.values[1].second));
+  EXPECT_TRUE(
+      std::isnan(back.values[0].first == "bad" ? back.values[0].second : back.values[1].second));
 }
 
 TEST(Protocol, EveryTypeRoundTrips) {
@@ -51,4 +51,19 @@ TEST(Protocol, RejectsNonProtocolLines) {
   EXPECT_FALSE(decode("{\"type\":\"nope\"}", &why));
   EXPECT_NE(why.find("nope"), std::string::npos);
   EXPECT_FALSE(decode("{\"type\":\"metric\"}", &why));  // missing step
+}
+
+// Found by fuzzing: a step of 4.2e37 went through nlohmann's get<int64_t>, a float-to-integer
+// conversion out of range (undefined behaviour). Integer fields are checked now.
+TEST(Protocol, IntegerFieldsOutOfRangeOrFractionalAreRejected) {
+  const auto metric = [](const std::string& step) {
+    return decode(R"({"type":"metric","step":)" + step + R"(,"values":{}})");
+  };
+  for (const char* bad : {"4.2e37", "1.5", "\"3\"", "18446744073709551615", "true", "null"})
+    EXPECT_FALSE(metric(bad)) << bad;
+  const auto twelve = metric("12.0");
+  ASSERT_TRUE(twelve);
+  EXPECT_EQ(std::get<Metric>(*twelve).step, 12);
+  EXPECT_FALSE(decode(R"({"type":"eval","step":1,"correct":1e300,"total":2})"));
+  EXPECT_FALSE(decode(R"({"type":"done","status":"finished","final_loss":1,"steps":-1e19})"));
 }

@@ -1,19 +1,15 @@
-// Tests of the squaring task's data side (core/squaring): primality, semiprime sampling, the
-// shortcut label against direct squaring, token layouts, tier presets, dataset uniqueness and
-// split determinism, JSON-lines files, exact match, accuracy maps, chance levels and Max T.
+// Tests of the squaring task's number theory and encoding (core/squaring): primality, semiprime
+// sampling, the shortcut label against direct squaring, token layouts and tier presets (the
+// datasets are squaring_dataset_test.cpp's, the scoring squaring_evaluation_test.cpp's).
 // Fixtures marked "python" were computed with Python 3's pow(x, 2**T, N) and sympy.isprime.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <tuple>
 
 #include "core/errors.h"
 #include "core/squaring/dataset.h"
-#include "core/squaring/dataset_io.h"
-#include "core/squaring/evaluation.h"
 #include "core/squaring/modular_arithmetic.h"
 #include "core/squaring/semiprime.h"
 #include "core/squaring/tiers.h"
@@ -51,12 +47,6 @@ uint64_t bruteForcePromptCount(int bits) {
     }
   }
   return total;
-}
-
-std::set<std::tuple<uint64_t, uint64_t, int64_t>> promptSet(const std::vector<sq::Example>& v) {
-  std::set<std::tuple<uint64_t, uint64_t, int64_t>> out;
-  for (const auto& e : v) out.insert({e.n, e.x, e.t});
-  return out;
 }
 
 }  // namespace
@@ -205,7 +195,6 @@ TEST(SquaringBadInput, ClearErrors) {
   EXPECT_THROW(sq::squaringAnswer(s, 2, -1), UserError);
   EXPECT_THROW(sq::allUnitExamples(s, -3), UserError);
   sq::Rng rng(1);
-  EXPECT_THROW(sq::sampleUniqueExamples(10, -1, 5, rng), UserError);
   EXPECT_THROW(sq::semiprimeFromFactors(15, 19), UserError);  // 15 is not prime
   EXPECT_THROW(sq::semiprimeFromFactors(17, 1), UserError);
   EXPECT_THROW(sq::semiprimeFromFactors(17, 17), UserError);                        // p == q
@@ -248,24 +237,26 @@ TEST(SquaringTokens, HandWrittenPromptAndAnswerForN323X2T3) {
   EXPECT_EQ(sq::kVocabSize, 17);
 }
 
-TEST(SquaringTokens, SeparateLayoutRightAlignsPromptAndPutsAnswerLast) {
+TEST(SquaringTokens, SeparateLayoutLeftAlignsPromptWithTheAnswerAtItsLastPositions) {
+  // As the benchmark's collate_squaring_mod: prompt from position 0, PAD after it, targets at
+  // target_positions = arange(len(prompt) - len(answer), len(prompt)).
   const sq::Example e{323, 2, 256, 3};
   const auto batch = sq::makeSeparateBatch({e, sq::Example{899, 10, 692, 12}}, 11);
   ASSERT_EQ(batch.rows, 2);
   const int32_t I = sq::kIgnoreTarget;
   EXPECT_EQ(std::vector<int32_t>(batch.inputs.begin(), batch.inputs.begin() + 11),
-            (std::vector<int32_t>{0, 0, 0, 2, 10, 9, 10, 3, 9, 4, 10}));
+            (std::vector<int32_t>{2, 10, 9, 10, 3, 9, 4, 10, 0, 0, 0}));
   EXPECT_EQ(std::vector<uint8_t>(batch.input_mask.begin(), batch.input_mask.begin() + 11),
-            (std::vector<uint8_t>{0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}));
+            (std::vector<uint8_t>{1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0}));
   EXPECT_EQ(std::vector<int32_t>(batch.targets.begin(), batch.targets.begin() + 11),
-            (std::vector<int32_t>{I, I, I, I, I, I, I, I, 9, 12, 13}));
+            (std::vector<int32_t>{I, I, I, I, I, 9, 12, 13, I, I, I}));
   EXPECT_EQ(std::vector<uint8_t>(batch.target_mask.begin(), batch.target_mask.begin() + 11),
-            (std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1}));
-  // Row 2: N 8 9 9 X 1 0 T 1 2 -> 10 tokens after one PAD; answer 692 -> 13 16 9.
+            (std::vector<uint8_t>{0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0}));
+  // Row 2: N 8 9 9 X 1 0 T 1 2 -> 10 tokens and one PAD; answer 692 -> 13 16 9 at 7..9.
   EXPECT_EQ(std::vector<int32_t>(batch.inputs.begin() + 11, batch.inputs.end()),
-            (std::vector<int32_t>{0, 2, 15, 16, 16, 3, 8, 7, 4, 8, 9}));
+            (std::vector<int32_t>{2, 15, 16, 16, 3, 8, 7, 4, 8, 9, 0}));
   EXPECT_EQ(std::vector<int32_t>(batch.targets.begin() + 11, batch.targets.end()),
-            (std::vector<int32_t>{I, I, I, I, I, I, I, I, 13, 16, 9}));
+            (std::vector<int32_t>{I, I, I, I, I, I, I, 13, 16, 9, I}));
   EXPECT_THROW(sq::makeSeparateBatch({e}, 7), UserError);  // prompt of 8 does not fit
 }
 
@@ -303,18 +294,19 @@ TEST(SquaringTiers, PresetParametersAsInTheCompetition) {
     std::vector<int64_t> train_t;
     int64_t ood_t;
     std::vector<int> ood_bits;
+    int64_t examples, ood_examples, depth_examples;  // generate_datasets.sh (0: exhaustive x)
   };
   const std::vector<Expected> expected = {
-      {"E1", 17, 19, {9}, {1, 2, 3}, 6, {10, 11}},
-      {"E2", 29, 31, {10}, {1, 2, 4}, 7, {11, 12}},
-      {"E3", 0, 0, {10, 11}, {2}, 4, {12, 13}},
-      {"E4", 0, 0, {11, 12}, {2}, 4, {13, 14}},
-      {"E5", 0, 0, {10, 11}, {1, 2, 3}, 6, {12, 13}},
-      {"M1", 101, 103, {14}, {4, 8, 16}, 32, {15, 16}},
-      {"M2", 193, 197, {16}, {4, 8, 16}, 32, {17, 18}},
-      {"M3", 0, 0, {11, 13, 15}, {2}, 4, {12, 14, 16}},
-      {"M4", 0, 0, {14, 18, 22}, {8}, 16, {16, 20, 24}},
-      {"M5", 0, 0, {12, 14, 16}, {2, 4, 8}, 16, {13, 15, 18}},
+      {"E1", 17, 19, {9}, {1, 2, 3}, 6, {10, 11}, 250, 100, 0},
+      {"E2", 29, 31, {10}, {1, 2, 4}, 7, {11, 12}, 800, 300, 0},
+      {"E3", 0, 0, {10, 11}, {2}, 4, {12, 13}, 2000, 400, 256},
+      {"E4", 0, 0, {11, 12}, {2}, 4, {13, 14}, 4000, 600, 256},
+      {"E5", 0, 0, {10, 11}, {1, 2, 3}, 6, {12, 13}, 1000, 300, 256},
+      {"M1", 101, 103, {14}, {4, 8, 16}, 32, {15, 16}, 10000, 3000, 192},
+      {"M2", 193, 197, {16}, {4, 8, 16}, 32, {17, 18}, 30000, 5000, 768},
+      {"M3", 0, 0, {11, 13, 15}, {2}, 4, {12, 14, 16}, 8000, 1000, 256},
+      {"M4", 0, 0, {14, 18, 22}, {8}, 16, {16, 20, 24}, 30000, 3000, 256},
+      {"M5", 0, 0, {12, 14, 16}, {2, 4, 8}, 16, {13, 15, 18}, 10000, 1000, 256},
   };
   for (const auto& want : expected) {
     const sq::TierPreset& tier = sq::tierPreset(want.name);
@@ -330,6 +322,12 @@ TEST(SquaringTiers, PresetParametersAsInTheCompetition) {
     EXPECT_EQ(tier.difficulty, easy ? "easy" : "medium");
     EXPECT_DOUBLE_EQ(tier.train_fraction, easy ? 0.8 : 0.9);
     EXPECT_DOUBLE_EQ(tier.test_fraction, easy ? 0.2 : 0.1);
+    EXPECT_EQ(tier.examples_per_setting, want.examples);
+    EXPECT_EQ(tier.ood_examples_per_setting, want.ood_examples);
+    EXPECT_EQ(tier.depth_exhaustive_x, want.depth_examples == 0);
+    EXPECT_EQ(tier.depth_examples_per_setting, want.depth_examples);
+    EXPECT_EQ(tier.ood_n_examples_per_setting, 256);
+    EXPECT_EQ(tier.single_t_flag, want.p == 0 && want.train_t.size() == 1);
   }
   EXPECT_EQ(sq::tierPreset("e1").fixedN(), 323u);
   EXPECT_EQ(sq::tierPreset("M2").fixedN(), 38021u);
@@ -339,178 +337,4 @@ TEST(SquaringTiers, PromptSpaceCountsMatchBruteForce) {
   for (int bits = 5; bits <= 14; ++bits)
     EXPECT_EQ(sq::distinctPromptsPerT(bits), bruteForcePromptCount(bits)) << bits;
   EXPECT_EQ(sq::distinctPromptsPerT(10), 3640u);  // python: 6 moduli, sum of phi
-}
-
-TEST(SquaringTiers, CellSizes) {
-  EXPECT_EQ(sq::trainCellSize(sq::tierPreset("E1"), 9), 288);
-  EXPECT_EQ(sq::trainCellSize(sq::tierPreset("M2"), 16), 192 * 196);
-  EXPECT_EQ(sq::trainCellSize(sq::tierPreset("E3"), 10), 1820);    // half of 3640
-  EXPECT_EQ(sq::trainCellSize(sq::tierPreset("E3"), 11), 10000);   // easy cap
-  EXPECT_EQ(sq::trainCellSize(sq::tierPreset("M4"), 22), 100000);  // medium cap
-  EXPECT_EQ(sq::evalCellSize(sq::tierPreset("E3"), 12), 512);
-}
-
-// --- datasets -------------------------------------------------------------------------------
-
-TEST(SquaringDataset, E1HasAll288UnitsPerTSplit80To20AndIsDeterministic) {
-  const sq::TierPreset& tier = sq::tierPreset("E1");
-  const auto a = sq::generateTierDataset(tier, 7);
-  const auto b = sq::generateTierDataset(tier, 7);
-  const auto c = sq::generateTierDataset(tier, 8);
-  EXPECT_EQ(a.train.size(), 691u);  // round(0.8 * 864)
-  EXPECT_EQ(a.test.size(), 173u);
-  EXPECT_EQ(a.train, b.train);
-  EXPECT_EQ(a.test, b.test);
-  EXPECT_EQ(a.depth_ood_n, b.depth_ood_n);
-  EXPECT_NE(promptSet(a.test), promptSet(c.test));  // another seed, another split
-  auto all = promptSet(a.train);
-  const auto test = promptSet(a.test);
-  EXPECT_EQ(all.size(), a.train.size());
-  for (const auto& p : test) EXPECT_EQ(all.count(p), 0u) << "test prompt also in train";
-  all.insert(test.begin(), test.end());
-  EXPECT_EQ(all.size(), 864u);  // all 288 x at T = 1, 2, 3
-  for (const auto& e : a.train) ASSERT_EQ(e.z, sq::directSquaring(e.n, e.x, e.t));
-  EXPECT_EQ(a.ood_t.size(), 288u);
-  for (const auto& e : a.ood_t) EXPECT_EQ(e.t, 6);
-  EXPECT_EQ(a.depth_seen.size(), 7u * 288u);
-  EXPECT_EQ(a.depth_ood_n.size(), 2u * 7u * 512u);
-  for (const auto& e : a.depth_ood_n) {
-    const int bits = sq::bitLength(e.n);
-    ASSERT_TRUE(bits == 10 || bits == 11);
-    ASSERT_EQ(e.z, sq::directSquaring(e.n, e.x, e.t));
-  }
-}
-
-TEST(SquaringDataset, E5PromptsAreUniqueInEveryFileAndSplitsDisjoint) {
-  const sq::TierPreset& tier = sq::tierPreset("E5");
-  const auto d = sq::generateTierDataset(tier, 3);
-  const size_t pool = 3 * (1820 + 10000);
-  EXPECT_EQ(d.train.size() + d.test.size(), pool);
-  EXPECT_EQ(d.train.size(), static_cast<size_t>(std::llround(pool * 0.8)));
-  for (const auto* set : {&d.train, &d.test, &d.ood_t, &d.depth_seen, &d.depth_ood_n})
-    EXPECT_EQ(promptSet(*set).size(), set->size());
-  const auto train = promptSet(d.train);
-  for (const auto& e : d.test) ASSERT_EQ(train.count({e.n, e.x, e.t}), 0u);
-  for (const auto& e : d.test) {
-    ASSERT_TRUE(e.t >= 1 && e.t <= 3);
-    const int bits = sq::bitLength(e.n);
-    ASSERT_TRUE(bits == 10 || bits == 11);
-  }
-  // Same seed, same data; the test set of b = 10 covers part of the 3640-prompt space.
-  EXPECT_EQ(sq::generateTierDataset(tier, 3).test, d.test);
-}
-
-TEST(SquaringDataset, UniqueSamplerFailsLoudlyWhenTheSpaceIsTooSmall) {
-  sq::Rng rng(2);
-  EXPECT_THROW(sq::sampleUniqueExamples(5, 1, 13, rng), std::logic_error);  // only 8 units of 21
-  const auto all = sq::sampleUniqueExamples(6, 2, 24, rng);  // N = 35, phi = 24: every unit
-  EXPECT_EQ(promptSet(all).size(), 24u);
-}
-
-TEST(SquaringDataset, JsonLinesRoundTripAndAtomicWrite) {
-  const auto dir = std::filesystem::temp_directory_path() / "deepladder_squaring_test";
-  std::filesystem::remove_all(dir);
-  const sq::TierPreset& tier = sq::tierPreset("E1");
-  const auto d = sq::generateTierDataset(tier, 1);
-  const auto written = sq::writeTierDataset(dir.string(), tier, d);
-  ASSERT_EQ(written.size(), 6u);
-  EXPECT_EQ(sq::readExamplesJsonl((dir / "train.jsonl").string()), d.train);
-  EXPECT_EQ(sq::readExamplesJsonl((dir / "depth_ood_n.jsonl").string()), d.depth_ood_n);
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
-  EXPECT_EQ(sq::exampleJsonLine({323, 2, 256, 3}),
-            "{\"n\":323,\"x\":2,\"t\":3,\"answer\":256,\"tokens\":[2,10,9,10,3,9,4,10],"
-            "\"answer_tokens\":[9,12,13]}");
-  std::ifstream manifest(dir / "manifest.json");
-  const std::string text((std::istreambuf_iterator<char>(manifest)), {});
-  EXPECT_NE(text.find("\"train.jsonl\": 691"), std::string::npos) << text;
-  // A broken line is reported with its line number.
-  {
-    std::ofstream bad(dir / "bad.jsonl");
-    bad << sq::exampleJsonLine({323, 2, 256, 3})
-        << "\n{\"n\":323,\"x\":400,\"t\":1,\"answer\":1}\n";
-  }
-  try {
-    sq::readExamplesJsonl((dir / "bad.jsonl").string());
-    FAIL() << "bad line accepted";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.jsonl:2: x"), std::string::npos) << e.what();
-  }
-  std::filesystem::remove_all(dir);
-}
-
-// --- evaluation -----------------------------------------------------------------------------
-
-TEST(SquaringEvaluation, ExactMatchNeedsEveryDigit) {
-  const sq::Example e{323, 2, 256, 3};
-  EXPECT_TRUE(sq::exactMatch({9, 12, 13}, e));
-  EXPECT_FALSE(sq::exactMatch({9, 12, 14}, e));
-  EXPECT_FALSE(sq::exactMatch({9, 12}, e));
-  EXPECT_FALSE(sq::exactMatch({7, 9, 12, 13}, e));  // a leading zero is a different answer
-
-  // Rows of argmax predictions: a model that outputs exactly the targets matches.
-  const auto separate = sq::makeSeparateBatch({e}, 11);
-  std::vector<int32_t> row(separate.targets);
-  for (auto& tok : row) tok = tok == sq::kIgnoreTarget ? 0 : tok;
-  EXPECT_TRUE(sq::exactMatchSeparateRow(row.data(), 11, e));
-  row[9] = 7;
-  EXPECT_FALSE(sq::exactMatchSeparateRow(row.data(), 11, e));
-  const auto causal = sq::makeCausalBatch({e}, 15);
-  row = causal.targets;
-  for (auto& tok : row) tok = tok == sq::kIgnoreTarget ? 0 : tok;
-  EXPECT_TRUE(sq::exactMatchCausalRow(row.data(), 15, e));
-  row[12] = 0;  // EOS wrong: the answer digits still match
-  EXPECT_TRUE(sq::exactMatchCausalRow(row.data(), 15, e));
-  row[11] = 8;
-  EXPECT_FALSE(sq::exactMatchCausalRow(row.data(), 15, e));
-  EXPECT_EQ(sq::causalSeqLenBound(9, 3), 1 + 10 + 1 + 3 + 1 - 1);  // prompt bound 10 at 9 bits
-}
-
-TEST(SquaringEvaluation, ChanceLevelOfConstructedCells) {
-  EXPECT_DOUBLE_EQ(sq::chanceLevel({5, 5, 5, 7}), 0.75);
-  EXPECT_DOUBLE_EQ(sq::chanceLevel({}), 0.0);
-  const sq::Semiprime s = sq::semiprimeFromFactors(17, 19);
-  sq::AccuracyMap map(sq::tierPreset("E1"));
-  for (const auto& e : sq::allUnitExamples(s, 4)) map.add(e, e.x % 2 == 0);
-  const sq::AccuracyCell* cell = map.find(9, 4);
-  ASSERT_NE(cell, nullptr);
-  EXPECT_EQ(cell->total, 288);
-  EXPECT_EQ(cell->distinct_answers, 9);
-  EXPECT_EQ(cell->most_common_answer_count, 32);  // 288 / 9: each answer equally often
-  EXPECT_DOUBLE_EQ(cell->chance(), 32.0 / 288.0);
-  EXPECT_EQ(cell->kind, sq::CellKind::kOodT);
-}
-
-TEST(SquaringEvaluation, MapMarksCellsAndMaxTFromConstructedPredictions) {
-  const sq::TierPreset& tier = sq::tierPreset("E1");
-  const auto d = sq::generateTierDataset(tier, 1);
-  sq::AccuracyMap map(tier);
-  // Seen modulus (9 bits): T = 1, 2 all right, one miss at T = 4. Unseen: right up to T = 8.
-  bool missed_one = false;
-  for (const auto& e : d.depth_seen) {
-    bool correct = e.t <= 2;
-    if (e.t == 4) {
-      correct = missed_one;  // the first T = 4 example is wrong, the rest right
-      missed_one = true;
-    }
-    map.add(e, correct);
-  }
-  for (const auto& e : d.depth_ood_n) map.add(e, e.t <= 8);
-  EXPECT_EQ(map.maxT(tier.depth_ladder, /*seen_moduli=*/true), 2);
-  EXPECT_EQ(map.maxT(tier.depth_ladder, /*seen_moduli=*/false), 8);
-  ASSERT_NE(map.find(9, 4), nullptr);
-  EXPECT_EQ(map.find(9, 4)->correct, 287);
-  EXPECT_EQ(map.find(9, 1)->kind, sq::CellKind::kInDistribution);
-  EXPECT_EQ(map.find(9, 8)->kind, sq::CellKind::kOodT);
-  EXPECT_EQ(map.find(10, 2)->kind, sq::CellKind::kOodN);
-  EXPECT_EQ(map.find(11, 64)->kind, sq::CellKind::kOodBoth);
-  EXPECT_EQ(map.cells().size(), 3u * 7u);
-  EXPECT_EQ(map.find(12, 1), nullptr);
-  const std::string text = map.format();
-  EXPECT_NE(text.find("1.000/"), std::string::npos) << text;
-  EXPECT_NE(text.find("*0.000/"), std::string::npos) << text;
-
-  EXPECT_EQ(sq::maxTFromRungs({1, 2, 4}, {{1, 0.99}, {2, 1.0}}), 0);
-  EXPECT_EQ(sq::maxTFromRungs({1, 2, 4}, {{1, 1.0}, {4, 1.0}}), 1);  // rung 2 missing
-  EXPECT_EQ(sq::maxTFromRungs({1, 2, 4}, {{1, 1.0}, {2, 1.0}, {4, 1.0}}), 4);
 }

@@ -123,7 +123,7 @@ std::string ladderToml(const fs::path& dir, int64_t steps, int64_t checkpoint_ev
   return "[ladder]\nname = \"slurm-it\"\nseeds = " + seeds +
          "\n"
          "[model]\nseq_len = 32\n"
-         "[data]\nkind = \"text\"\ntrain = \"" +
+         "[data]\nkind = \"text\"\nmax_epochs = 100\ntrain = \"" +
          (dir / "train.txt").string() + "\"\nval = \"" + (dir / "val.txt").string() +
          "\"\n"
          "[train]\nbatch_size = 4\nwarmup_steps = 2\neval_every = 10\neval_batches = 2\n"

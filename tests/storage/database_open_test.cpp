@@ -24,11 +24,11 @@ std::string openError(const std::string& path, bool read_only = false) {
   return "(no UserError)";
 }
 
-TEST(DatabaseOpen, MigratesEmptyFileToSchemaV1) {
+TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
-  EXPECT_EQ(db->schemaVersion(), 1);
-  EXPECT_EQ(Database::kSchemaVersion, 1);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
+  EXPECT_EQ(Database::kSchemaVersion, 2);
   for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
                             "fits", "external_points"}) {
     EXPECT_EQ(db->queryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE type='table' "
@@ -57,7 +57,7 @@ TEST(DatabaseOpen, ReopenKeepsDataAndSchema) {
   }
   for (int i = 0; i < 2; ++i) {
     auto db = Database::open(path);
-    EXPECT_EQ(db->schemaVersion(), 1);
+    EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
     ASSERT_TRUE(db->run(id));
     EXPECT_EQ(db->run(id)->name, "r1");
     EXPECT_EQ(db->queryInt("SELECT count(*) FROM runs"), 1);
@@ -168,7 +168,7 @@ TEST(DatabaseOpen, ReadOnlyOpenOfMissingFileIsAUserErrorAndCreatesNothing) {
 
 TEST(DatabaseOpen, InMemoryDatabaseWorks) {
   auto db = Database::open(":memory:");
-  EXPECT_EQ(db->schemaVersion(), 1);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
   EXPECT_EQ(db->insertRun(RunRecord{}), 1);
 }
 

@@ -10,6 +10,8 @@
 
 #include "core/errors.h"
 #include "core/run_config.h"
+#include "core/squaring/baselines.h"
+#include "core/squaring/dataset.h"
 
 namespace deepladder::storage {
 namespace {
@@ -82,6 +84,50 @@ TEST(SquaringPoints, MaxTAndExactMatchFromTheLastEvaluatedStep) {
   EXPECT_EQ(points[1].max_t_unseen, 0);
   EXPECT_DOUBLE_EQ(points[1].ood_exact, 1.0);
   EXPECT_DOUBLE_EQ(points[1].test_exact, 0.0);  // no test rows recorded
+  // The benchmark's score, and the reference lines of the run's data (E1, data_seed 0) from core.
+  EXPECT_DOUBLE_EQ(points[0].score, (72.0 / 288.0 + 120.0 / 173.0) / 2);
+  const auto data = squaring::generateTierDataset(squaring::tierPreset("E1"), 0);
+  const auto closure = squaring::tierCompositionClosure(squaring::tierPreset("E1"), data);
+  const auto test = squaring::setBaselines(data.test, closure.get());
+  EXPECT_DOUBLE_EQ(points[0].test_chance, test.chance);
+  EXPECT_DOUBLE_EQ(points[0].test_ceiling, test.ceiling);
+  EXPECT_NEAR(points[0].ood_chance, 1.0 / 9, 1e-12);  // N = 323 at T = 6
+  EXPECT_GT(points[0].ood_ceiling, 0.5);
+}
+
+TEST(SquaringPoints, ScoresOverSeedsAreTheMeanScoreAndTheMinimumMaxT) {
+  auto db = Database::open(":memory:");
+  const int64_t ladder = db->upsertLadder("sq", "spec", "h");
+  std::vector<int64_t> ids;
+  for (int64_t seed : {1, 2, 3}) {
+    RunRecord r;
+    r.ladder_id = ladder;
+    r.name = "looped-s" + std::to_string(seed);
+    r.arm = "looped";
+    r.size = "d64";
+    r.seed = seed;
+    r.status = "finished";
+    r.flops = 1e12 * static_cast<double>(seed);
+    r.final_loss = 1.0;
+    r.config_json = squaringConfigJson();
+    ids.push_back(db->insertRun(r));
+  }
+  addDepth(*db, ids[0], 10, /*seen_full=*/4, /*unseen_full=*/1);
+  addDepth(*db, ids[1], 10, /*seen_full=*/1, /*unseen_full=*/2);
+  addDepth(*db, ids[2], 10, /*seen_full=*/8, /*unseen_full=*/0);
+  for (size_t i = 0; i < ids.size(); ++i)
+    db->writeEvals({{ids[i], 10, "squaring/test", 9, 1, static_cast<int64_t>(10 * (i + 1)), 50},
+                    {ids[i], 10, "squaring/ood_t", 9, 6, 50, 100}});
+  const auto groups = squaringScoresOverSeeds(squaringPoints(*db, "fixture.db", "sq"));
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].arm, "looped");
+  EXPECT_EQ(groups[0].size, "d64");
+  EXPECT_EQ(groups[0].score.seeds, 3);
+  EXPECT_NEAR(groups[0].score.test_exact, 0.4, 1e-12);  // (0.2 + 0.4 + 0.6) / 3
+  EXPECT_NEAR(groups[0].score.score, 0.45, 1e-12);      // (0.4 + 0.5) / 2
+  EXPECT_EQ(groups[0].score.max_t, 1);                  // min(4, 1, 8)
+  EXPECT_EQ(groups[0].score.max_t_ood_n, 0);
+  EXPECT_DOUBLE_EQ(groups[0].compute, 2e12);
 }
 
 TEST(SquaringPoints, LanguageModelLaddersAreNotSquaringLadders) {

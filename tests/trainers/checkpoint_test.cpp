@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "core/errors.h"
 #include "core/sha256.h"
 #include "tiny_run.h"
 
@@ -102,6 +103,27 @@ TEST_F(Resume, KeepsTheNewestCheckpointsAndEveryChecksumMatchesItsFile) {
     if (record.step >= 10) {
       EXPECT_EQ(sha256File(record.path), record.sha256);
     }
+  }
+}
+
+TEST_F(Resume, ResumeOverTrainingDataCutIntoOtherWindowsIsRefused) {
+  // The checkpoint records the sampler's epoch size (20 steps x 8 rows = 160 windows of the
+  // budget prefix); data that no longer holds them would be read in another permutation.
+  // (Data smaller than the budget passes the data check only when epochs are allowed.)
+  config.data.max_epochs = 3;
+  const std::string workdir = (dir / "changed").string();
+  runFirstHalf(workdir);
+  std::ofstream(dir / "train.txt", std::ios::trunc) << testing::makeCorpus(100, 1);
+  TrainerOptions options;
+  options.workdir = workdir;
+  options.resume = true;
+  try {
+    runTiny(config, options);
+    FAIL() << "resumed over changed data";
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("160 windows"), std::string::npos) << message;
+    EXPECT_NE(message.find("the training data changed"), std::string::npos) << message;
   }
 }
 

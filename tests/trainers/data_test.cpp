@@ -370,25 +370,68 @@ std::unique_ptr<TokenData> countingData(int count) {
   return makeInMemoryTokenData(std::move(tokens), "counting");
 }
 
-TEST(BatchSampler, WindowsAreContiguousAndInRange) {
-  const auto data = countingData(1000);  // token i == i, so a window's start is its first token
+// Window starts of every row of `batch` (counting data: a window's first token is its start).
+std::vector<int32_t> windowStarts(const Batch& batch) {
+  std::vector<int32_t> starts;
+  for (int64_t row = 0; row < batch.rows; ++row)
+    starts.push_back(batch.tokens[static_cast<size_t>(row * (batch.seq_len + 1))]);
+  return starts;
+}
+
+TEST(BatchSampler, WindowsAreNonOverlappingSlicesOfTheSplit) {
+  const auto data = countingData(1000);  // seq_len 16: 1000 / 17 = 58 windows
   BatchSampler sampler(*data, 8, 16, 42);
-  std::set<int32_t> starts;
-  for (int step = 0; step < 50; ++step) {
+  EXPECT_EQ(sampler.epochWindows(), 58);
+  for (int step = 0; step < 20; ++step) {
     const Batch batch = sampler.next();
     ASSERT_EQ(batch.rows, 8);
     ASSERT_EQ(batch.seq_len, 16);
     ASSERT_EQ(batch.tokens.size(), 8u * 17u);
     for (int row = 0; row < 8; ++row) {
       const int32_t first = batch.tokens[row * 17];
-      EXPECT_GE(first, 0);
-      EXPECT_LE(first, 1000 - 16 - 1);
+      EXPECT_EQ(first % 17, 0);  // window i starts at i (seq_len + 1)
+      EXPECT_LE(first, 57 * 17);
       for (int j = 1; j < 17; ++j) EXPECT_EQ(batch.tokens[row * 17 + j], first + j);
-      starts.insert(first);
     }
   }
-  EXPECT_EQ(sampler.position(), 50);
-  EXPECT_GT(starts.size(), 300u);  // 400 draws over 984 starts: mostly distinct
+  EXPECT_EQ(sampler.position(), 20);
+}
+
+TEST(BatchSampler, NoWindowRepeatsWithinAnEpochAndEachEpochIsReshuffled) {
+  const auto data = countingData(100 * 9 + 5);  // seq_len 8: 100 windows (the 5-token tail unused)
+  BatchSampler sampler(*data, 10, 8, 3);
+  ASSERT_EQ(sampler.epochWindows(), 100);
+  std::vector<std::vector<int32_t>> epochs(3);
+  for (int step = 0; step < 30; ++step) {
+    EXPECT_EQ(sampler.epoch(), step / 10);
+    for (int32_t start : windowStarts(sampler.next())) epochs[step / 10].push_back(start / 9);
+  }
+  std::vector<int32_t> all(100);
+  for (int32_t i = 0; i < 100; ++i) all[static_cast<size_t>(i)] = i;
+  for (const auto& epoch : epochs) {
+    ASSERT_EQ(epoch.size(), 100u);
+    std::vector<int32_t> sorted = epoch;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, all);  // every window exactly once
+    EXPECT_NE(epoch, all);   // in a shuffled order
+  }
+  EXPECT_NE(epochs[0], epochs[1]);  // a new permutation each epoch
+  EXPECT_NE(epochs[1], epochs[2]);
+}
+
+TEST(BatchSampler, ABudgetReadsOnlyItsPrefixOfTheSplitOnce) {
+  const auto data = countingData(1000 * 9);  // 1000 windows of seq_len 8
+  BatchSampler sampler(*data, 4, 8, 11, /*budget_windows=*/40);
+  EXPECT_EQ(sampler.epochWindows(), 40);
+  std::set<int32_t> seen;
+  for (int step = 0; step < 10; ++step)
+    for (int32_t start : windowStarts(sampler.next())) {
+      EXPECT_LT(start / 9, 40);
+      EXPECT_TRUE(seen.insert(start / 9).second) << "window " << start / 9 << " read twice";
+    }
+  EXPECT_EQ(seen.size(), 40u);
+  // A budget beyond the split is the whole split, read in epochs.
+  EXPECT_EQ(BatchSampler(*data, 4, 8, 11, 5000).epochWindows(), 1000);
 }
 
 TEST(BatchSampler, SameSeedGivesSameBatches) {
@@ -397,43 +440,50 @@ TEST(BatchSampler, SameSeedGivesSameBatches) {
   for (int step = 0; step < 20; ++step) EXPECT_EQ(a.next().tokens, b.next().tokens);
 }
 
-TEST(BatchSampler, DifferentSeedsGiveDifferentBatches) {
-  const auto data = countingData(5000);
+TEST(BatchSampler, DifferentSeedsGiveDifferentOrders) {
+  const auto data = countingData(50000);
   BatchSampler a(*data, 4, 32, 7), b(*data, 4, 32, 8);
   int differing = 0;
   for (int step = 0; step < 20; ++step) differing += a.next().tokens != b.next().tokens;
   EXPECT_EQ(differing, 20);
 }
 
-TEST(BatchSampler, SeekReproducesTheBatchAtThatPosition) {
-  const auto data = countingData(5000);
+TEST(BatchSampler, ResumeContinuesTheSamePermutationAcrossEpochs) {
+  // 37 windows, 4 rows: epoch boundaries fall inside batches 9, 18, 27.
+  const auto data = countingData(37 * 33);
   BatchSampler uninterrupted(*data, 4, 32, 123);
   std::vector<std::vector<int32_t>> batches;
   for (int step = 0; step < 30; ++step) batches.push_back(uninterrupted.next().tokens);
 
-  BatchSampler resumed(*data, 4, 32, 123);
-  resumed.seek(17);
-  for (int step = 17; step < 30; ++step) EXPECT_EQ(resumed.next().tokens, batches[step]);
-  resumed.seek(3);
-  EXPECT_EQ(resumed.next().tokens, batches[3]);
-  EXPECT_EQ(resumed.position(), 4);
+  for (int64_t at : {0, 5, 9, 10, 17, 28}) {
+    BatchSampler resumed(*data, 4, 32, 123);  // a fresh process: only the position is saved
+    resumed.seek(at);
+    for (int64_t step = at; step < 30; ++step)
+      EXPECT_EQ(resumed.next().tokens, batches[static_cast<size_t>(step)]) << at << " " << step;
+  }
+  BatchSampler back(*data, 4, 32, 123);
+  back.seek(25);
+  back.next();
+  back.seek(3);  // seeking back to an earlier epoch rebuilds its permutation
+  EXPECT_EQ(back.next().tokens, batches[3]);
+  EXPECT_EQ(back.position(), 4);
 }
 
 TEST(BatchSampler, StreamIsPinnedAcrossVersions) {
-  // Window starts this implementation (splitmix64 + Lemire bounded ints) drew when it was
-  // written, for seed 1 over 100000 tokens. If they change, runs with the same seed no longer
-  // see the same data as runs made before the change: only change them on purpose.
+  // Window indices this implementation (splitmix64 + Lemire bounded ints, Fisher-Yates per
+  // epoch) drew when it was written, for seed 1 over 100000 tokens at seq_len 8 (11111 windows).
+  // If they change, runs with the same seed no longer see the same data as runs made before the
+  // change: only change them on purpose.
   const auto data = countingData(100000);
   BatchSampler sampler(*data, 4, 8, 1);
-  auto starts = [&](int64_t position) {
+  auto windows = [&](int64_t position) {
     sampler.seek(position);
-    const Batch batch = sampler.next();
-    std::vector<int32_t> firsts;
-    for (int row = 0; row < 4; ++row) firsts.push_back(batch.tokens[row * 9]);
-    return firsts;
+    std::vector<int32_t> indices;
+    for (int32_t start : windowStarts(sampler.next())) indices.push_back(start / 9);
+    return indices;
   };
-  EXPECT_EQ(starts(0), (std::vector<int32_t>{69345, 97168, 42653, 80614}));
-  EXPECT_EQ(starts(1000), (std::vector<int32_t>{38815, 8921, 31854, 59893}));
+  EXPECT_EQ(windows(0), (std::vector<int32_t>{10831, 4858, 10811, 9751}));
+  EXPECT_EQ(windows(3000), (std::vector<int32_t>{3653, 7027, 298, 5543}));  // epoch 1
 }
 
 TEST(BatchSampler, ConsecutiveBatchesDiffer) {
@@ -442,21 +492,18 @@ TEST(BatchSampler, ConsecutiveBatchesDiffer) {
   EXPECT_NE(sampler.next().tokens, sampler.next().tokens);
 }
 
-TEST(BatchSampler, SmallestDataReachesBothStarts) {
-  const auto data = countingData(10);  // seq_len 8: starts 0 and 1 only
-  BatchSampler sampler(*data, 16, 8, 5);
-  std::set<int32_t> starts;
-  for (int step = 0; step < 10; ++step) {
-    const Batch batch = sampler.next();
-    for (int row = 0; row < 16; ++row) starts.insert(batch.tokens[row * 9]);
-  }
-  EXPECT_EQ(starts, (std::set<int32_t>{0, 1}));
+TEST(BatchSampler, ASingleWindowIsEveryDraw) {
+  const auto data = countingData(10);  // seq_len 8: one window, tokens 0..8
+  BatchSampler sampler(*data, 3, 8, 5);
+  EXPECT_EQ(sampler.epochWindows(), 1);
+  for (int step = 0; step < 4; ++step)
+    EXPECT_EQ(windowStarts(sampler.next()), (std::vector<int32_t>{0, 0, 0}));
 }
 
 TEST(BatchSampler, TooShortDataIsAUserError) {
-  const auto data = countingData(9);
+  const auto data = countingData(8);  // less than one window of seq_len + 1 = 9
   EXPECT_THROW(BatchSampler(*data, 4, 8, 1), UserError);
-  EXPECT_THROW(fixedValidationBatches(*data, 2, 4, 8), UserError);
+  EXPECT_THROW(fixedValidationBatches(*countingData(9), 2, 4, 8), UserError);
 }
 
 TEST(ValidationBatches, AreFixedAndSpanTheSplit) {

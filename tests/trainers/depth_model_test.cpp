@@ -214,6 +214,42 @@ TEST(Growth, VanillaStackingRepeatsTheTrainedStack) {
   EXPECT_EQ(model->parameterCount(), countParameters(m).total_after_growth);
 }
 
+// deep_vanilla_grow at depth 5 (split 1/2/2): 1 + 4 + 2 = 7 blocks grow to 1 + 8 + 2 = 11. The
+// trained blocks stay the same modules (parameters keep their identity, so the optimizer keeps
+// their state); the copies of the middle section (blocks 1..4) come right after it, before the
+// coda, as untied_grow's cores C1 C2 -> C1 C2 C1 C2.
+TEST(Growth, DeepVanillaGrowDuplicatesTheMiddleSectionInPlace) {
+  torch::manual_seed(11);
+  ModelConfig m = smallModel(5);
+  applyArmPreset("deep_vanilla_grow", m);
+  ASSERT_EQ(m.n_layer, 7);
+  ASSERT_EQ(m.grow_layers, 11);
+  GPT model(m);
+  std::vector<std::shared_ptr<torch::nn::Module>> before;
+  for (size_t j = 0; j < model->blocks->size(); ++j) before.push_back(model->blocks[j]);
+  EXPECT_EQ(model->grow(), "layers 7 -> 11");
+  ASSERT_EQ(model->blocks->size(), 11u);
+  const std::vector<size_t> source = {0, 1, 2, 3, 4, 1, 2, 3, 4, 5, 6};
+  for (size_t j = 0; j < 11; ++j) {
+    const bool copy = j >= 5 && j < 9;
+    EXPECT_EQ(model->blocks[j].get() == before[source[j]].get(), !copy) << j;
+    const auto params = model->blocks[j]->named_parameters();
+    const auto original = before[source[j]]->named_parameters();
+    for (const auto& item : params) {
+      EXPECT_TRUE(torch::equal(item.value(), original[item.key()])) << j << " " << item.key();
+      EXPECT_EQ(item.value().is_same(original[item.key()]), !copy) << j << " " << item.key();
+    }
+  }
+  // The module tree names the blocks by their new position (checkpoints read them by name).
+  const auto named = model->named_parameters();
+  EXPECT_TRUE(named["blocks.5.attn.qkv.weight"].is_same(
+      model->blocks[5]->named_parameters()["attn.qkv.weight"]));
+  EXPECT_TRUE(
+      named["blocks.9.attn.qkv.weight"].is_same(before[5]->named_parameters()["attn.qkv.weight"]));
+  EXPECT_EQ(model->parameterCount(), countParameters(m).total_after_growth);
+  EXPECT_EQ(model->executedBlocks(), executedBlocks(m, true));
+}
+
 TEST(Growth, LearningRateRewarmsOverRewarmStepsFromTheCrossover) {
   ModelConfig m = smallModel(6);
   applyArmPreset("untied_grow", m);  // grow_fraction 0.75, rewarm 40

@@ -37,8 +37,8 @@ TEST(LearningRate, WsdStaysFlatThenDecaysLinearlyToTheFloor) {
   const TrainConfig t = schedule(Schedule::wsd);
   EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-3);
   EXPECT_DOUBLE_EQ(learningRate(t, 10), 1e-2);
-  EXPECT_DOUBLE_EQ(learningRate(t, 79), 1e-2);  // last flat step: decay covers steps 80..99
-  EXPECT_LT(learningRate(t, 80), 1e-2);
+  EXPECT_DOUBLE_EQ(learningRate(t, 80), 1e-2);  // decay start (80): still the peak
+  EXPECT_LT(learningRate(t, 81), 1e-2);
   EXPECT_NEAR(learningRate(t, 99), 1e-3, 1e-15);
   EXPECT_NEAR(learningRate(t, 89) - learningRate(t, 90), learningRate(t, 90) - learningRate(t, 91),
               1e-12);  // linear

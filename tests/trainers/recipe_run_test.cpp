@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/architecture.h"
+#include "core/ladder/ladder_spec.h"
 #include "tiny_run.h"
 #include "trainers/gpt.h"
 #include "trainers/run_optimizer.h"
@@ -94,7 +95,10 @@ TEST(RecipeRun, RateIsWsdTimesRewarmAndGradientsAreNotClipped) {
     EXPECT_NEAR(lr.at(update + 1), 0.02 * wsdMultiplier(wsd, update) * rewarm, 1e-15) << update;
   }
   EXPECT_EQ(lr.at(6), 0.0);  // the first update after growth
-  EXPECT_DOUBLE_EQ(recipeScheduleMultiplier(config.train, 9), 0.2);  // (10 - 9) / 5
+  // WSD from start max(W, S - D) = 5: 1 - (t - 5) / 4, zero at the last update.
+  EXPECT_EQ(recipeScheduleMultiplier(config.train, 5), 1.0);
+  EXPECT_DOUBLE_EQ(recipeScheduleMultiplier(config.train, 7), 0.5);
+  EXPECT_EQ(recipeScheduleMultiplier(config.train, 9), 0.0);
   // grad_clip = 0: norms above 1 are reported and not clipped (a clip would not change the
   // reported norm, so check the run differs from one clipped at a tiny norm).
   RunConfig clipped = config;
@@ -103,6 +107,73 @@ TEST(RecipeRun, RateIsWsdTimesRewarmAndGradientsAreNotClipped) {
   other.workdir = (dir / "clipped").string();
   const auto clipped_run = runTiny(clipped, other);
   EXPECT_NE(clipped_run.curve("train/loss").at(3), run.curve("train/loss").at(3));
+  std::filesystem::remove_all(dir);
+}
+
+// One FLOP function: a recipe ladder as `plan` expands it, each run trained by the worker's loop;
+// the FLOPs the worker reports when it is done and per token at hello are the planned ones,
+// exactly (growing arms included, deep_vanilla_grow's stacking too).
+TEST(RecipeRun, PlannedAndWorkerFlopsAreIdentical) {
+  const auto dir = makeWorkspace("recipeflops");
+  const std::string ladder = R"(
+[ladder]
+name = "tiny-recipe"
+recipe = "growth-paper"
+[recipe]
+width_per_depth = 8
+head_dim = 8
+seq_len = 32
+vocab = 256
+vocab_padded = 256
+batch_tokens = 256
+hidden_multiple = 8
+[data]
+kind = "text"
+train = ")" + (dir / "train.txt").string() +
+                             R"("
+val = ")" + (dir / "val.txt").string() +
+                             R"("
+[train]
+eval_every = 100
+eval_batches = 1
+threads = 1
+[sizes]
+depths = [3]
+[arms.vanilla.recipe]
+weight_decay = 0.05
+beta1 = 0.8
+beta2 = 0.95
+eps = 1e-10
+warmup = 2
+warmdown = 0.5
+m_out = 1
+r = 0.5
+s_emb = 0.1
+u = 0.35
+embed_lr_mult = 0.5
+head_lr_mult = 0.1
+g = 0.6
+tpp = 0.08
+[arms.untied_grow]
+model = { alpha = 1.0 }
+crossover = { d3 = 0.6 }
+recipe = { weight_decay = 0.05, beta1 = 0.8, beta2 = 0.95, eps = 1e-10, warmup = 2, warmdown = 1.0, m_out = 1, r = 0.5, s_emb = 0.1, u = 0.35, embed_lr_mult = 0.5, head_lr_mult = 0.1, g = 0.6, tpp = 0.08 }
+[arms.deep_vanilla_grow]
+crossover = { d3 = 0.5 }
+recipe = { weight_decay = 0.05, beta1 = 0.8, beta2 = 0.95, eps = 1e-10, warmup = 2, warmdown = 0.8, m_out = 1, r = 0.5, s_emb = 0.1, u = 0.35, embed_lr_mult = 0.5, head_lr_mult = 0.1, g = 0.6, tpp = 0.08 }
+)";
+  const ladder::LadderSpec spec = ladder::parseLadder(ladder, "tiny-recipe.toml");
+  ASSERT_EQ(spec.runs.size(), 3u);
+  for (const ladder::PlannedRun& run : spec.runs) {
+    ASSERT_GE(run.config.train.steps, 5) << run.name;
+    TrainerOptions options;
+    options.workdir = (dir / run.name).string();
+    const auto result = runTiny(run.config, options);
+    ASSERT_EQ(result.outcome.status, TrainStatus::kFinished) << run.name;
+    EXPECT_EQ(result.all<protocol::Hello>().at(0).flops_per_token, run.flops_per_token) << run.name;
+    EXPECT_EQ(result.all<protocol::Done>().at(0).flops, run.flops) << run.name;
+    EXPECT_EQ(result.all<protocol::Done>().at(0).tokens, run.tokens) << run.name;
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -94,8 +94,10 @@ TEST(SquaringScoring, ExactMatchOnConstructedPredictions) {
   auto predicted = logits.argmax(-1).to(torch::kInt32).contiguous();
   const int32_t* p = predicted.data_ptr<int32_t>();
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(sq::exactMatchSeparateRow(p + i * 13, 13, three[i]));
-  // One wrong digit in row 1 breaks only row 1.
-  predicted[1][12] = sq::kDigitZero + (predicted[1][12].item<int32_t>() - sq::kDigitZero + 1) % 10;
+  // One wrong digit in row 1 (its last answer position, left-aligned) breaks only row 1.
+  const int64_t last = set.targets[1].ne(sq::kIgnoreTarget).nonzero().max().item<int64_t>();
+  predicted[1][last] =
+      sq::kDigitZero + (predicted[1][last].item<int32_t>() - sq::kDigitZero + 1) % 10;
   p = predicted.data_ptr<int32_t>();
   EXPECT_TRUE(sq::exactMatchSeparateRow(p, 13, three[0]));
   EXPECT_FALSE(sq::exactMatchSeparateRow(p + 13, 13, three[1]));
@@ -118,8 +120,12 @@ TEST(SquaringTrainer, TinyBaselineRunEmitsMetricsAndEvals) {
   EXPECT_EQ(c.done, 1);
   EXPECT_EQ(c.checkpoints, 1);
   for (const char* key : {"train/loss", "val/loss", "train/exact", "test/exact", "ood/exact",
-                          "depth/max_t_seen", "depth/max_t_unseen"})
+                          "score", "depth/max_t_seen", "depth/max_t_unseen"})
     EXPECT_TRUE(hasValue(c, key)) << key;
+  for (const auto& m : c.metrics) {  // the benchmark's score: the mean of test and OOD exact
+    std::map<std::string, double> v(m.values.begin(), m.values.end());
+    if (v.count("score")) EXPECT_DOUBLE_EQ(v["score"], (v["test/exact"] + v["ood/exact"]) / 2);
+  }
   std::set<std::string> tasks;
   std::set<int64_t> steps;
   int64_t depth_total = 0;

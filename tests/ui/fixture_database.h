@@ -61,6 +61,7 @@ inline void buildFixtureDatabase(const std::string& path, const FixtureOptions& 
       r.name = std::string(arm.name) + "-" + sizes[s] + "-s1";
       r.status = "finished";
       r.config_json = R"({"train":{"steps":2000},"squaring":{"tier":"E1"}})";
+      r.plan.steps = 2000;
       r.device = "cpu";
       r.params = 100000 * (s + 1);
       r.step = 2000;
@@ -99,6 +100,7 @@ inline void buildFixtureDatabase(const std::string& path, const FixtureOptions& 
     r.name = "vanilla-d10-s1";
     r.status = "running";
     r.config_json = R"({"train":{"steps":2000}})";
+    r.plan.steps = 2000;
     r.device = "cpu:0";
     r.step = 500;
     r.tokens = 500 * 1024;

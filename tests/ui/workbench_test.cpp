@@ -127,6 +127,13 @@ TEST_F(Workbench, OpenFailuresBecomeClearProblems) {
   }
   EXPECT_EQ(tryOpenDatabase(newer, true, &p), nullptr);
   EXPECT_EQ(p.title, "Database is from a newer deepladder") << p.message.toStdString();
+
+  // A database missing a table made the workbench abort at its first query: now a dialog.
+  const QString damaged = dir_->filePath("damaged.db");
+  storage::Database::open(damaged.toStdString())->execute("DROP TABLE events");
+  EXPECT_EQ(tryOpenDatabase(damaged, true, &p), nullptr);
+  EXPECT_EQ(p.title, "Database is damaged or not a deepladder database") << p.title.toStdString();
+  EXPECT_TRUE(p.message.contains("table 'events' is missing")) << p.message.toStdString();
 }
 
 TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {
@@ -228,9 +235,43 @@ TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
   serial.setDatabase(db_path_);
   EXPECT_EQ(serial.heatmap()->plottableCount(), 1);  // the colour map
   EXPECT_GT(serial.heatmap()->itemCount(), 7);       // cell labels + OOD outlines
-  // N = 323: x^(2^T) mod 323 takes few values; chance is well above 1/288.
-  EXPECT_GT(squaringChance(323, 8), 1.0 / 288);
-  EXPECT_NEAR(squaringChance(323, 0), 1.0 / 288, 1e-12);
+  // The depth plot draws N = 323's population chance from core (1/9 from T = 4 on).
+  bool chance_line = false;
+  for (int i = 0; i < serial.depthPlot()->graphCount(); ++i) {
+    QCPGraph* g = serial.depthPlot()->graph(i);
+    if (!g->name().startsWith("chance")) continue;
+    chance_line = true;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+      if (it->key >= 4) {
+        EXPECT_NEAR(it->value, 1.0 / 9, 1e-12) << it->key;
+      }
+  }
+  EXPECT_TRUE(chance_line);
+}
+
+// A squaring run with the trainer's task names: each cell's label carries the population chance
+// and, E1 being a fixed-modulus tier, the composition ceiling computed by core.
+TEST(SerialTaskView, CellsShowPopulationChanceAndCompositionCeiling) {
+  QTemporaryDir dir;
+  const std::string path = dir.filePath("sq.db").toStdString();
+  {
+    auto db = storage::Database::open(path);
+    storage::RunRecord r;
+    r.name = "e1";
+    r.status = "finished";
+    r.config_json = R"({"task":"squaring","squaring":{"tier":"E1","data_seed":45}})";
+    const int64_t id = db->insertRun(r);
+    db->writeEvals({{id, 10, "squaring/depth", 9, 1, 38, 38},   // the reserved cohort: ceiling 0
+                    {id, 10, "squaring/ood_t", 9, 6, 50, 100},  // OOD T = 6: chance 1/9, 97%
+                    {id, 10, "squaring/ood_t@r=3", 9, 6, 0, 100}});  // the sweep: not in the map
+  }
+  SerialTaskView serial;
+  serial.setDatabase(QString::fromStdString(path));
+  QStringList labels;
+  for (int i = 0; i < serial.heatmap()->itemCount(); ++i)
+    if (auto* text = qobject_cast<QCPItemText*>(serial.heatmap()->item(i))) labels << text->text();
+  EXPECT_TRUE(labels.contains("100%\n(1.4% | 0%)")) << labels.join(" ; ").toStdString();
+  EXPECT_TRUE(labels.contains("50%\n(11.1% | 97%)")) << labels.join(" ; ").toStdString();
 }
 
 TEST_F(Workbench, DesignerValidatesLiveWithTheCliMessages) {

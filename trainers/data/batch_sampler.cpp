@@ -1,9 +1,11 @@
-// Drawing batches: random training windows reproducible from (seed, position), and the fixed,
-// evenly spaced validation windows. The random numbers come from splitmix64 and Lemire's
-// unbiased bounded integers, not <random>'s distributions, so they are the same with every
-// standard library and on every machine.
+// Drawing batches: training windows without replacement in a seeded permutation per epoch,
+// reproducible from (seed, position), and the fixed, evenly spaced validation windows. The random
+// numbers come from splitmix64 and Lemire's unbiased bounded integers, not <random>'s
+// distributions, so they are the same with every standard library and on every machine.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "core/errors.h"
 #include "trainers/data/token_data.h"
@@ -46,27 +48,57 @@ void checkShape(const TokenData& data, int64_t rows, int64_t seq_len, const char
 
 }  // namespace
 
-BatchSampler::BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed)
+BatchSampler::BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed,
+                           int64_t budget_windows)
     : data_(data), rows_(rows), seq_len_(seq_len), seed_(seed) {
-  checkShape(data, rows, seq_len, "BatchSampler");
+  if (rows < 1 || seq_len < 1)
+    throw std::invalid_argument("BatchSampler: rows and seq_len must be at least 1");
+  if (budget_windows < 0)
+    throw std::invalid_argument("BatchSampler: the window budget must be 0 (all) or positive");
+  const int64_t available = data.size() / (seq_len + 1);
+  if (available < 1)
+    throw UserError(data.describe() + " holds " + std::to_string(data.size()) +
+                    " tokens, fewer than one training window of seq_len + 1 = " +
+                    std::to_string(seq_len + 1) + ". Use more data or a smaller model.seq_len");
+  epoch_windows_ = budget_windows == 0 ? available : std::min(budget_windows, available);
+  if (epoch_windows_ > int64_t{0xFFFFFFFF})
+    throw std::invalid_argument("BatchSampler: more than 2^32 - 1 windows in an epoch");
+}
+
+void BatchSampler::seek(int64_t position) {
+  if (position < 0) throw std::invalid_argument("BatchSampler::seek: negative position");
+  position_ = position;
+}
+
+void BatchSampler::preparePermutation(int64_t epoch) {
+  if (epoch == permutation_epoch_) return;
+  // Epoch e's own stream, keyed by (seed, e); Fisher-Yates from the last slot down.
+  uint64_t seed_state = seed_;
+  uint64_t keyed = splitmix64(seed_state) ^ (static_cast<uint64_t>(epoch) * 0xD1B54A32D192ED03ULL);
+  uint64_t state = splitmix64(keyed);
+  permutation_.resize(static_cast<size_t>(epoch_windows_));
+  for (size_t i = 0; i < permutation_.size(); ++i) permutation_[i] = static_cast<uint32_t>(i);
+  for (size_t i = permutation_.size(); i > 1; --i) {
+    const size_t j = static_cast<size_t>(uniformBelow(state, static_cast<uint64_t>(i)));
+    std::swap(permutation_[i - 1], permutation_[j]);
+  }
+  permutation_epoch_ = epoch;
+}
+
+int64_t BatchSampler::windowOfDraw(int64_t draw) {
+  preparePermutation(draw / epoch_windows_);
+  return permutation_[static_cast<size_t>(draw % epoch_windows_)];
 }
 
 Batch BatchSampler::next() {
-  // Batch `position_` depends only on (seed, position): a seek() lands on the same batches.
-  uint64_t seed_state = seed_;
-  uint64_t keyed =
-      splitmix64(seed_state) ^ (static_cast<uint64_t>(position_) * 0xD1B54A32D192ED03ULL);
-  uint64_t state = splitmix64(keyed);  // this batch's own stream
   const int64_t window = seq_len_ + 1;
-  // Window starts lie in [0, size - seq_len - 1], so the last window ends at the last token.
-  const uint64_t start_count = static_cast<uint64_t>(data_.size() - window + 1);
   Batch batch;
   batch.rows = rows_;
   batch.seq_len = seq_len_;
   batch.tokens.resize(static_cast<size_t>(rows_ * window));  // (rows, seq_len + 1)
   for (int64_t row = 0; row < rows_; ++row) {
-    const int64_t start = static_cast<int64_t>(uniformBelow(state, start_count));
-    data_.copy(start, window, batch.tokens.data() + row * window);
+    const int64_t index = windowOfDraw(position_ * rows_ + row);
+    data_.copy(index * window, window, batch.tokens.data() + row * window);
   }
   ++position_;
   return batch;
@@ -103,6 +135,10 @@ std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t ma
   checkShape(data, rows, seq_len, "contiguousValidationBatches");
   const int64_t window = seq_len + 1;
   const int64_t windows = std::min(max_tokens, data.size()) / window;
+  if (windows == 0)  // a validation loss over no tokens would read as 0
+    throw UserError("data.val_tokens: " + std::to_string(std::min(max_tokens, data.size())) +
+                    " validation tokens hold no window of seq_len + 1 = " + std::to_string(window) +
+                    " tokens. Raise val_tokens (or use more data)");
   std::vector<Batch> batches;
   for (int64_t first = 0; first < windows; first += rows) {
     Batch batch;

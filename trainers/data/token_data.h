@@ -40,21 +40,41 @@ struct Batch {
   std::vector<int32_t> tokens;  // (rows, seq_len + 1), row-major
 };
 
-// Training batches: random windows, reproducible from (seed, position). The state that a
-// checkpoint must save is `position()` (batches drawn so far); restoring it with
-// `seek(position)` makes the following batches identical to an uninterrupted run.
+// Training batches without replacement. The split is cut into non-overlapping windows of
+// seq_len + 1 tokens (window i = tokens [i (T+1), (i+1) (T+1)); inputs [:-1], targets [1:]); the
+// sampler reads the first W of them (W = min(budget_windows, windows in the split); budget 0: all
+// of them), each epoch in its own seeded permutation: draw k (row r of batch p is draw p rows + r)
+// is window perm_e[k mod W] of epoch e = k / W, so no window repeats within an epoch and the order
+// is a function of (seed, W, k) alone. A run of S steps of B rows passes budget_windows = S B (the
+// token budget's prefix, core/data_budget.h): when the split holds that many, the run is one
+// epoch over a shuffled prefix, as the growth paper trains. The state a checkpoint must save is
+// `position()` (batches drawn); `seek(position)` makes the following batches identical to an
+// uninterrupted run's. Permutations are Fisher-Yates shuffles driven by splitmix64 and Lemire's
+// bounded integers, so they are the same with every standard library and on every machine.
 class BatchSampler {
  public:
-  BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed);
+  // Throws UserError when the split holds no window; std::invalid_argument for rows or seq_len
+  // below 1, a negative budget, or more than 2^32 - 1 windows an epoch.
+  BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed,
+               int64_t budget_windows = 0);
   Batch next();
   int64_t position() const { return position_; }
-  void seek(int64_t position) { position_ = position; }
+  void seek(int64_t position);
+  int64_t epochWindows() const { return epoch_windows_; }  // W
+  // The epoch (0-based) the next batch's first row comes from.
+  int64_t epoch() const { return position_ * rows_ / epoch_windows_; }
+  // The window index (into the split) of draw k; for tests and diagnostics.
+  int64_t windowOfDraw(int64_t draw);
 
  private:
+  void preparePermutation(int64_t epoch);
   const TokenData& data_;
   int64_t rows_, seq_len_;
   uint64_t seed_;
+  int64_t epoch_windows_ = 0;
   int64_t position_ = 0;
+  int64_t permutation_epoch_ = -1;     // whose permutation `permutation_` holds
+  std::vector<uint32_t> permutation_;  // (W) window indices of that epoch
 };
 
 // Validation batches: a fixed, deterministic set of `count` batches of `rows` windows spread

@@ -1,12 +1,14 @@
 // Scoring a squaring model: tensors of an example set in the run's layout, exact match per
-// example (argmax at the answer positions; for the causal layout teacher-forced argmax, which is
-// exact exactly when greedy decoding is), and the protocol::Eval rows of an accuracy map.
+// example (argmax at the answer positions; for the causal layout teacher-forced argmax over the
+// answer digits and EOS, which is exact exactly when greedy decoding is), and the protocol::Eval
+// rows of an accuracy map.
 //
 // Eval task names (evals table column `task`):
 //   squaring/test      held-out prompts of the training cells (in-distribution)
 //   squaring/ood_t     the tier's OOD T on the training moduli
-//   squaring/depth     the depth ladder T = 1, 2, 4, ..., 64 on training moduli (every prompt,
-//                      train ones included: Max T) and on the OOD moduli sizes
+//   squaring/depth     the depth ladder T = 1, 2, 4, ..., 64: the seen-N cohort (prompts on
+//                      training moduli that no train/test/OOD record uses, the same at every
+//                      rung: Max T) and the OOD-N cohort (unseen sizes, the same pairs per rung)
 //   <task>@r=R         the same set at R test-time iterations of a looped core (the sweep of
 //                      squaring.eval_passes at the end of training)
 #pragma once

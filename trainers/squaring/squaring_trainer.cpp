@@ -60,6 +60,17 @@ struct EvalSets {
 TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
                                  const MessageSink& emit) {
   assert(options::isValidRunConfig(config));  // validated before it was queued
+  const sq::TierPreset& tier = sq::tierPreset(config.squaring.tier);
+  return runSquaringTrainingOn(
+      config, options, emit,
+      sq::generateTierDataset(tier, static_cast<uint64_t>(config.squaring.data_seed)));
+}
+
+TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions& options,
+                                   const MessageSink& emit, const sq::TierDataset& data) {
+  assert(options::isValidRunConfig(config));
+  if (data.train.empty())
+    throw UserError("squaring: the training set is empty; nothing to train on");
   const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;
@@ -73,7 +84,6 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
 
   // --- data ---------------------------------------------------------------------------------
   const sq::TierPreset& tier = sq::tierPreset(qc.tier);
-  const sq::TierDataset data = sq::generateTierDataset(tier, static_cast<uint64_t>(qc.data_seed));
   EvalSets sets{encodeSet(data.train, layout, seq_len, device),
                 encodeSet(data.test, layout, seq_len, device),
                 encodeSet(data.ood_t, layout, seq_len, device),
@@ -153,10 +163,12 @@ TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& 
     sq::AccuracyMap depth(tier);
     addToMap(depth, data.depth_seen, seen_ok);
     addToMap(depth, data.depth_ood_n, unseen_ok);
+    const double test_exact = fractionCorrect(test_ok), ood_exact = fractionCorrect(ood_ok);
     metric({{"val/loss", val_loss},
             {"train/exact", fractionCorrect(train_ok)},
-            {"test/exact", fractionCorrect(test_ok)},
-            {"ood/exact", fractionCorrect(ood_ok)},
+            {"test/exact", test_exact},
+            {"ood/exact", ood_exact},
+            {"score", sq::benchmarkScore(test_exact, ood_exact)},
             {"depth/max_t_seen", static_cast<double>(depth.maxT(tier.depth_ladder, true))},
             {"depth/max_t_unseen", static_cast<double>(depth.maxT(tier.depth_ladder, false))}});
     for (const auto& e : cellEvals(step, "squaring/test", data.test, test_ok)) emit(e);

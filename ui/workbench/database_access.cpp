@@ -39,7 +39,7 @@ DatabaseProblem describeOpenFailure(const QString& path, const QString& error) {
         QStringLiteral("\n\nUpdate deepladder to open it; this version will not change it.");
   } else if (lower.contains(QLatin1String("not a database")) ||
              lower.contains(QLatin1String("malformed")) ||
-             lower.contains(QLatin1String("corrupt"))) {
+             lower.contains(QLatin1String("corrupt")) || lower.contains(QLatin1String("damaged"))) {
     p.title = QStringLiteral("Database is damaged or not a deepladder database");
     p.message += QStringLiteral(
         "\n\nCheck the path. A damaged file can sometimes be saved with "

@@ -1,4 +1,5 @@
 // The workbench's in-process scheduler (see in_process_scheduler.h).
+
 #include "ui/workbench/in_process_scheduler.h"
 
 #include <QCoreApplication>
@@ -20,6 +21,7 @@
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
+#include "storage/queue_execution.h"
 #include "storage/run_store_sqlite.h"
 
 namespace deepladder::ui {
@@ -133,11 +135,10 @@ QStringList InProcessScheduler::resumeArguments() const {
   if (session_ladders_.size() != 1) return args;
   try {
     auto db = storage::Database::open(db_path_.toStdString(), /*read_only=*/true);
-    const int64_t id = *session_ladders_.begin();
-    const ladder::LadderSpec spec = ladder::parseLadder(db->ladderSpec(id), "stored ladder");
-    args << QStringLiteral("--ladder") << QString::fromStdString(spec.hash);
+    if (const auto stored = db->ladder(*session_ladders_.begin()))
+      args << QStringLiteral("--ladder") << QString::fromStdString(stored->hash);
   } catch (const std::exception&) {
-    // The stored spec no longer parses: resume everything rather than nothing.
+    // The database cannot be read: resume everything rather than nothing.
   }
   return args;
 }
@@ -181,13 +182,11 @@ void InProcessScheduler::threadMain() {
         ladder_id = ladders_.front();
         ladders_.pop_front();
       }
-      const ladder::LadderSpec spec = ladder::parseLadder(
-          db->ladderSpec(ladder_id), "ladder " + std::to_string(ladder_id) + " (stored)");
-      storage::SqliteRunStore store(*db, ladder_id);
-      std::unique_ptr<scheduler::Backend> backend = scheduler::makeBackend(spec.resources);
-      scheduler::Scheduler sched(
-          store, *backend,
-          scheduler::schedulerOptionsFor(spec.resources, worker_path_.toStdString()));
+      // The resources the ladder was queued with (stored typed: no TOML is read again).
+      storage::QueueExecution execution(std::make_unique<storage::SqliteRunStore>(*db, ladder_id),
+                                        storage::storedResources(*db, ladder_id),
+                                        worker_path_.toStdString());
+      scheduler::Scheduler& sched = execution.scheduler();
       sched.onEvent([this, kNaN](const scheduler::SchedulerEvent& e) {
         const auto id = static_cast<qint64>(e.run_id);
         if (e.kind == scheduler::SchedulerEvent::kLaunched) {
@@ -196,16 +195,9 @@ void InProcessScheduler::threadMain() {
         } else if (e.kind == scheduler::SchedulerEvent::kSettled) {
           --active_runs_;
           Q_EMIT runSettled(id, QString::fromStdString(e.detail));
-        } else if (auto m = protocol::decode(e.detail)) {
-          if (const auto* metric = std::get_if<protocol::Metric>(&*m)) {
-            double train = kNaN, val = kNaN, rate = kNaN;
-            for (const auto& [key, value] : metric->values) {
-              if (key == "train/loss") train = value;
-              if (key == "val/loss") val = value;
-              if (key == "tokens_per_s") rate = value;
-            }
-            Q_EMIT runMetric(id, metric->step, metric->tokens, train, val, rate);
-          }
+        } else if (const auto update = storage::progressUpdate(e)) {
+          Q_EMIT runMetric(id, update->step, update->tokens, update->train_loss.value_or(kNaN),
+                           update->val_loss.value_or(kNaN), update->tokens_per_s.value_or(kNaN));
         }
       });
       {

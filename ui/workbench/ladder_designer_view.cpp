@@ -22,6 +22,7 @@
 // Qt defines `slots` as a macro; ladder::Resources has a field of that name.
 #undef slots
 #include "core/ladder/ladder_spec.h"
+#include "core/toml_guard.h"
 #include "ui/workbench/ladder_form.h"
 
 namespace deepladder::ui {
@@ -215,8 +216,9 @@ bool LadderDesignerView::formEnabled() const {
 void LadderDesignerView::formToText() {
   if (syncing_) return;
   QString error;
-  const std::optional<std::string> text =
-      form_->applyTo(editor_->toPlainText().toStdString(), &error);
+  const std::string current = editor_->toPlainText().toStdString();
+  if (tomlGuardProblem(current, "designer")) return validate();  // says what is wrong
+  const std::optional<std::string> text = form_->applyTo(current, &error);
   if (!text) {
     status_->setText(QStringLiteral("\u2716 ") + tr("Form: %1").arg(error));
     status_->setStyleSheet(QStringLiteral("color: #c0392b;"));

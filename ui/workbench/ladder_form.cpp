@@ -22,6 +22,7 @@
 
 #include "core/architecture.h"
 #include "core/options/option_schema.h"
+#include "core/toml_guard.h"
 #include "ui/workbench/toml_text_edit.h"
 
 namespace deepladder::ui {
@@ -66,8 +67,10 @@ QString inlineText(const toml::table& source, const std::vector<std::string>& sk
 
 // The inside of an inline table back to a table; nullopt when it is not valid TOML.
 std::optional<toml::table> parseInline(const QString& text) {
+  const std::string doc_text = "x = { " + text.toStdString() + " }";
+  if (tomlGuardProblem(doc_text, "cell")) return std::nullopt;  // toml++ 3.3 would overflow
   try {
-    toml::table doc = toml::parse("x = { " + text.toStdString() + " }");
+    toml::table doc = toml::parse(doc_text);
     if (auto* t = doc["x"].as_table()) {
       toml::table out = *t;
       out.is_inline(false);
@@ -367,6 +370,7 @@ QComboBox* LadderForm::choice(const std::string& table, const std::string& key) 
 
 bool LadderForm::loadFrom(const std::string& toml_text) {
   toml::table doc;
+  if (tomlGuardProblem(toml_text, "designer")) return false;
   try {
     doc = toml::parse(toml_text);
   } catch (const std::exception&) {
@@ -424,6 +428,10 @@ bool LadderForm::loadFrom(const std::string& toml_text) {
 
 std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QString* error) const {
   toml::table doc;
+  if (tomlGuardProblem(toml_text, "designer")) {
+    if (error) *error = tr("the TOML text does not parse: fix it first");
+    return std::nullopt;
+  }
   try {
     doc = toml::parse(toml_text);
   } catch (const std::exception&) {

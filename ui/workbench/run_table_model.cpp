@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 namespace deepladder::ui {
 namespace {
@@ -45,12 +44,8 @@ RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 double RunTableModel::progressOf(const storage::RunRecord& run) {
   if (run.status == "finished") return 1.0;
-  try {
-    const auto config = nlohmann::json::parse(run.config_json);
-    const double steps = config.at("train").at("steps").get<double>();
-    if (steps > 0) return std::clamp(static_cast<double>(run.step) / steps, 0.0, 1.0);
-  } catch (const std::exception&) {
-  }
+  const double steps = static_cast<double>(run.plan.steps);
+  if (steps > 0) return std::clamp(static_cast<double>(run.step) / steps, 0.0, 1.0);
   return kNaN;
 }
 

@@ -8,11 +8,15 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <cmath>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
-#include <unordered_map>
 
+#include "core/squaring/baselines.h"
+#include "core/squaring/run_maps.h"
 #include "core/squaring/tiers.h"
 #include "storage/database.h"
 #include "ui/plots/plot_sources.h"
@@ -22,45 +26,30 @@
 namespace deepladder::ui {
 namespace {
 
-uint64_t mulMod(uint64_t a, uint64_t b, uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) % n);
-}
-
-uint64_t gcd(uint64_t a, uint64_t b) {
-  while (b) {
-    const uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
-// The run's squaring tier ("" when it has none or is not a squaring run).
-std::string tierOf(const storage::RunRecord& run) {
+// The run's squaring tier and data seed (tier "" when it has none or is not a squaring run).
+std::pair<std::string, int64_t> tierOf(const storage::RunRecord& run) {
   try {
     const auto j = nlohmann::json::parse(run.config_json);
     if (j.contains("squaring") && j["squaring"].contains("tier"))
-      return j["squaring"]["tier"].get<std::string>();
+      return {j["squaring"]["tier"].get<std::string>(), j["squaring"].value("data_seed", 0)};
   } catch (const std::exception&) {
   }
   return {};
 }
 
-}  // namespace
-
-double squaringChance(uint64_t n, int64_t t) {
-  if (n < 2 || n > (1u << 22)) return std::numeric_limits<double>::quiet_NaN();
-  std::unordered_map<uint64_t, int64_t> counts;
-  int64_t units = 0, best = 0;
-  for (uint64_t x = 1; x < n; ++x) {
-    if (gcd(x, n) != 1) continue;
-    uint64_t y = x;
-    for (int64_t k = 0; k < t; ++k) y = mulMod(y, y, n);
-    best = std::max(best, ++counts[y]);
-    ++units;
-  }
-  return units ? static_cast<double>(best) / units : 0.0;
+// A tier's regenerated data, once per (tier, seed): the medium tiers take a few hundred ms.
+std::shared_ptr<const squaring::TierDataset> tierData(const squaring::TierPreset& tier,
+                                                      int64_t seed) {
+  static std::map<std::pair<std::string, int64_t>, std::shared_ptr<const squaring::TierDataset>>
+      cache;
+  auto& slot = cache[{tier.name, seed}];
+  if (!slot)
+    slot = std::make_shared<const squaring::TierDataset>(
+        squaring::generateTierDataset(tier, static_cast<uint64_t>(seed)));
+  return slot;
 }
+
+}  // namespace
 
 SerialTaskView::SerialTaskView(QWidget* parent) : QWidget(parent) {
   run_ = new QComboBox;
@@ -112,21 +101,29 @@ void SerialTaskView::showRun(int64_t run_id) {
   // Latest step only.
   int64_t last_step = 0;
   for (const auto& e : evals) last_step = std::max(last_step, e.step);
+  // The latest step's cells (the iteration sweep "<task>@r=R" is not part of the map).
   std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> cells;  // (bits,T) -> c,t
   std::set<int64_t> bits_set, t_set;
+  std::vector<squaring::CellCount> counts;
   for (const auto& e : evals) {
-    if (e.step != last_step) continue;
+    if (e.step != last_step || e.task.find("@r=") != std::string::npos) continue;
     auto& c = cells[{e.n_bits, e.T}];
     c.first += e.correct;
     c.second += e.total;
     bits_set.insert(e.n_bits);
     t_set.insert(e.T);
+    counts.push_back({e.task, static_cast<int>(e.n_bits), e.T, e.correct, e.total});
   }
+  if (cells.empty()) return;
   const std::vector<int64_t> bits(bits_set.begin(), bits_set.end()), ts(t_set.begin(), t_set.end());
   const squaring::TierPreset* tier = nullptr;
-  const std::string tier_name = tierOf(*run);
+  const auto [tier_name, data_seed] = tierOf(*run);
+  std::optional<squaring::RunMaps> maps;  // chance and ceiling of each cell, from core
   try {
-    if (!tier_name.empty()) tier = &squaring::tierPreset(tier_name);
+    if (!tier_name.empty()) {
+      tier = &squaring::tierPreset(tier_name);
+      maps = squaring::runMaps(*tier, *tierData(*tier, data_seed), counts);
+    }
   } catch (const std::exception&) {
   }
   auto is_ood = [&](int64_t b, int64_t t) {
@@ -181,9 +178,13 @@ void SerialTaskView::showRun(int64_t run_id) {
       auto* text = new QCPItemText(heatmap_);
       text->position->setCoords(xi, yi);
       QString label = QString::number(acc * 100, 'f', 0) + QLatin1Char('%');
-      if (fixed_n) {
-        const double chance = squaringChance(tier->fixedN(), ts[xi]);
-        label += QStringLiteral("\n(%1%)").arg(chance * 100, 0, 'f', 0);
+      const squaring::AccuracyCell* base =
+          maps ? maps->combined.find(static_cast<int>(bits[yi]), ts[xi]) : nullptr;
+      if (base && base->total == it->second.second) {
+        label += QStringLiteral("\n(%1%").arg(base->chance() * 100, 0, 'f', 1);
+        if (!std::isnan(base->ceiling()))
+          label += QStringLiteral(" | %1%").arg(base->ceiling() * 100, 0, 'f', 0);
+        label += QLatin1Char(')');
       }
       text->setText(label);
       text->setColor(acc > 0.6 ? Qt::black : Qt::white);
@@ -242,17 +243,24 @@ void SerialTaskView::showRun(int64_t run_id) {
   if (fixed_n) {
     QCPGraph* chance = by_t_->addGraph();
     chance->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
-    for (int64_t t : ts) chance->addData(static_cast<double>(t), squaringChance(tier->fixedN(), t));
-    chance->setName(tr("chance (commonest answer)"));
+    for (int64_t t : ts)
+      chance->addData(static_cast<double>(t), squaring::populationChance(tier->fixedN(), t));
+    chance->setName(tr("chance (commonest answer over all x)"));
   }
   by_t_->xAxis->setRange(ts.front() / 1.4, ts.back() * 1.4);
   by_t_->yAxis->setRange(-0.03, 1.05);
   plots::placeLegendRight(*by_t_);
   by_t_->replot();
-  status_->setText(tier ? tr("Tier %1: dashed outline = out of distribution%2.")
-                              .arg(QString::fromStdString(tier->name))
-                              .arg(fixed_n ? tr("; (x%) in a cell = chance level") : QString())
-                        : tr("No squaring tier in this run's config: OOD cells cannot be marked."));
+  status_->setText(
+      tier ? tr("Tier %1: dashed outline = out of distribution; under each accuracy, "
+                "(chance%2): the population chance, the commonest answer's share over all x of "
+                "each N%3.")
+                 .arg(QString::fromStdString(tier->name))
+                 .arg(fixed_n ? tr(" | ceiling") : QString())
+                 .arg(fixed_n ? tr("; the composition ceiling, what chaining the training facts "
+                                   "reaches")
+                              : QString())
+           : tr("No squaring tier in this run's config: OOD cells cannot be marked."));
 }
 
 }  // namespace deepladder::ui

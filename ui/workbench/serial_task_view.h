@@ -1,7 +1,9 @@
-// Serial task: a run's accuracy map over (modulus bits x T) from the evals table, as a heatmap
-// with each cell's accuracy written in it, out-of-distribution cells outlined (from the run's
-// squaring tier), and the chance level (always answering the commonest answer) where the
-// tier fixes N; below, accuracy against T (test-time iterations) per modulus size.
+// Serial task: a run's accuracy map over (modulus bits x T) from the evals table (the latest
+// step; test, OOD and depth cells pooled), as a heatmap with each cell's accuracy written in it,
+// out-of-distribution cells outlined (from the run's squaring tier), and beside it the cell's
+// population chance and, where the tier fixes N, its composition ceiling (both from core:
+// core/squaring/baselines.h, run_maps.h); below, accuracy against T per modulus size with the
+// population chance line of a fixed N.
 #pragma once
 
 #include <QWidget>
@@ -16,10 +18,6 @@ class QComboBox;
 class QLabel;
 
 namespace deepladder::ui {
-
-// Fraction of units x mod N whose x^(2^T) mod N is the commonest value (chance of always
-// answering it). N must be small (the fixed-N tiers: 323, ...).
-double squaringChance(uint64_t n, int64_t t);
 
 class SerialTaskView : public QWidget {
   Q_OBJECT

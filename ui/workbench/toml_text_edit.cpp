@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/options/option_schema.h"
+#include "core/toml_guard.h"
 
 namespace deepladder::ui {
 namespace {
@@ -95,6 +96,7 @@ std::string tomlRepr(const toml::node& node) {
 std::optional<std::string> editValueInPlace(const std::string& text, const std::string& table,
                                             const std::string& key, const toml::node* want) {
   toml::table doc;
+  if (tomlGuardProblem(text, "editor")) return std::nullopt;  // toml++ 3.3 would overflow
   try {
     doc = toml::parse(text);
   } catch (const std::exception&) {
@@ -144,6 +146,7 @@ std::optional<std::string> editValueInPlace(const std::string& text, const std::
     }
   }
   std::string edited = joinLines(lines);
+  if (tomlGuardProblem(edited, "editor")) return std::nullopt;
   try {  // the edit must read back as exactly the value asked for
     toml::table check = toml::parse(edited);
     const toml::table* ct = tableAt(check, table, false);

@@ -1,0 +1,30 @@
+// A run config's plan (see run_plan.h).
+#include "core/ladder/run_plan.h"
+
+#include "core/architecture.h"
+#include "core/flop_model.h"
+
+namespace deepladder::ladder {
+
+RunPlan planRunConfig(const RunConfig& config, double throughput_flops) {
+  RunPlan plan;
+  const ModelConfig& m = config.model;
+  const int64_t tokens_per_step = config.train.batch_size * m.seq_len;
+  plan.task = config.task;
+  plan.steps = config.train.steps;
+  plan.tokens = config.train.steps * tokens_per_step;
+  plan.flops = trainingFlops(m, config.train.steps, tokens_per_step);
+  plan.params = countParameters(m).total;
+  plan.flops_per_token = flopsPerToken(m);
+  plan.depth = m.n_layer;
+  plan.executed_depth = executedBlocks(m, false);
+  plan.executed_depth_after_growth = executedBlocks(m, true);
+  plan.crossover_step = growthStep(m, config.train.steps);
+  plan.ranks = config.train.ranks;
+  plan.gpus_per_rank = config.train.gpus_per_rank;
+  if (throughput_flops > 0)
+    plan.est_seconds = plan.flops / (throughput_flops * static_cast<double>(plan.ranks));
+  return plan;
+}
+
+}  // namespace deepladder::ladder
