@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "core/errors.h"
+#include "core/flop_model.h"
 #include "core/options/validate.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/dataset_io.h"
@@ -220,6 +221,34 @@ TEST(SquaringRecurrentRun, TrainsWithMuonAndLogsEveryStepsState) {
   }
   EXPECT_FALSE(m.count("loop/state_delta@k=1"));
   EXPECT_TRUE(m.count("score"));
+}
+
+TEST(SquaringRecurrentRun, CountsTheFlopsOfEveryLoopRowStep) {
+  // Only T = 2 prompts: every row is 2 steps of the 12-token loop row through prelude, one core
+  // pass and coda, whatever rows the batches draw.
+  RunConfig c = recurrentRun();
+  c.squaring.deep_supervision = 0;
+  sq::TierDataset data = sq::generateTierDataset(sq::tierPreset("E1"), 0);
+  std::vector<sq::Example> two;
+  for (const auto& e : data.train)
+    if (e.t == 2) two.push_back(e);
+  ASSERT_GE(two.size(), static_cast<size_t>(c.train.batch_size));
+  data.train = two;
+  TrainerOptions options;
+  options.run_id = "flops";
+  options.workdir = (std::filesystem::temp_directory_path() / "deepladder-sqrecur-flops").string();
+  std::filesystem::remove_all(options.workdir);
+  double flops = 0;
+  runSquaringTrainingOn(
+      c, options,
+      [&](const protocol::Message& m) {
+        if (auto* metric = std::get_if<protocol::Metric>(&m))
+          flops = std::max(flops, metric->flops);
+      },
+      data);
+  std::filesystem::remove_all(options.workdir);
+  const double per_row = 2.0 * sq::loopRowLength(4) * flopsPerToken(c.model);
+  EXPECT_DOUBLE_EQ(flops, static_cast<double>(c.train.steps * c.train.batch_size) * per_row);
 }
 
 TEST(SquaringRecurrentRun, RefusesRecipesItCannotRun) {

@@ -267,6 +267,15 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   const double deep = qc.deep_supervision;
   const int deep_width = model->reenters() ? sq::loopDigitWidth(tier) : 0;
   LoopStats train_stats;
+  // FLOPs of one prompt's forward and backward pass at r iterations: its row through r core
+  // passes, or, re-entering, ceil(r / passes) steps of the loop row, each through the prelude,
+  // `passes` core passes and the coda.
+  const int64_t loop_row = model->reenters() ? sq::loopRowLength(deep_width) : 0;
+  auto promptFlops = [&](int64_t r) {
+    if (!model->reenters()) return static_cast<double>(seq_len) * flopsPerTokenAt(mc, r);
+    const int64_t steps = (r + model->passes - 1) / model->passes;
+    return static_cast<double>(steps * loop_row) * flopsPerTokenAt(mc, model->passes);
+  };
   auto perTLoss = [&](const std::vector<int64_t>& rows) {
     std::map<int64_t, std::vector<int64_t>> by_t;
     for (int64_t row : rows) by_t[data.train[static_cast<size_t>(row)].t].push_back(row);
@@ -294,7 +303,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
       targets += count;
       const double n = static_cast<double>(group_rows.size());
       out.mean_r += n * static_cast<double>(r) / static_cast<double>(rows.size());
-      out.flops += n * static_cast<double>(seq_len) * flopsPerTokenAt(mc, r);
+      out.flops += n * promptFlops(r);
     }
     for (const auto& [loss, count] : parts) {
       const torch::Tensor weighted = loss * (count / targets);
