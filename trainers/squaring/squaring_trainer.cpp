@@ -15,8 +15,8 @@
 #include "core/flop_model.h"
 #include "core/options/validate.h"
 #include "core/squaring/dataset.h"
-#include "core/squaring/dataset_io.h"
 #include "core/squaring/loop_format.h"
+#include "core/squaring/run_dataset.h"
 #include "core/squaring/tiers.h"
 #include "trainers/checkpoint.h"
 #include "trainers/squaring/deep_supervision.h"
@@ -63,16 +63,7 @@ struct EvalSets {
 TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
                                  const MessageSink& emit) {
   assert(options::isValidRunConfig(config));  // validated before it was queued
-  const sq::TierPreset& tier = sq::tierPreset(config.squaring.tier);
-  if (config.squaring.data_dir.empty())
-    return runSquaringTrainingOn(
-        config, options, emit,
-        sq::generateTierDataset(tier, static_cast<uint64_t>(config.squaring.data_seed)));
-  const sq::TierDataset data = sq::readTierDirectory(config.squaring.data_dir);
-  if (!data.tier.empty() && sq::tierPreset(data.tier).name != tier.name)
-    throw UserError("squaring.data_dir " + config.squaring.data_dir + " holds tier " + data.tier +
-                    " but squaring.tier is " + tier.name + ": set tier = \"" + data.tier + "\"");
-  return runSquaringTrainingOn(config, options, emit, data);
+  return runSquaringTrainingOn(config, options, emit, sq::runDataset(config.squaring));
 }
 
 TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions& options,
