@@ -223,6 +223,19 @@ TEST(SquaringRecurrentRun, TrainsWithMuonAndLogsEveryStepsState) {
   EXPECT_TRUE(m.count("score"));
 }
 
+TEST(SquaringRecurrentRun, PlainLoopTrainsWithDeepSupervisionOfEveryStep) {
+  // Without re-entry the loop keeps its hidden state; every step is decoded in the answer frame.
+  RunConfig c = recurrentRun();
+  c.squaring.reentry = Reentry::off;
+  const auto m = runLast(c, "plain-deep");
+  ASSERT_TRUE(m.count("train/loss"));
+  EXPECT_TRUE(std::isfinite(m.at("train/loss")));
+  for (const char* key : {"loop/state_norm@k=3", "loop/state_delta@k=3", "loop/probe_delta@k=64"}) {
+    ASSERT_TRUE(m.count(key)) << key;
+    EXPECT_TRUE(std::isfinite(m.at(key))) << key;
+  }
+}
+
 TEST(SquaringRecurrentRun, CountsTheFlopsOfEveryLoopRowStep) {
   // Only T = 2 prompts: every row is 2 steps of the 12-token loop row through prelude, one core
   // pass and coda, whatever rows the batches draw.
