@@ -22,6 +22,7 @@ enum class Schedule { cosine, wsd };
 enum class OptimizerKind { adamw, muon };
 enum class SquaringLayout { separate, causal };
 enum class IterationRule { fixed, poisson_lognormal, per_t };
+enum class Reentry { off, straight_through, soft };
 
 // OptionEnum<E>::names[i] is the spelling of the enumerator with value i.
 template <class E>
@@ -50,6 +51,7 @@ DEEPLADDER_OPTION_ENUM(Schedule, "cosine", "wsd")
 DEEPLADDER_OPTION_ENUM(OptimizerKind, "adamw", "muon")
 DEEPLADDER_OPTION_ENUM(SquaringLayout, "separate", "causal")
 DEEPLADDER_OPTION_ENUM(IterationRule, "fixed", "poisson_lognormal", "per_t")
+DEEPLADDER_OPTION_ENUM(Reentry, "off", "straight_through", "soft")
 
 #undef DEEPLADDER_OPTION_ENUM
 
