@@ -24,6 +24,7 @@ enum class SquaringLayout { separate, causal };
 enum class IterationRule { fixed, poisson_lognormal, per_t };
 enum class Precision { fp32, bf16 };
 enum class ActivationCheckpointing { none, blocks, every_k };
+enum class Reentry { off, straight_through, soft };
 
 // OptionEnum<E>::names[i] is the spelling of the enumerator with value i.
 template <class E>
@@ -54,6 +55,7 @@ DEEPLADDER_OPTION_ENUM(SquaringLayout, "separate", "causal")
 DEEPLADDER_OPTION_ENUM(IterationRule, "fixed", "poisson_lognormal", "per_t")
 DEEPLADDER_OPTION_ENUM(Precision, "fp32", "bf16")
 DEEPLADDER_OPTION_ENUM(ActivationCheckpointing, "none", "blocks", "every_k")
+DEEPLADDER_OPTION_ENUM(Reentry, "off", "straight_through", "soft")
 
 #undef DEEPLADDER_OPTION_ENUM
 
