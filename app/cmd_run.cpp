@@ -11,6 +11,7 @@
 #include "app/ladder_runner.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/scheduler/device_memory.h"
 #include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
@@ -45,7 +46,8 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
 }
 
 int runLadder(const RunOptions& options) {
-  const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
   std::vector<data::RunDataUse> uses;  // data checked before anything is queued
   for (const auto& run : spec.runs)
     uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});

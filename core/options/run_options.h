@@ -173,7 +173,19 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(int64_t, ranks, 1, 1, 4096, "processes", kHashed | kLm,                                      \
     "Data-parallel worker processes; each trains on batch_size / ranks rows of every step.")     \
   X(int64_t, gpus_per_rank, 0, 0, 64, "GPUs", kLm,                                               \
-    "GPUs each rank holds; 0 = one GPU slot locally, slurm.gpus_per_task on Slurm.")
+    "GPUs each rank holds; 0 = one GPU slot locally, slurm.gpus_per_task on Slurm.")             \
+  X(Precision, precision, Precision::fp32, 0, 0, "", kHashed | kLm,                              \
+    "fp32; or bf16: autocast matmuls and attention to bfloat16, with fp32 master weights, "      \
+    "optimizer state and residual stream (no loss scaling needed).")                             \
+  X(int64_t, micro_batch, 0, 0, kMaxCount, "sequences", kLm,                                     \
+    "Sequences per forward pass on each rank; gradients accumulate to the update of the whole "  \
+    "batch. 0 = the rank's whole share (the plan picks one that fits the device memory).")       \
+  X(ActivationCheckpointing, activation_checkpointing, ActivationCheckpointing::none, 0, 0, "",  \
+    kLm,                                                                                         \
+    "none; blocks: keep each block's input and recompute the block in backward; every_k: keep "  \
+    "every k-th block's input and recompute the k blocks between.")                              \
+  X(int64_t, activation_checkpointing_k, 0, 0, 1 << 20, "blocks", kLm,                           \
+    "every_k: blocks recomputed together; 0 = round(sqrt(executed blocks)).")
 
 #define DEEPLADDER_SQUARING_OPTIONS(X)                                                        \
   X(std::string, tier, "E1", 0, 0, "", kHashed | kSquaring,                                   \

@@ -112,6 +112,17 @@ std::optional<Problem> trainProblem(const RunConfig& c) {
                        show(t.ranks) + " ranks",
                    "make batch_size a multiple of ranks (every rank trains on batch_size / ranks "
                    "rows)"};
+  if (t.micro_batch > t.batch_size / t.ranks)
+    return Problem{"train.micro_batch",
+                   "micro_batch " + show(t.micro_batch) + " is larger than the " +
+                       show(t.batch_size / t.ranks) + " sequences each rank trains on per step",
+                   "use at most batch_size / ranks = " + show(t.batch_size / t.ranks) +
+                       " (or 0 for all of them)"};
+  if (t.activation_checkpointing_k != 0 &&
+      t.activation_checkpointing != ActivationCheckpointing::every_k)
+    return Problem{"train.activation_checkpointing_k",
+                   "activation_checkpointing_k applies to activation_checkpointing = \"every_k\"",
+                   "set activation_checkpointing = \"every_k\", or remove the k"};
   return std::nullopt;
 }
 
