@@ -3,7 +3,8 @@
 // (--db, --ladder) or a results CSV (--csv) for frontier and multiplier (fitted by --estimator
 // paper|robust, named in the plot's legend); from runs (--run ID...) for lens and curves. `plot
 // squaring` (or `plot frontier` on a squaring ladder) draws a task = "squaring" ladder: compute vs
-// OOD exact match and Max T per arm. Wiring only: fits in fitting/, drawing in ui/plots/.
+// OOD exact match and Max T per arm. `plot depth` draws a depth sweep (--db, --ladder): final loss
+// against executed depth per arm. Wiring only: fits in fitting/, drawing in ui/plots/.
 #include <qcustomplot.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "storage/database.h"
 #include "storage/result_points.h"
 #include "ui/plots/curves_plot.h"
+#include "ui/plots/depth_plot.h"
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/lens_plot.h"
 #include "ui/plots/multiplier_plot.h"
@@ -105,6 +107,12 @@ int runPlot(PlotOptions o) {
       plots::drawFrontier(plot, {table, result, QStringLiteral("Compute frontier")});
     else
       plots::drawMultiplier(plot, {result, o.compute_hi, QStringLiteral("Compute multiplier")});
+  } else if (o.kind == "depth") {
+    if (o.ladder.empty()) throw UserError("plot depth: give --db FILE --ladder NAME");
+    auto db = openDatabase(o.db_path);
+    plots::drawDepthSweep(plot, {plots::depthPointsFromDatabase(*db, o.db_path, o.ladder),
+                                 QStringLiteral("Depth sweep %1: final loss vs depth")
+                                     .arg(QString::fromStdString(o.ladder))});
   } else if (o.kind == "lens") {
     if (o.runs.size() != 1) throw UserError("plot lens: give exactly one --run ID");
     auto db = openDatabase(o.db_path);
@@ -136,7 +144,8 @@ int runPlot(PlotOptions o) {
     }
     plots::drawCurves(plot, input);
   } else {
-    throw UserError("plot: '" + o.kind + "' is not frontier, multiplier, lens, curves or squaring");
+    throw UserError("plot: '" + o.kind +
+                    "' is not frontier, multiplier, lens, curves, squaring or depth");
   }
   plots::savePlot(plot, QString::fromStdString(o.out), o.width, o.height);
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
@@ -150,13 +159,14 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       "Render a plot to PNG, SVG or PDF without a display: frontier, multiplier, lens, curves, "
       "squaring (a task = \"squaring\" ladder: training compute vs OOD exact match with its line "
       "a + b log10(C/C0), and vs Max T on seen and unseen moduli; `frontier` on such a ladder "
-      "draws the same)");
-  cmd->add_option("kind", o->kind, "frontier | multiplier | lens | curves | squaring")
+      "draws the same), depth (a depth sweep: final loss against executed depth per arm)");
+  cmd->add_option("kind", o->kind, "frontier | multiplier | lens | curves | squaring | depth")
       ->required()
-      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves", "squaring"}));
+      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves", "squaring", "depth"}));
   cmd->add_option("--out", o->out, "Output file: .png, .svg or .pdf")->required();
   cmd->add_option("--db", o->db_path, "SQLite database");
-  cmd->add_option("--ladder", o->ladder, "Ladder name or hash (frontier, multiplier, squaring)");
+  cmd->add_option("--ladder", o->ladder,
+                  "Ladder name or hash (frontier, multiplier, squaring, depth)");
   cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier)");
   cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)");
   cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();

@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/scheduler/backend_factory.h"
+#include "core/scheduler/device_memory.h"
 #include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
@@ -108,7 +109,8 @@ int runLadder(const RunOptions& options) {
     throw UserError("--adaptive needs --budget FLOPS (the planned FLOPs the ladder may spend)");
   if (!options.adaptive && (options.budget > 0 || options.until_width > 0))
     throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
-  const ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
   std::vector<data::RunDataUse> uses;  // data checked before anything is queued
   for (const auto& run : spec.runs)
     uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});

@@ -4,10 +4,10 @@
 // accuracy/chance, plus /composition ceiling for a fixed-modulus tier (core/squaring/baselines.h),
 // with OOD cells marked; the benchmark's numbers (test exact, OOD exact, score = their mean, Max T
 // on seen and on unseen moduli); and for looped models the accuracy against test-time iterations
-// r (tasks "<set>@r=R"). Chance levels and ceilings come from the tier's data regenerated from the
-// run's config (tier, data_seed): deterministic. `deepladder squaring eval --ladder NAME` prints a
-// ladder's arms and sizes over their seeds as the benchmark reports them (mean score, minimum
-// Max T; storage/squaring_points.h).
+// r (tasks "<set>@r=R"). Chance levels and ceilings come from the run's data (the files of
+// squaring.data_dir, or the tier regenerated from data_seed: core/squaring/run_dataset.h).
+// `deepladder squaring eval --ladder NAME` prints a ladder's arms and sizes over their seeds as the
+// benchmark reports them (mean score, minimum Max T; storage/squaring_points.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +24,7 @@
 #include "core/squaring/baselines.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
+#include "core/squaring/run_dataset.h"
 #include "core/squaring/run_maps.h"
 #include "storage/database.h"
 #include "storage/squaring_points.h"
@@ -96,13 +97,14 @@ int runSquaringEval(const SquaringEvalOptions& options) {
                     std::to_string(step) + ". Leave out --step for the latest");
 
   const sq::TierPreset& tier = sq::tierPreset(config.squaring.tier);
-  const sq::TierDataset data =
-      sq::generateTierDataset(tier, static_cast<uint64_t>(config.squaring.data_seed));
+  const sq::TierDataset data = sq::runDataset(config.squaring);
+  const std::string source = config.squaring.data_dir.empty()
+                                 ? "data_seed " + std::to_string(config.squaring.data_seed)
+                                 : "data_dir " + config.squaring.data_dir;
 
-  std::printf("run %lld (%s), tier %s, layout %s, data_seed %lld, step %lld\n",
-              (long long)options.run_id, config.name.c_str(), tier.name.c_str(),
-              enumName(config.squaring.layout).c_str(), (long long)config.squaring.data_seed,
-              (long long)step);
+  std::printf("run %lld (%s), tier %s, layout %s, %s, step %lld\n", (long long)options.run_id,
+              config.name.c_str(), tier.name.c_str(), enumName(config.squaring.layout).c_str(),
+              source.c_str(), (long long)step);
 
   std::vector<sq::CellCount> counts;
   for (const auto& [task, task_rows] : by_task)

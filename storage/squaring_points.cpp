@@ -5,12 +5,14 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/run_config.h"
 #include "core/squaring/baselines.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
+#include "core/squaring/run_dataset.h"
 #include "core/squaring/tiers.h"
 
 namespace deepladder::storage {
@@ -30,20 +32,20 @@ double fraction(int64_t correct, int64_t total) {
   return total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
 }
 
-// Test and OOD baselines of a tier's data, cached per (tier, data seed): runs of a ladder share
-// their data.
+// Test and OOD baselines of a run's data, cached per (tier, data seed, data directory): runs of a
+// ladder share their data.
 std::pair<squaring::SetBaselines, squaring::SetBaselines> setBaselinesOf(
-    const squaring::TierPreset& tier, int64_t data_seed) {
+    const SquaringConfig& config) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, int64_t>,
+  static std::map<std::tuple<std::string, int64_t, std::string>,
                   std::pair<squaring::SetBaselines, squaring::SetBaselines>>
       cache;
   std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(tier.name, data_seed);
+  const auto key = std::make_tuple(config.tier, config.data_seed, config.data_dir);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    const auto data = squaring::generateTierDataset(tier, static_cast<uint64_t>(data_seed));
-    const auto closure = squaring::tierCompositionClosure(tier, data);
+    const auto data = squaring::runDataset(config);
+    const auto closure = squaring::tierCompositionClosure(squaring::tierPreset(config.tier), data);
     it = cache
              .emplace(key, std::make_pair(squaring::setBaselines(data.test, closure.get()),
                                           squaring::setBaselines(data.ood_t, closure.get())))
@@ -144,7 +146,7 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
     p.ood_exact = fraction(ood_ok, ood_total);
     p.test_exact = fraction(test_ok, test_total);
     p.score = squaring::benchmarkScore(p.test_exact, p.ood_exact);
-    const auto baselines = setBaselinesOf(tier, config->squaring.data_seed);
+    const auto baselines = setBaselinesOf(config->squaring);
     p.test_chance = baselines.first.chance;
     p.test_ceiling = baselines.first.ceiling;
     p.ood_chance = baselines.second.chance;

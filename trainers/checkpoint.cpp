@@ -103,6 +103,13 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& m
       state);
 }
 
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const ParamGroups& optimizer, const TrainingState& state) {
+  return saveWith(
+      workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
+      state);
+}
+
 CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
                                 const RunOptimizer& optimizer, const TrainingState& state) {
   return saveWith(
@@ -203,6 +210,17 @@ PreparePhase requirePhase(bool model_grown) {
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash,
                                                        torch::nn::Module& model, AdamW& optimizer,
+                                                       std::vector<std::string>* skipped) {
+  return loadNewest(
+      workdir, config_hash, model,
+      [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
+      requirePhase(false));
+}
+
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash,
+                                                       torch::nn::Module& model,
+                                                       ParamGroups& optimizer,
                                                        std::vector<std::string>* skipped) {
   return loadNewest(
       workdir, config_hash, model,

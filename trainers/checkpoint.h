@@ -17,6 +17,7 @@
 
 #include "trainers/adamw.h"
 #include "trainers/gpt.h"
+#include "trainers/param_groups.h"
 #include "trainers/run_optimizer.h"
 
 namespace deepladder::trainers {
@@ -51,6 +52,10 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
 CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
                                 const AdamW& optimizer, const TrainingState& state);
 
+// A model without growth with Muon + AdamW groups (the squaring trainer's muon).
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
+                                const ParamGroups& optimizer, const TrainingState& state);
+
 // Checkpoint files in `workdir`, newest (highest step) first.
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
 
@@ -71,6 +76,11 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash,
                                                        torch::nn::Module& model, AdamW& optimizer,
+                                                       std::vector<std::string>* skipped);
+std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
+                                                       const std::string& config_hash,
+                                                       torch::nn::Module& model,
+                                                       ParamGroups& optimizer,
                                                        std::vector<std::string>* skipped);
 
 }  // namespace deepladder::trainers

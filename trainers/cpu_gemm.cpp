@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "trainers/precision.h"
+
 #ifdef DEEPLADDER_HAVE_DNNL_GEMM
 // oneDNN's C API (dnnl.h, stable since v1.0): row-major C = alpha op(A) op(B) + beta C. Declared
 // here because Debian ships the library with LibTorch but not its headers.
@@ -94,7 +96,7 @@ torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight) {
 #ifdef DEEPLADDER_HAVE_DNNL_GEMM
   if (enabled.load(std::memory_order_relaxed) && x.device().is_cpu() &&
       x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-      x.numel() > 0) {
+      x.numel() > 0 && !autocastEnabled(c10::DeviceType::CPU)) {
     if (!torch::GradMode::is_enabled() || (!x.requires_grad() && !weight.requires_grad())) {
       auto sizes = x.sizes().vec();
       sizes.back() = weight.size(0);

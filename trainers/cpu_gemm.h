@@ -3,7 +3,8 @@
 // LibTorch ships has a JIT sgemm that runs 3-5x faster and uses the intra-op threads. When CMake
 // finds libdnnl (DEEPLADDER_HAVE_DNNL_GEMM) this linear calls dnnl_sgemm for the forward and
 // both backward products inside a custom autograd function; otherwise, for other devices or
-// dtypes, or when disabled at run time, it is exactly torch::linear.
+// dtypes, under CPU autocast (train.precision = "bf16": autocast's own bfloat16 linear, which
+// oneDNN runs on AVX512-BF16), or when disabled at run time, it is exactly torch::linear.
 #pragma once
 
 #include <torch/torch.h>

@@ -15,6 +15,7 @@
 #include "trainers/data/token_data.h"
 #include "trainers/growth.h"
 #include "trainers/logit_lens.h"
+#include "trainers/precision.h"
 
 namespace deepladder::trainers {
 
@@ -30,14 +31,19 @@ torch::Tensor toTensor(const data::Batch& batch, const torch::Device& device) {
 
 }  // namespace
 
-ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches, bool with_lens) {
+ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches, bool with_lens,
+                          const ForwardOptions& forward) {
   torch::NoGradGuard no_grad;
   model->eval();
   ValidationResult result;
   std::vector<double> kl_sum;
   int64_t tokens = 0;
   int64_t loss_tokens = 0;
-  for (const auto& batch : batches) {
+  std::vector<torch::Tensor> parts;
+  for (const auto& batch : batches)
+    for (const auto& part : splitRows(batch, forward.micro_batch)) parts.push_back(part);
+  for (const auto& batch : parts) {
+    AutocastGuard autocast(forward.precision, batch.device());
     const int64_t T = batch.size(1) - 1;
     const torch::Tensor inputs = batch.narrow(1, 0, T);
     const torch::Tensor targets = batch.narrow(1, 1, T);
@@ -65,13 +71,14 @@ ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches,
 
 std::vector<std::pair<int64_t, double>> lossAtPasses(GPT& model,
                                                      const std::vector<torch::Tensor>& batches,
-                                                     const std::vector<int64_t>& passes) {
+                                                     const std::vector<int64_t>& passes,
+                                                     const ForwardOptions& forward) {
   const int64_t trained = model->passes();
   std::vector<std::pair<int64_t, double>> losses;
   try {
     for (int64_t k : passes) {
       model->setPasses(k);
-      losses.emplace_back(k, validate(model, batches, /*with_lens=*/false).loss);
+      losses.emplace_back(k, validate(model, batches, /*with_lens=*/false, forward).loss);
     }
   } catch (...) {
     if (model->isPcc()) model->setPasses(trained);
@@ -123,6 +130,7 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
                     "model (arch = \"pcc\", e.g. the loop_2 or untied_grow arms)");
   torch::set_num_threads(resolveThreadCount(tc.threads));
   const torch::Device device(tc.device);
+  requirePrecisionSupported(tc.precision, device);
   auto val_data = data::openTokenData(config.data, data::Split::kValidation, mc.seq_len);
   std::vector<torch::Tensor> batches;
   for (const auto& batch :
@@ -149,7 +157,8 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   const auto start = Clock::now();
   const int64_t trained = model->passes();
   double trained_loss = std::nan("");
-  for (const auto& [k, loss] : lossAtPasses(model, batches, passes)) {
+  const ForwardOptions forward{tc.micro_batch, tc.precision};
+  for (const auto& [k, loss] : lossAtPasses(model, batches, passes, forward)) {
     protocol::Metric metric;
     metric.step = k;
     metric.tokens = state->tokens;
@@ -161,7 +170,8 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   }
   protocol::Done done;
   done.status = "finished";
-  done.final_loss = std::isnan(trained_loss) ? validate(model, batches, false).loss : trained_loss;
+  done.final_loss =
+      std::isnan(trained_loss) ? validate(model, batches, false, forward).loss : trained_loss;
   done.steps = state->step;
   done.tokens = state->tokens;
   done.flops = state->flops;

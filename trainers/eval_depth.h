@@ -13,6 +13,7 @@
 
 #include "core/run_config.h"
 #include "trainers/gpt.h"
+#include "trainers/micro_batches.h"
 #include "trainers/trainer.h"
 
 namespace deepladder::trainers {
@@ -23,14 +24,17 @@ struct ValidationResult {
   double lens_seconds = 0;      // time spent on the lens (decoding the states), not the forward
 };
 
-// batches: (B, T+1) int64 token rows. Runs in eval mode without autograd; the model is put
-// back in training mode afterwards.
-ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches, bool with_lens);
+// batches: (B, T+1) int64 token rows, each run in micro-batches of forward.micro_batch rows under
+// the run's precision. Runs in eval mode without autograd; the model is put back in training
+// mode afterwards.
+ValidationResult validate(GPT& model, const std::vector<torch::Tensor>& batches, bool with_lens,
+                          const ForwardOptions& forward = {});
 
 // Validation loss at each of `passes` (K'); the model's own K is restored afterwards.
 std::vector<std::pair<int64_t, double>> lossAtPasses(GPT& model,
                                                      const std::vector<torch::Tensor>& batches,
-                                                     const std::vector<int64_t>& passes);
+                                                     const std::vector<int64_t>& passes,
+                                                     const ForwardOptions& forward = {});
 
 // "1..16", "1,2,4,8" or "3" -> the listed K' (ascending, unique). Throws UserError otherwise.
 std::vector<int64_t> parsePassesList(const std::string& text);

@@ -1,11 +1,14 @@
 // GPT model with vanilla and prelude/core/coda block structures (see gpt.h).
 #include "trainers/gpt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "core/architecture.h"
+#include "trainers/activation_checkpoint.h"
 #include "trainers/boundary_operator.h"
 #include "trainers/cpu_gemm.h"
 
@@ -148,6 +151,8 @@ torch::Tensor GPTImpl::decodingWeight() const {
 torch::Tensor GPTImpl::decode(const torch::Tensor& hidden) {
   auto h = final_norm(hidden);                       // (B,T,C)
   auto logits = fastLinear(h, unembeddingWeight());  // (B,T,V_padded)
+  if (logits.scalar_type() != torch::kFloat32)
+    logits = logits.to(torch::kFloat32);  // bf16 autocast: the loss sees float32 logits
   const bool padded = logits.size(-1) != config.vocab_size;
   if (padded) logits = logits.narrow(-1, 0, config.vocab_size);  // (B,T,V)
   if (config.output_scale != 1.0) return logits * config.output_scale;
@@ -161,46 +166,101 @@ int64_t GPTImpl::executedBlocks() const {
          passes_ * static_cast<int64_t>(first.size());
 }
 
-torch::Tensor GPTImpl::runStack(torch::nn::ModuleList& stack, torch::Tensor x, int64_t& position,
-                                std::vector<torch::Tensor>* residuals) {
-  for (const auto& module : *stack) {
-    ++position;
-    const double scale =
-        config.layernorm_scaling ? 1.0 / std::sqrt(static_cast<double>(position)) : 1.0;
-    x = module->as<BlockImpl>()->forward(x, scale);  // (B,T,C)
-    if (residuals) residuals->push_back(x);
+GPTImpl::ForwardSchedule GPTImpl::schedule() {
+  ForwardSchedule s;
+  auto add = [&](torch::nn::ModuleList& stack, bool boundary_first) {
+    for (const auto& module : *stack) {
+      const double position = static_cast<double>(s.blocks.size() + 1);
+      s.blocks.push_back({module->as<BlockImpl>(),
+                          config.layernorm_scaling ? 1.0 / std::sqrt(position) : 1.0,
+                          boundary_first});
+      boundary_first = false;
+    }
+    return boundary_first;  // still pending when the stack was empty
+  };
+  if (!pcc_) {
+    add(blocks, false);
+    const int64_t every = config.boundary_every;
+    const int64_t n = static_cast<int64_t>(s.blocks.size());
+    if (every > 0) {
+      s.anchor_after = config.boundary_source;  // h_source (0 = the embedding output)
+      // BO after block l (1-based) when l % every == 0, l < n and l > source: before block l + 1.
+      for (int64_t l = every; l < n; l += every)
+        if (l > config.boundary_source) s.blocks[l].boundary_before = true;
+    }
+    return s;
   }
-  return x;
-}
-
-torch::Tensor GPTImpl::forwardVanilla(torch::Tensor x, std::vector<torch::Tensor>* residuals) {
-  const int64_t every = config.boundary_every;
-  const int64_t source_block = config.boundary_source;
-  const int64_t n = static_cast<int64_t>(blocks->size());
-  torch::Tensor source = source_block == 0 ? x : torch::Tensor();
-  for (int64_t l = 1; l <= n; ++l) {
-    const double scale = config.layernorm_scaling ? 1.0 / std::sqrt(static_cast<double>(l)) : 1.0;
-    x = blocks[l - 1]->as<BlockImpl>()->forward(x, scale);  // (B,T,C)
-    if (residuals) residuals->push_back(x);
-    if (every <= 0) continue;
-    if (l == source_block) source = x;
-    if (l % every == 0 && l < n && l > source_block) x = boundaryOperator(x, source, config.alpha);
-  }
-  return x;
-}
-
-torch::Tensor GPTImpl::forwardPcc(torch::Tensor x, std::vector<torch::Tensor>* residuals) {
-  int64_t position = 0;
-  const torch::Tensor e = runStack(prelude, x, position, residuals);  // (B,T,C)
-  torch::Tensor h = e;
+  add(prelude, false);
+  s.anchor_after = static_cast<int64_t>(s.blocks.size());  // e = the prelude output
   const int64_t distinct = static_cast<int64_t>(cores->size());
+  bool pending = false;
   for (int64_t k = 0; k < passes_; ++k) {
-    if (k > 0) h = boundaryOperator(h, e, config.alpha);
     torch::nn::ModuleList core(
         std::dynamic_pointer_cast<torch::nn::ModuleListImpl>(cores[k % distinct]));
-    h = runStack(core, h, position, residuals);
+    pending = add(core, k > 0 || pending);
   }
-  return runStack(coda, boundaryOperator(h, e, config.alpha), position, residuals);
+  s.boundary_at_end = add(coda, true);  // BO(h_K, e) before the coda (or at the end without one)
+  return s;
+}
+
+torch::Tensor GPTImpl::runBlocks(const ForwardSchedule& s, size_t begin, size_t end,
+                                 torch::Tensor x, const torch::Tensor& anchor) {
+  for (size_t i = begin; i < end; ++i) {
+    const ExecutedBlock& b = s.blocks[i];
+    if (b.boundary_before) x = boundaryOperator(x, anchor, config.alpha);  // (B,T,C)
+    x = b.block->forward(x, b.norm_scale);                                 // (B,T,C)
+  }
+  return x;
+}
+
+void GPTImpl::setActivationCheckpointing(ActivationCheckpointing mode, int64_t k) {
+  TORCH_CHECK(k >= 0, "activation checkpointing: k must be >= 0");
+  checkpointing_ = mode;
+  checkpoint_k_ = k;
+}
+
+int64_t GPTImpl::checkpointStretch(int64_t executed_blocks) const {
+  switch (checkpointing_) {
+    case ActivationCheckpointing::none:
+      return 0;
+    case ActivationCheckpointing::blocks:
+      return 1;
+    case ActivationCheckpointing::every_k:
+      if (checkpoint_k_ > 0) return checkpoint_k_;
+      return std::max<int64_t>(
+          1, std::llround(std::sqrt(static_cast<double>(std::max<int64_t>(1, executed_blocks)))));
+  }
+  return 0;
+}
+
+torch::Tensor GPTImpl::forwardCheckpointed(const ForwardSchedule& s, torch::Tensor x,
+                                           torch::Tensor& anchor) {
+  const size_t n = s.blocks.size();
+  const size_t k = static_cast<size_t>(checkpointStretch(static_cast<int64_t>(n)));
+  auto shared = std::make_shared<const ForwardSchedule>(s);
+  size_t begin = 0;
+  while (begin < n) {
+    size_t end = std::min(n, begin + k);
+    // A stretch ends where the anchor is taken, so the anchor is an input of the ones after.
+    if (s.anchor_after > static_cast<int64_t>(begin) && s.anchor_after < static_cast<int64_t>(end))
+      end = static_cast<size_t>(s.anchor_after);
+    bool reads_anchor = false;
+    std::vector<torch::Tensor> parameters;
+    for (size_t i = begin; i < end; ++i) {
+      reads_anchor = reads_anchor || s.blocks[i].boundary_before;
+      for (const auto& p : s.blocks[i].block->parameters()) parameters.push_back(p);
+    }
+    std::vector<torch::Tensor> extra;
+    if (reads_anchor) extra.push_back(anchor);
+    SegmentForward stretch = [this, shared, begin, end](const torch::Tensor& input,
+                                                        const std::vector<torch::Tensor>& more) {
+      return runBlocks(*shared, begin, end, input, more.empty() ? torch::Tensor() : more[0]);
+    };
+    x = checkpointedSegment(stretch, x, extra, parameters);  // (B,T,C)
+    if (s.anchor_after == static_cast<int64_t>(end)) anchor = x;
+    begin = end;
+  }
+  return x;
 }
 
 torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals) {
@@ -209,7 +269,19 @@ torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tens
               " tokens is longer than seq_len ", config.seq_len);
   auto x = embed(idx);  // (B,T,C)
   if (residuals) residuals->push_back(x);
-  x = pcc_ ? forwardPcc(x, residuals) : forwardVanilla(x, residuals);
+  const ForwardSchedule s = schedule();
+  torch::Tensor anchor = s.anchor_after == 0 ? x : torch::Tensor();
+  if (checkpointing_ != ActivationCheckpointing::none && !residuals && is_training() &&
+      torch::GradMode::is_enabled()) {
+    x = forwardCheckpointed(s, x, anchor);
+  } else {
+    for (size_t i = 0; i < s.blocks.size(); ++i) {
+      x = runBlocks(s, i, i + 1, x, anchor);  // (B,T,C)
+      if (residuals) residuals->push_back(x);
+      if (s.anchor_after == static_cast<int64_t>(i + 1)) anchor = x;
+    }
+  }
+  if (s.boundary_at_end) x = boundaryOperator(x, anchor, config.alpha);
   return decode(x);  // (B,T,V)
 }
 

@@ -20,6 +20,13 @@
 // `forward` can hand back the residual stream after every executed block for a logit lens
 // (decode each state with `decode`).
 //
+// Every architecture runs as one flat schedule of executed blocks (ForwardSchedule): each block
+// optionally preceded by the boundary operator h <- BO(h, anchor), where the anchor is the state
+// after a given executed block (the prelude output e for pcc, h_source for the plain-stack form).
+// Activation checkpointing (setActivationCheckpointing) cuts that schedule into stretches of k
+// executed blocks (k = 1 for "blocks"; a stretch also ends where the anchor is taken) and runs
+// each through trainers/activation_checkpoint.h while training with autograd on.
+//
 // Growth-recipe options (ModelConfig, issue 9): norm_gain = false (no norm has a gain, so norms
 // have no parameters); embed_norm (the embedding output is RMS-normalized before block 1, so a pcc
 // prelude sees it normalized); qk_norm; residual_scale r and output_scale m_out (logits = m_out
@@ -81,6 +88,13 @@ struct GPTImpl : torch::nn::Module {
   // New blocks are exact copies, on the device of the blocks they copy.
   std::string grow();
 
+  // --- activation checkpointing ---------------------------------------------------------------
+  // none (default), blocks, or every_k with `k` executed blocks a stretch (0: round(sqrt(L)) of
+  // the L blocks executed at the time of each forward, so it follows growth).
+  void setActivationCheckpointing(ActivationCheckpointing mode, int64_t k = 0);
+  // Executed blocks per recomputed stretch for L executed blocks; 0 when not checkpointing.
+  int64_t checkpointStretch(int64_t executed_blocks) const;
+
   ModelConfig config;
   torch::nn::Embedding token_embedding{nullptr};  // (V, C)
   torch::nn::ModuleList blocks{nullptr};          // vanilla
@@ -92,17 +106,33 @@ struct GPTImpl : torch::nn::Module {
   torch::nn::Linear unembedding{nullptr};  // (C) -> (V); null when tied to token_embedding
 
  private:
+  // One executed block: BO(h, anchor) first when boundary_before, then the block with its
+  // pre-norm scale (1/sqrt(position) with layernorm_scaling).
+  struct ExecutedBlock {
+    BlockImpl* block = nullptr;
+    double norm_scale = 1.0;
+    bool boundary_before = false;
+  };
+  struct ForwardSchedule {
+    std::vector<ExecutedBlock> blocks;
+    int64_t anchor_after = -1;     // anchor = the state after this many blocks; -1: none
+    bool boundary_at_end = false;  // BO(h, anchor) after the last block (pcc without a coda)
+  };
+  ForwardSchedule schedule();
+  // Blocks [begin, end) of `s` applied to x; `anchor` may be undefined when none of them reads it.
+  torch::Tensor runBlocks(const ForwardSchedule& s, size_t begin, size_t end, torch::Tensor x,
+                          const torch::Tensor& anchor);
+  torch::Tensor forwardCheckpointed(const ForwardSchedule& s, torch::Tensor x,
+                                    torch::Tensor& anchor);
   void initialiseRecipeWeights();
   void forEachBlock(const std::function<void(BlockImpl&)>& visit);  // every distinct block
-  torch::Tensor runStack(torch::nn::ModuleList& stack, torch::Tensor x, int64_t& position,
-                         std::vector<torch::Tensor>* residuals);
-  torch::Tensor forwardVanilla(torch::Tensor x, std::vector<torch::Tensor>* residuals);
-  torch::Tensor forwardPcc(torch::Tensor x, std::vector<torch::Tensor>* residuals);
 
   bool pcc_ = false;
   bool tied_ = false;
   bool grown_ = false;
   int64_t passes_ = 1;
+  ActivationCheckpointing checkpointing_ = ActivationCheckpointing::none;
+  int64_t checkpoint_k_ = 0;
 };
 TORCH_MODULE(GPT);
 

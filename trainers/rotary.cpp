@@ -19,8 +19,12 @@ RotaryImpl::RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base) {
 
 torch::Tensor RotaryImpl::forward(const torch::Tensor& x) {
   const int64_t T = x.size(-2), D = x.size(-1);
-  auto c = cos.narrow(0, 0, T);  // (T, D)
-  auto s = sin.narrow(0, 0, T);  // (T, D)
+  auto c = cos.narrow(0, 0, T);              // (T, D)
+  auto s = sin.narrow(0, 0, T);              // (T, D)
+  if (x.scalar_type() != c.scalar_type()) {  // bf16 autocast: q, k stay bfloat16
+    c = c.to(x.scalar_type());
+    s = s.to(x.scalar_type());
+  }
   auto swapped =
       torch::cat({x.narrow(-1, D / 2, D / 2), x.narrow(-1, 0, D / 2)}, -1);  // (..., T, D)
   return torch::addcmul(x * c, swapped, s);

@@ -23,6 +23,8 @@
 #include "trainers/gpt.h"
 #include "trainers/growth.h"
 #include "trainers/lr_schedule.h"
+#include "trainers/micro_batches.h"
+#include "trainers/precision.h"
 #include "trainers/run_optimizer.h"
 
 namespace deepladder::trainers {
@@ -98,8 +100,11 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     val_batches.push_back(toTensor(batch, device));
 
   // --- model and optimizer --------------------------------------------------------------------
+  requirePrecisionSupported(tc.precision, device);
   GPT model(mc);
   model->to(device);
+  model->setActivationCheckpointing(tc.activation_checkpointing, tc.activation_checkpointing_k);
+  const ForwardOptions forward{tc.micro_batch, tc.precision};  // also for validation
   // With P ranks, each orthogonalizes a share of Muon's matrices and the results are shared.
   const std::unique_ptr<RunOptimizer> optimizer =
       RunOptimizer::create(tc, model, dp.muonOrthogonalizer());
@@ -182,10 +187,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       return TrainOutcome{TrainStatus::kStopped, state.step, last_val_loss};  // no Done
     }
     const torch::Tensor batch = dp.localRows(toTensor(sampler.next(), device));  // (B/P, T+1)
-    const torch::Tensor inputs = batch.narrow(1, 0, mc.seq_len);                 // (B, T)
-    const torch::Tensor targets = batch.narrow(1, 1, mc.seq_len);                // (B, T)
-    torch::Tensor loss = model->loss(inputs, targets);
-    const double loss_value = dp.meanLoss(loss.item<double>());  // over all ranks
+    // Forward and backward in micro-batches; .grad holds the gradient of the rows' mean loss.
+    const double loss_value = dp.meanLoss(accumulateGradients(model, batch, forward));
     if (!std::isfinite(loss_value)) {
       return endRun(emit, TrainStatus::kDiverged, loss_value,
                     {state.step, state.tokens, state.flops, secondsSince(start)},
@@ -193,7 +196,6 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                         formatNumber(optimizer->learningRate(state.step, 1.0)) +
                         "); lower train.lr (e.g. by 3x) or raise warmup_steps");
     }
-    loss.backward();
     dp.averageGradients(model->parameters());
     const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);  // 0: no clipping
     const double rewarm = rewarmFactor(mc, tc.steps, state.step);
@@ -219,7 +221,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       interval_tokens = 0;
     }
     if (state.step % tc.eval_every == 0 || last) {
-      const ValidationResult val = validate(model, val_batches, /*with_lens=*/true);
+      const ValidationResult val = validate(model, val_batches, /*with_lens=*/true, forward);
       last_val_loss = val.loss;
       metric({{"val/loss", last_val_loss},
               {"lens/cost_steps", step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
@@ -228,7 +230,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     if ((tc.checkpoint_every > 0 && state.step % tc.checkpoint_every == 0) || last) checkpoint();
   }
   if (std::isnan(last_val_loss))
-    last_val_loss = validate(model, val_batches, false).loss;  // resumed at the end
+    last_val_loss = validate(model, val_batches, false, forward).loss;  // resumed at the end
 
   return endRun(emit, TrainStatus::kFinished, last_val_loss,
                 {state.step, state.tokens, state.flops, secondsSince(start)});

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/growth_recipe.h"
+#include "core/ladder/memory_plan.h"
 #include "core/names.h"
 #include "core/options/option_toml.h"
 #include "core/options/validate.h"
@@ -50,15 +51,19 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
   if (depth_rule) {
     const std::vector<int64_t> depths = sizes.integers("depths", 1, 1024);
     const int64_t width = sizes.integer("width_per_depth", 64, 1, 1 << 14);
+    const int64_t fixed_width = sizes.integer("width", 0, 0, 1 << 16);  // 0: width_per_depth x d
     const int64_t head_dim = sizes.integer("head_dim", 32, 2, 1 << 14);
     if (depths.empty()) sizes.fail("depths", "the depth list is empty", "list at least one depth");
+    if (fixed_width > 0 && sizes.has("width_per_depth"))
+      sizes.fail("width", "give either a fixed width or width_per_depth, not both",
+                 "width = 512 keeps every depth at d_model 512");
     for (int64_t depth : depths) {
-      const int64_t d_model = width * depth;
+      const int64_t d_model = fixed_width > 0 ? fixed_width : width * depth;
       if (d_model % head_dim != 0)
         sizes.fail("head_dim",
                    "d_model " + std::to_string(d_model) + " (depth " + std::to_string(depth) +
                        ") is not divisible by head_dim",
-                   "choose head_dim dividing width_per_depth x depth");
+                   "choose head_dim dividing the width (width_per_depth x depth)");
       SizeEntry e;
       e.name = "d" + std::to_string(depth);
       e.model_overrides.insert("d_model", d_model);
@@ -157,6 +162,10 @@ Resources readResources(TomlReader r) {
   res.retries = r.integer("retries", res.retries, 0, 100);
   res.heartbeat_timeout_s = r.number("heartbeat_timeout_s", res.heartbeat_timeout_s, 1, 1e7);
   res.throughput_flops = r.number("throughput_flops", res.throughput_flops, 1, 1e20);
+  res.peak_flops = r.number("peak_flops", res.peak_flops, 1, 1e20);
+  res.fp32_peak_flops = r.number("fp32_peak_flops", res.fp32_peak_flops, 1, 1e20);
+  res.mfu = r.number("mfu", res.mfu, 1e-6, 1);
+  res.device_memory_gb = r.number("device_memory_gb", res.device_memory_gb, 1e-3, 1e6);
   TomlReader s = r.table("slurm");
   res.slurm.partition = s.string("partition", res.slurm.partition);
   res.slurm.time_limit = s.string("time", res.slurm.time_limit);
@@ -360,6 +369,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   const BudgetRule budget = readBudget(budget_reader, sizes.size());
   spec.resources = readResources(r.table("resources"));
   const RecipeGlobals globals = readRecipeGlobals(r.table("recipe"));
+  DeviceBudget device = budgetFromResources(spec.resources);
+  if (device.bytes > 0) device.source += " (" + source_name + ")";
   if (!recipe.empty() && !r.raw().get("sizes"))
     r.fail("sizes", "a recipe ladder needs [sizes] depths = [..]");
 
@@ -480,9 +491,8 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
           run.tokens = recipe_rung->tokens;
           run.flops = recipe_rung->flops;
         }
-        // Wall time: the P ranks of a data-parallel run share its FLOPs.
-        run.est_seconds = run.flops / (spec.resources.throughput_flops *
-                                       static_cast<double>(run.config.train.ranks));
+        planTime(run, spec.resources);
+        planMemory(run, device);  // the micro-batch that fits, or a refusal
         spec.runs.push_back(std::move(run));
         requireDistinctRunName(spec.runs.back(), arms, run_names);
       }

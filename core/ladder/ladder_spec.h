@@ -6,14 +6,16 @@
 //   [model]      ModelConfig defaults for every run          [data]  DataConfig
 //   [train]      TrainConfig defaults (batch, lr, schedule, eval and checkpoint cadence)
 //   [sizes]      explicit: [[sizes.list]] name, d_model, n_layer, n_head (+ any model key)
-//                depth ladder: depths = [..], width_per_depth = 64, head_dim = 32
+//                depth ladder: depths = [..], width_per_depth = 64 (or a fixed width = 512),
+//                head_dim = 32
 //   [budget]     rule = "tokens" (tokens = N) | "tokens_per_param" (ratio = 20)
 //                     | "flops" (flops = X or [per rung])
 //   [arms.NAME]  preset = "untied_grow" (default: NAME when it names a preset, see
 //                core/architecture.h), model = {...}, train = {...} overrides
 //   [resources]  backend = "local"|"slurm", devices = "auto"|"cpu"|"0,1", slots, threads_per_slot,
-//                retries, heartbeat_timeout_s, peer_timeout_s, throughput_flops (for time
-//                estimates), [resources.slurm]
+//                retries, heartbeat_timeout_s, peer_timeout_s, device_memory_gb (for the memory
+//                plan), throughput_flops or peak_flops / fp32_peak_flops x mfu (for time
+//                estimates; core/ladder/memory_plan.h), [resources.slurm]
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "core/ladder/run_plan.h"
+#include "core/memory_model.h"
 #include "core/run_config.h"
 
 namespace deepladder::ladder {
@@ -44,7 +47,15 @@ struct Resources {
   // Data-parallel runs (train.ranks > 1): when a rank dies or hangs, the others give up after
   // this many seconds without an answer (DEEPLADDER_DIST_TIMEOUT_S for the workers).
   double peer_timeout_s = 300;
-  double throughput_flops = 2e10;  // assumed training FLOP/s per slot, for time estimates
+  // Time estimates (memory_plan.h): throughput_flops when > 0 (sustained training FLOP/s of one
+  // slot), else the device's dense peak for the run's precision x mfu.
+  double throughput_flops = 0;
+  double peak_flops = 0;       // bf16 dense peak of one device (989e12 for an H100 SXM)
+  double fp32_peak_flops = 0;  // fp32 peak (0: peak_flops / 16, about a GPU's ratio without TF32)
+  double mfu = 0.4;            // assumed model FLOP utilization
+  // Memory of one slot's device in GB (1e9 bytes); 0 = the device's own size when the scheduler
+  // knows it (a local GPU, or the machine's memory shared by the CPU slots), else no check.
+  double device_memory_gb = 0;
   SlurmOptions slurm;
 };
 
@@ -56,6 +67,11 @@ struct PlannedRun : RunPlan {
   int64_t seed = 0;
   std::string name;  // arm-size-sSEED
   RunConfig config;  // complete config handed to the worker
+  // Planning figures not stored with the run (the stored ones are RunPlan's).
+  bool time_measured = false;  // est_seconds from a measured run of the same shape
+  int64_t micro_batch = 0;     // rows per forward on each rank (the plan's pick or the config's)
+  double peak_memory_gb = 0;   // estimated peak device memory (GB = 1e9 bytes) at micro_batch
+  MemoryEstimate memory;       // its terms (core/memory_model.h)
 };
 
 struct LadderSpec {

@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/errors.h"
+#include "core/ladder/memory_plan.h"
 #include "core/toml_reader.h"
 
 namespace deepladder::ladder {
@@ -107,9 +109,14 @@ std::vector<PlannedRun> largerSizeRuns(const LadderSpec& spec, int more) {
     }
   }
 
+  // Planned without the device limit (a rung past the ladder may not fit, and must not refuse the
+  // others); each candidate is then checked against the ladder's devices and left out when even
+  // micro-batch 1 does not fit.
+  if (toml::table* resources = root["resources"].as_table()) resources->erase("device_memory_gb");
   std::ostringstream text;
   text << root;
   const LadderSpec bigger = parseLadder(text.str(), spec.source + " (larger sizes)");
+  const DeviceBudget device = budgetFromResources(spec.resources);
   const int64_t seed = spec.seeds.empty() ? 1 : spec.seeds.front();
   std::vector<PlannedRun> out;
   std::map<std::string, int> taken;
@@ -117,8 +124,14 @@ std::vector<PlannedRun> largerSizeRuns(const LadderSpec& spec, int more) {
     if (run.seed != seed) continue;
     const auto top = largest.find(run.arm);
     if (top == largest.end() || depthOf(run.size) <= top->second) continue;
+    PlannedRun candidate = run;
+    try {
+      planMemory(candidate, device);
+    } catch (const UserError&) {
+      continue;  // does not fit the ladder's devices
+    }
     if (taken[run.arm]++ >= more) continue;
-    out.push_back(run);
+    out.push_back(std::move(candidate));
   }
   return out;
 }

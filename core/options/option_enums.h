@@ -22,6 +22,9 @@ enum class Schedule { cosine, wsd };
 enum class OptimizerKind { adamw, muon };
 enum class SquaringLayout { separate, causal };
 enum class IterationRule { fixed, poisson_lognormal, per_t };
+enum class Precision { fp32, bf16 };
+enum class ActivationCheckpointing { none, blocks, every_k };
+enum class Reentry { off, straight_through, soft };
 
 // OptionEnum<E>::names[i] is the spelling of the enumerator with value i.
 template <class E>
@@ -50,6 +53,9 @@ DEEPLADDER_OPTION_ENUM(Schedule, "cosine", "wsd")
 DEEPLADDER_OPTION_ENUM(OptimizerKind, "adamw", "muon")
 DEEPLADDER_OPTION_ENUM(SquaringLayout, "separate", "causal")
 DEEPLADDER_OPTION_ENUM(IterationRule, "fixed", "poisson_lognormal", "per_t")
+DEEPLADDER_OPTION_ENUM(Precision, "fp32", "bf16")
+DEEPLADDER_OPTION_ENUM(ActivationCheckpointing, "none", "blocks", "every_k")
+DEEPLADDER_OPTION_ENUM(Reentry, "off", "straight_through", "soft")
 
 #undef DEEPLADDER_OPTION_ENUM
 

@@ -158,14 +158,14 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "Intra-op threads of the worker; 0 = the slot's share of the cores.")                        \
   X(std::string, device, "cpu", 0, 0, "", kBothTasks,                                            \
     "cpu, cuda or cuda:N (the scheduler pins each run to its own GPU).")                         \
-  X(OptimizerKind, optimizer, OptimizerKind::adamw, 0, 0, "", kHashed | kLm,                     \
+  X(OptimizerKind, optimizer, OptimizerKind::adamw, 0, 0, "", kHashed | kBothTasks,              \
     "adamw for every parameter, or muon for the block matrices with AdamW for the embedding "    \
     "and the head.")                                                                             \
-  X(double, embed_lr, 0.0, 0.0, 100.0, "", kHashed | kLm,                                        \
+  X(double, embed_lr, 0.0, 0.0, 100.0, "", kHashed | kBothTasks,                                 \
     "muon: the embedding's AdamW learning rate; 0 = lr.")                                        \
-  X(double, head_lr, 0.0, 0.0, 100.0, "", kHashed | kLm,                                         \
+  X(double, head_lr, 0.0, 0.0, 100.0, "", kHashed | kBothTasks,                                  \
     "muon: the head's AdamW learning rate; 0 = lr.")                                             \
-  X(bool, cautious_weight_decay, false, 0, 0, "", kHashed | kLm,                                 \
+  X(bool, cautious_weight_decay, false, 0, 0, "", kHashed | kBothTasks,                          \
     "Decay a weight only where the update and the weight agree in sign.")                        \
   X(bool, embed_head_weight_decay, true, 0, 0, "", kHashed | kLm,                                \
     "muon: the embedding and head AdamW groups decay with weight_decay (decoupled, "             \
@@ -173,26 +173,48 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(int64_t, ranks, 1, 1, 4096, "processes", kHashed | kLm,                                      \
     "Data-parallel worker processes; each trains on batch_size / ranks rows of every step.")     \
   X(int64_t, gpus_per_rank, 0, 0, 64, "GPUs", kLm,                                               \
-    "GPUs each rank holds; 0 = one GPU slot locally, slurm.gpus_per_task on Slurm.")
+    "GPUs each rank holds; 0 = one GPU slot locally, slurm.gpus_per_task on Slurm.")             \
+  X(Precision, precision, Precision::fp32, 0, 0, "", kHashed | kLm,                              \
+    "fp32; or bf16: autocast matmuls and attention to bfloat16, with fp32 master weights, "      \
+    "optimizer state and residual stream (no loss scaling needed).")                             \
+  X(int64_t, micro_batch, 0, 0, kMaxCount, "sequences", kLm,                                     \
+    "Sequences per forward pass on each rank; gradients accumulate to the update of the whole "  \
+    "batch. 0 = the rank's whole share (the plan picks one that fits the device memory).")       \
+  X(ActivationCheckpointing, activation_checkpointing, ActivationCheckpointing::none, 0, 0, "",  \
+    kLm,                                                                                         \
+    "none; blocks: keep each block's input and recompute the block in backward; every_k: keep "  \
+    "every k-th block's input and recompute the k blocks between.")                              \
+  X(int64_t, activation_checkpointing_k, 0, 0, 1 << 20, "blocks", kLm,                           \
+    "every_k: blocks recomputed together; 0 = round(sqrt(executed blocks)).")
 
-#define DEEPLADDER_SQUARING_OPTIONS(X)                                                       \
-  X(std::string, tier, "E1", 0, 0, "", kHashed | kSquaring,                                  \
-    "Data tier: E1..E5 (easy), M1..M5 (medium).")                                            \
-  X(SquaringLayout, layout, SquaringLayout::separate, 0, 0, "", kHashed | kSquaring,         \
-    "separate: a bidirectional prompt and an answer read-out; causal: next-token targets.")  \
-  X(int64_t, data_seed, 0, 0, kMaxInt, "", kHashed | kSquaring,                              \
-    "Seed of the dataset generation and split.")                                             \
-  X(IterationRule, iterations, IterationRule::fixed, 0, 0, "", kHashed | kSquaring,          \
-    "Looped-core iterations per batch: fixed (= passes), poisson_lognormal, or per_t "       \
-    "(passes x T for each prompt).")                                                         \
-  X(double, mean_iterations, 4.0, 1.0, 1024.0, "", kHashed | kSquaring,                      \
-    "poisson_lognormal: r = 1 + Poisson(lambda), lambda ~ LogNormal(log(mean - 1), sigma).") \
-  X(double, iteration_sigma, 0.5, 0.0, 10.0, "", kHashed | kSquaring,                        \
-    "poisson_lognormal: sigma of the log-normal.")                                           \
-  X(int64_t, backprop_last, 0, 0, 1024, "iterations", kHashed | kSquaring,                   \
-    "Truncated backprop: gradients through the last k iterations only; 0 = all.")            \
-  X(double, progressive_weight, 0.0, 0.0, 1.0, "", kHashed | kSquaring,                      \
-    "Progressive loss weight w: (1 - w) full-depth loss + w loss after n frozen and k live " \
-    "iterations; 0 = off.")                                                                  \
-  X(std::string, eval_passes, "1..16", 0, 0, "", kSquaring,                                  \
-    "Test-time iterations evaluated for looped models, e.g. \"1..16\" or \"1,2,4,8\".")
+#define DEEPLADDER_SQUARING_OPTIONS(X)                                                        \
+  X(std::string, tier, "E1", 0, 0, "", kHashed | kSquaring,                                   \
+    "Data tier: E1..E5 (easy), M1..M5 (medium).")                                             \
+  X(SquaringLayout, layout, SquaringLayout::separate, 0, 0, "", kHashed | kSquaring,          \
+    "separate: a bidirectional prompt and an answer read-out; causal: next-token targets.")   \
+  X(int64_t, data_seed, 0, 0, kMaxInt, "", kHashed | kSquaring,                               \
+    "Seed of the dataset generation and split.")                                              \
+  X(IterationRule, iterations, IterationRule::fixed, 0, 0, "", kHashed | kSquaring,           \
+    "Looped-core iterations per batch: fixed (= passes), poisson_lognormal, or per_t "        \
+    "(passes x T for each prompt).")                                                          \
+  X(double, mean_iterations, 4.0, 1.0, 1024.0, "", kHashed | kSquaring,                       \
+    "poisson_lognormal: r = 1 + Poisson(lambda), lambda ~ LogNormal(log(mean - 1), sigma).")  \
+  X(double, iteration_sigma, 0.5, 0.0, 10.0, "", kHashed | kSquaring,                         \
+    "poisson_lognormal: sigma of the log-normal.")                                            \
+  X(int64_t, backprop_last, 0, 0, 1024, "iterations", kHashed | kSquaring,                    \
+    "Truncated backprop: gradients through the last k iterations only; 0 = all.")             \
+  X(double, progressive_weight, 0.0, 0.0, 1.0, "", kHashed | kSquaring,                       \
+    "Progressive loss weight w: (1 - w) full-depth loss + w loss after n frozen and k live "  \
+    "iterations; 0 = off.")                                                                   \
+  X(std::string, eval_passes, "1..16", 0, 0, "", kSquaring,                                   \
+    "Test-time iterations evaluated for looped models, e.g. \"1..16\" or \"1,2,4,8\".")       \
+  X(std::string, data_dir, "", 0, 0, "path", kHashed | kSquaring,                             \
+    "Train and evaluate on the tier files in this directory (`squaring generate`, native or " \
+    "reference layout) instead of generating (tier, data_seed); \"\" = generate.")            \
+  X(Reentry, reentry, Reentry::off, 0, 0, "", kHashed | kSquaring,                            \
+    "per_t loops: straight_through or soft re-enters every step's digit read-out as the "     \
+    "next step's x (the loop row N <N> X <v> T 1, one squaring per model.passes core "        \
+    "passes); off: the prompt and the boundary operator only.")                               \
+  X(double, deep_supervision, 0.0, 0.0, 1.0, "", kHashed | kSquaring,                         \
+    "Weight w: (1 - w) answer loss + w mean loss of every step's read-out against "           \
+    "x^(2^k) mod N, k = 1..T (per_t loops, separate layout); 0 = off.")

@@ -10,6 +10,7 @@
 #include "core/options/option_toml.h"
 #include "core/safe_text.h"
 #include "core/squaring/eval_passes.h"
+#include "core/squaring/loop_format.h"
 #include "core/squaring/tiers.h"
 #include "core/squaring/tokens.h"
 
@@ -111,6 +112,17 @@ std::optional<Problem> trainProblem(const RunConfig& c) {
                        show(t.ranks) + " ranks",
                    "make batch_size a multiple of ranks (every rank trains on batch_size / ranks "
                    "rows)"};
+  if (t.micro_batch > t.batch_size / t.ranks)
+    return Problem{"train.micro_batch",
+                   "micro_batch " + show(t.micro_batch) + " is larger than the " +
+                       show(t.batch_size / t.ranks) + " sequences each rank trains on per step",
+                   "use at most batch_size / ranks = " + show(t.batch_size / t.ranks) +
+                       " (or 0 for all of them)"};
+  if (t.activation_checkpointing_k != 0 &&
+      t.activation_checkpointing != ActivationCheckpointing::every_k)
+    return Problem{"train.activation_checkpointing_k",
+                   "activation_checkpointing_k applies to activation_checkpointing = \"every_k\"",
+                   "set activation_checkpointing = \"every_k\", or remove the k"};
   return std::nullopt;
 }
 
@@ -170,6 +182,47 @@ std::optional<Problem> lmProblem(const RunConfig& c) {
   return std::nullopt;
 }
 
+// Re-entry and deep supervision run one squaring per step of a per_t loop, read out at the
+// separate layout's answer (or the loop row's x slot).
+std::optional<Problem> loopRecipeProblem(const RunConfig& c) {
+  namespace sq = deepladder::squaring;
+  const SquaringConfig& q = c.squaring;
+  const bool reentry = q.reentry != Reentry::off;
+  const char* key = reentry ? "squaring.reentry" : "squaring.deep_supervision";
+  if (!reentry && q.deep_supervision == 0) return std::nullopt;
+  if (q.iterations != IterationRule::per_t)
+    return Problem{key, "a step of the loop is one squaring: it needs iterations = \"per_t\"",
+                   "set iterations = \"per_t\" (with model.arch = \"pcc\", core_mode = \"tied\")"};
+  if (q.layout != SquaringLayout::separate)
+    return Problem{key, "the read-out of a step is the separate layout's answer",
+                   "use layout = \"separate\" (attention = \"bidirectional\")"};
+  if (q.backprop_last > 0)
+    return Problem{"squaring.backprop_last", std::string(key) + " trains every step",
+                   "set backprop_last = 0"};
+  const int64_t row = sq::loopRowLength(sq::loopDigitWidth(sq::tierPreset(q.tier)));
+  if (reentry && c.model.seq_len < row)
+    return Problem{"model.seq_len",
+                   show(c.model.seq_len) + " is shorter than the loop row of tier " + q.tier,
+                   "set seq_len = " + show(row)};
+  return std::nullopt;
+}
+
+// The squaring trainer's AdamW has one rate and plain decay; the per-group rates and cautious
+// decay are Muon's.
+std::optional<Problem> squaringOptimizerProblem(const RunConfig& c) {
+  const TrainConfig& t = c.train;
+  if (t.optimizer == OptimizerKind::muon) return std::nullopt;
+  const char* hint = "set optimizer = \"muon\", or remove it";
+  if (t.embed_lr != 0)
+    return Problem{"train.embed_lr", "the embedding's own rate is the muon optimizer's", hint};
+  if (t.head_lr != 0)
+    return Problem{"train.head_lr", "the head's own rate is the muon optimizer's", hint};
+  if (t.cautious_weight_decay)
+    return Problem{"train.cautious_weight_decay",
+                   "the squaring trainer's AdamW decays every weight plainly", hint};
+  return std::nullopt;
+}
+
 std::optional<Problem> squaringProblem(const RunConfig& c) {
   namespace sq = deepladder::squaring;
   const ModelConfig& m = c.model;
@@ -213,6 +266,11 @@ std::optional<Problem> squaringProblem(const RunConfig& c) {
   if (!looped && q.progressive_weight > 0)
     return Problem{"squaring.progressive_weight", "the progressive loss needs a looped core",
                    "set model.arch = \"pcc\" and model.core_mode = \"tied\""};
+  if (auto problem = loopRecipeProblem(c)) return problem;
+  if (auto problem = squaringOptimizerProblem(c)) return problem;
+  if (!q.data_dir.empty() && q.data_seed != 0)
+    return Problem{"squaring.data_seed", "the files of squaring.data_dir fix the data",
+                   "remove data_seed (or data_dir)"};
   try {
     sq::parseEvalPasses(q.eval_passes);
   } catch (const UserError& e) {

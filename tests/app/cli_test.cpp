@@ -1,7 +1,7 @@
 // The CLI as a user meets it: bad input exits 2 with a message that names the file, line or key
 // and writes nothing; a tiny run trains end to end and lands in SQLite; a squaring ladder is
 // fitted, exported and plotted on compute vs Max T and OOD accuracy; a loss ladder is fitted by
-// the estimator asked for (paper or robust) and says which.
+// the estimator asked for (paper or robust) and says which; a depth sweep is plotted against depth.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -265,6 +265,39 @@ TEST_F(CliTest, FitChoosesTheEstimatorAndSaysWhichMadeTheTable) {
   CommandResult below_robust =
       deepladder({"fit", "--csv", path("below.csv"), "--bootstrap", "0", "--estimator", "robust"});
   EXPECT_EQ(below_robust.code, 0) << below_robust.err;
+}
+
+// `plot depth` on a depth sweep: final loss against the executed depth from each run's config;
+// a ladder without finished runs exits 2 saying so.
+TEST_F(CliTest, PlotDepthDrawsFinalLossAgainstDepthPerArm) {
+  if (deepladder({"plot", "--help"}).code != 0) GTEST_SKIP() << "built without the plot renderer";
+  {
+    auto db = storage::Database::open(path("ds.db"));
+    const int64_t ladder = db->upsertLadder("ds", "[ladder]\nname = \"ds\"\n", "dshash");
+    for (const char* arm : {"vanilla", "operator_8"})
+      for (int64_t layers : {4, 8, 16}) {
+        RunConfig config;
+        config.model.n_layer = layers;
+        storage::RunRecord r;
+        r.ladder_id = ladder;
+        r.name = std::string(arm) + "-d" + std::to_string(layers);
+        r.arm = arm;
+        r.status = "finished";
+        r.final_loss = 3.0 - 0.1 * static_cast<double>(layers) / 4;
+        r.config_json = toJson(config).dump();
+        db->insertRun(r);
+      }
+    db->upsertLadder("empty", "[ladder]\nname = \"empty\"\n", "emptyhash");
+  }
+  CommandResult plot = deepladder(
+      {"plot", "depth", "--db", path("ds.db"), "--ladder", "ds", "--out", path("depth.png")});
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_GT(fs::file_size(path("depth.png")), 1000u);
+  CommandResult empty = deepladder(
+      {"plot", "depth", "--db", path("ds.db"), "--ladder", "empty", "--out", path("e.png")});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("no finished runs"), std::string::npos) << empty.err;
+  EXPECT_FALSE(fs::exists(path("e.png")));
 }
 
 // `squaring generate`: --compat reference writes the benchmark's files (train.jsonl's sha256 as

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/ladder/memory_plan.h"
 #include "core/ladder/size_extension.h"
 
 using namespace deepladder;
@@ -118,9 +119,15 @@ tokens = 1000
 }
 
 TEST(Candidates, ThePublishedGrowthLadderContinuesWithItsRecipe) {
-  const LadderSpec spec =
+  LadderSpec spec =
       loadLadder(std::string(DEEPLADDER_SOURCE_DIR) + "/resources/ladders/growth-fineweb.toml");
+  // At the ladder's own 80 GB devices, a rung that cannot fit even at micro-batch 1 is left out.
+  const auto at_80 = largerSizeRuns(spec, 1);
+  for (const auto& r : at_80) EXPECT_LE(r.peak_memory_gb, 80 * kUsableFraction) << r.name;
+  // Without a device limit every arm continues.
+  spec.resources.device_memory_gb = 0;
   const auto larger = largerSizeRuns(spec, 1);
+  EXPECT_LT(at_80.size(), larger.size());
   // One size past each arm's largest: d22 for the arms that reach d20, d20 for the others.
   std::map<std::string, std::string> next;
   for (const auto& r : larger) next[r.arm] = r.size;

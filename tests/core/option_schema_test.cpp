@@ -147,9 +147,9 @@ TEST(OptionSchema, ATrainerRefusesAnOptionOfAnotherTaskByName) {
   c.model.attention = AttentionMask::bidirectional;
   c.model.seq_len = 64;
   EXPECT_NO_THROW(validateRunConfig(c, "c"));
-  c.train.optimizer = OptimizerKind::muon;
+  c.model.qk_norm = true;
   const UserError e = errorOf([&] { validateRunConfig(c, "c"); });
-  EXPECT_NE(std::string(e.what()).find("train.optimizer: \"muon\" is not supported by the "
+  EXPECT_NE(std::string(e.what()).find("model.qk_norm: true is not supported by the "
                                        "squaring trainer"),
             std::string::npos)
       << e.what();

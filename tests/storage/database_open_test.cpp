@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "schema_downgrade.h"
 #include "storage/database.h"
 #include "temp_dir.h"
 
@@ -70,17 +71,12 @@ TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
   TempDir dir;
   const auto path = dir.file("v1.db");
   {
-    // A database as schema v1 left it: its fits table without the cache columns, no decisions.
+    // A database as schema v1 left it: its fits table without the cache columns, no decisions,
+    // no stored plan.
     auto db = Database::open(path);
+    testing::downgradeToSchemaV1(*db);
     db->execute(
-        "DROP TRIGGER fits_drop_when_a_run_finishes; DROP TABLE decisions; DROP TABLE fits;"
-        "CREATE TABLE fits(id INTEGER PRIMARY KEY, source TEXT NOT NULL, arm TEXT NOT NULL,"
-        "  form TEXT NOT NULL, params TEXT NOT NULL DEFAULT '{}',"
-        "  stderr TEXT NOT NULL DEFAULT '{}',"
-        "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
-        "CREATE INDEX fits_source ON fits(source);"
-        "INSERT INTO fits(source, arm, form, params) VALUES ('old', 'vanilla', 'L', '{\"E\":1}');"
-        "PRAGMA user_version = 1;");
+        "INSERT INTO fits(source, arm, form, params) VALUES ('old', 'vanilla', 'L', '{\"E\":1}');");
   }
   auto db = Database::open(path);
   EXPECT_EQ(db->schemaVersion(), 3);

@@ -15,13 +15,16 @@
 #include "core/flop_model.h"
 #include "core/options/validate.h"
 #include "core/squaring/dataset.h"
+#include "core/squaring/loop_format.h"
+#include "core/squaring/run_dataset.h"
 #include "core/squaring/tiers.h"
-#include "trainers/adamw.h"
 #include "trainers/checkpoint.h"
-#include "trainers/lr_schedule.h"
+#include "trainers/squaring/deep_supervision.h"
 #include "trainers/squaring/iteration_sampler.h"
+#include "trainers/squaring/loop_stats.h"
 #include "trainers/squaring/squaring_eval.h"
 #include "trainers/squaring/squaring_model.h"
+#include "trainers/squaring/squaring_optimizer.h"
 
 namespace deepladder::trainers::squaring {
 
@@ -60,10 +63,7 @@ struct EvalSets {
 TrainOutcome runSquaringTraining(const RunConfig& config, const TrainerOptions& options,
                                  const MessageSink& emit) {
   assert(options::isValidRunConfig(config));  // validated before it was queued
-  const sq::TierPreset& tier = sq::tierPreset(config.squaring.tier);
-  return runSquaringTrainingOn(
-      config, options, emit,
-      sq::generateTierDataset(tier, static_cast<uint64_t>(config.squaring.data_seed)));
+  return runSquaringTrainingOn(config, options, emit, sq::runDataset(config.squaring));
 }
 
 TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions& options,
@@ -93,14 +93,9 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   const int64_t batch_rows = std::min(tc.batch_size, train_rows);
 
   // --- model and optimizer --------------------------------------------------------------------
-  SquaringModel model(mc, seq_len);
+  SquaringModel model(mc, seq_len, LoopRecipe{qc.reentry, sq::loopDigitWidth(tier)});
   model->to(device);
-  AdamWOptions adam;
-  adam.beta1 = tc.beta1;
-  adam.beta2 = tc.beta2;
-  adam.eps = tc.eps;
-  adam.weight_decay = tc.weight_decay;
-  AdamW optimizer(model->parameters(), adam);
+  const std::unique_ptr<SquaringOptimizer> optimizer = SquaringOptimizer::create(tc, model);
   IterationSampler sampler(qc, model->defaultIterations(), static_cast<uint64_t>(tc.seed) + 17);
   const uint64_t seed = static_cast<uint64_t>(tc.seed);
   const int64_t eval_r = model->defaultIterations();
@@ -116,8 +111,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   int64_t resumed_from = -1;
   std::vector<std::string> skipped;
   if (options.resume) {
-    if (auto loaded =
-            loadNewestValidCheckpoint(options.workdir, hash, *model, optimizer, &skipped)) {
+    if (auto loaded = optimizer->loadNewest(options.workdir, hash, model, &skipped)) {
       state = *loaded;
       resumed_from = state.step;
     }
@@ -147,6 +141,28 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   };
 
   // --- evaluation -----------------------------------------------------------------------------
+  // The state over the whole depth ladder: the seen-moduli cohort's prompts at the ladder's top
+  // T, run passes x T iterations, their state norms and changes at the ladder's steps.
+  auto probeDepth = [&]() {
+    if (data.depth_seen.empty()) return;
+    int64_t top = 0;
+    for (const auto& e : data.depth_seen) top = std::max(top, e.t);
+    std::vector<int64_t> rows;
+    for (size_t i = 0; i < data.depth_seen.size(); ++i)
+      if (data.depth_seen[i].t == top) rows.push_back(static_cast<int64_t>(i));
+    const EncodedSet probe =
+        selectRows(sets.depth_seen,
+                   torch::tensor(rows, torch::TensorOptions().dtype(torch::kInt64)).to(device));
+    torch::NoGradGuard no_grad;
+    LoopTrace trace;
+    model->forward(probe.tokens, probe.key_bias, LoopPlan{eval_r * top, 0}, &trace);
+    LoopStats stats;
+    stats.add(trace);
+    std::vector<int64_t> ladder;
+    for (int64_t t : tier.depth_ladder)
+      if (t <= top) ladder.push_back(t);
+    metric(stats.metrics("loop/probe", ladder));
+  };
   // The default test-time depth: model.passes, or passes x T per example for "per_t".
   auto score = [&](const EncodedSet& set) {
     return per_t ? scoreExactMatchPerT(model, set, eval_r) : scoreExactMatch(model, set, eval_r);
@@ -175,6 +191,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     for (const auto& e : cellEvals(step, "squaring/ood_t", data.ood_t, ood_ok)) emit(e);
     for (const auto& e : cellEvals(step, "squaring/depth", data.depth_seen, seen_ok)) emit(e);
     for (const auto& e : cellEvals(step, "squaring/depth", data.depth_ood_n, unseen_ok)) emit(e);
+    if (model->looped()) probeDepth();
     model->train();
     return val_loss;
   };
@@ -197,7 +214,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
 
   auto checkpoint = [&]() {
     state.sampler_position = sampler.position();
-    const CheckpointRecord record = saveCheckpoint(options.workdir, *model, optimizer, state);
+    const CheckpointRecord record = optimizer->save(options.workdir, model, state);
     pruneCheckpoints(options.workdir, tc.keep_checkpoints);
     emit(protocol::Checkpoint{record.step, record.path, record.sha256});
   };
@@ -236,6 +253,20 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     double mean_r = 0;
     double flops = 0;
   };
+  // Deep supervision mixes each group's answer loss with its steps' read-out losses; every traced
+  // step adds to the state statistics of the log interval.
+  const double deep = qc.deep_supervision;
+  const int deep_width = model->reenters() ? sq::loopDigitWidth(tier) : 0;
+  LoopStats train_stats;
+  // FLOPs of one prompt's forward and backward pass at r iterations: its row through r core
+  // passes, or, re-entering, ceil(r / passes) steps of the loop row, each through the prelude,
+  // `passes` core passes and the coda.
+  const int64_t loop_row = model->reenters() ? sq::loopRowLength(deep_width) : 0;
+  auto promptFlops = [&](int64_t r) {
+    if (!model->reenters()) return static_cast<double>(seq_len) * flopsPerTokenAt(mc, r);
+    const int64_t steps = (r + model->passes - 1) / model->passes;
+    return static_cast<double>(steps * loop_row) * flopsPerTokenAt(mc, model->passes);
+  };
   auto perTLoss = [&](const std::vector<int64_t>& rows) {
     std::map<int64_t, std::vector<int64_t>> by_t;
     for (int64_t row : rows) by_t[data.train[static_cast<size_t>(row)].t].push_back(row);
@@ -246,14 +277,24 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
       const int64_t r = std::max<int64_t>(1, eval_r * t);
       const EncodedSet group = select(group_rows);
       const double count = group.targets.ne(sq::kIgnoreTarget).sum().item<double>();
-      parts.emplace_back(
-          answerLoss(model->forward(group.tokens, group.key_bias, LoopPlan{r, qc.backprop_last}),
-                     group.targets),
-          count);
+      LoopTrace trace;
+      trace.readouts_wanted = deep > 0;
+      torch::Tensor loss = answerLoss(
+          model->forward(group.tokens, group.key_bias, LoopPlan{r, qc.backprop_last}, &trace),
+          group.targets);
+      if (deep > 0) {
+        std::vector<sq::Example> examples;
+        for (int64_t row : group_rows) examples.push_back(data.train[static_cast<size_t>(row)]);
+        const auto targets = deepSupervisionTargets(
+            examples, static_cast<int64_t>(trace.readouts.size()), deep_width, seq_len, device);
+        loss = (1.0 - deep) * loss + deep * deepSupervisionLoss(trace.readouts, targets);
+      }
+      train_stats.add(trace);
+      parts.emplace_back(loss, count);
       targets += count;
       const double n = static_cast<double>(group_rows.size());
       out.mean_r += n * static_cast<double>(r) / static_cast<double>(rows.size());
-      out.flops += n * static_cast<double>(seq_len) * flopsPerTokenAt(mc, r);
+      out.flops += n * promptFlops(r);
     }
     for (const auto& [loss, count] : parts) {
       const torch::Tensor weighted = loss * (count / targets);
@@ -281,8 +322,11 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
       r = static_cast<int64_t>(std::lround(s.mean_r));
     } else {
       const EncodedSet batch = select(rows);
-      loss = answerLoss(model->forward(batch.tokens, batch.key_bias, LoopPlan{r, qc.backprop_last}),
+      LoopTrace trace;
+      loss = answerLoss(model->forward(batch.tokens, batch.key_bias, LoopPlan{r, qc.backprop_last},
+                                       model->looped() ? &trace : nullptr),
                         batch.targets);
+      train_stats.add(trace);
     }
     if (qc.progressive_weight > 0) {
       // n iterations without gradient, then k with it (Bansal et al. 2022), mixed with the
@@ -310,21 +354,25 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
           divergenceMessage(loss_value, step + 1) + "; lower train.lr or raise warmup_steps");
     }
     loss.backward();
-    const double grad_norm = optimizer.clipGradNorm(tc.grad_clip);
-    const double lr = learningRate(tc, step);
-    optimizer.step(lr);
-    optimizer.zeroGrad();
+    const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);
+    const double lr = optimizer->learningRate(step);
+    optimizer->step(step);
+    optimizer->zeroGrad();
 
     ++step;
     tokens += tokens_per_step;
     flops +=
         per_t ? step_flops : static_cast<double>(tokens_per_step) * flopsPerTokenAt(mc, executed);
     const bool last = step == tc.steps;
-    if (step % tc.log_every == 0 || last)
-      metric({{"train/loss", loss_value},
-              {"lr", lr},
-              {"grad_norm", grad_norm},
-              {"iterations", static_cast<double>(r)}});
+    if (step % tc.log_every == 0 || last) {
+      std::vector<std::pair<std::string, double>> values{{"train/loss", loss_value},
+                                                         {"lr", lr},
+                                                         {"grad_norm", grad_norm},
+                                                         {"iterations", static_cast<double>(r)}};
+      for (auto& v : train_stats.metrics("loop/state")) values.push_back(std::move(v));
+      train_stats = LoopStats();
+      metric(std::move(values));
+    }
     if (step % tc.eval_every == 0 || last) last_val_loss = evaluate();
     if ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || last) checkpoint();
   }

@@ -16,6 +16,7 @@
 #include "core/ladder/ladder_spec.h"
 #include "core/protocol.h"
 #include "core/scheduler/backend_factory.h"
+#include "core/scheduler/device_memory.h"
 #include "core/scheduler/scheduler.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
@@ -93,8 +94,8 @@ void InProcessScheduler::runLadder(int64_t ladder_id) {
 
 int64_t InProcessScheduler::enqueueAndRun(const QString& toml, const QString& source_name,
                                           QString* summary) {
-  const ladder::LadderSpec spec =
-      ladder::parseLadder(toml.toStdString(), source_name.toStdString());
+  ladder::LadderSpec spec = ladder::parseLadder(toml.toStdString(), source_name.toStdString());
+  scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
   bool accepting = false;
   {
     std::lock_guard<std::mutex> guard(mutex_);

@@ -14,8 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <tuple>
 
+#include "core/run_config.h"
 #include "core/squaring/baselines.h"
+#include "core/squaring/run_dataset.h"
 #include "core/squaring/run_maps.h"
 #include "core/squaring/tiers.h"
 #include "storage/database.h"
@@ -26,26 +29,32 @@
 namespace deepladder::ui {
 namespace {
 
-// The run's squaring tier and data seed (tier "" when it has none or is not a squaring run).
-std::pair<std::string, int64_t> tierOf(const storage::RunRecord& run) {
+// The run's squaring data options: tier, data_seed, data_dir (tier "" when it has none or is not
+// a squaring run).
+SquaringConfig squaringOf(const storage::RunRecord& run) {
+  SquaringConfig c;
+  c.tier.clear();
   try {
     const auto j = nlohmann::json::parse(run.config_json);
-    if (j.contains("squaring") && j["squaring"].contains("tier"))
-      return {j["squaring"]["tier"].get<std::string>(), j["squaring"].value("data_seed", 0)};
+    if (j.contains("squaring") && j["squaring"].contains("tier")) {
+      c.tier = j["squaring"]["tier"].get<std::string>();
+      c.data_seed = j["squaring"].value("data_seed", int64_t{0});
+      c.data_dir = j["squaring"].value("data_dir", std::string());
+    }
   } catch (const std::exception&) {
+    c.tier.clear();
   }
-  return {};
+  return c;
 }
 
-// A tier's regenerated data, once per (tier, seed): the medium tiers take a few hundred ms.
-std::shared_ptr<const squaring::TierDataset> tierData(const squaring::TierPreset& tier,
-                                                      int64_t seed) {
-  static std::map<std::pair<std::string, int64_t>, std::shared_ptr<const squaring::TierDataset>>
+// A run's data (regenerated, or read from data_dir), once per (tier, seed, directory): the medium
+// tiers take a few hundred ms.
+std::shared_ptr<const squaring::TierDataset> runData(const SquaringConfig& config) {
+  static std::map<std::tuple<std::string, int64_t, std::string>,
+                  std::shared_ptr<const squaring::TierDataset>>
       cache;
-  auto& slot = cache[{tier.name, seed}];
-  if (!slot)
-    slot = std::make_shared<const squaring::TierDataset>(
-        squaring::generateTierDataset(tier, static_cast<uint64_t>(seed)));
+  auto& slot = cache[{config.tier, config.data_seed, config.data_dir}];
+  if (!slot) slot = std::make_shared<const squaring::TierDataset>(squaring::runDataset(config));
   return slot;
 }
 
@@ -117,12 +126,12 @@ void SerialTaskView::showRun(int64_t run_id) {
   if (cells.empty()) return;
   const std::vector<int64_t> bits(bits_set.begin(), bits_set.end()), ts(t_set.begin(), t_set.end());
   const squaring::TierPreset* tier = nullptr;
-  const auto [tier_name, data_seed] = tierOf(*run);
+  const SquaringConfig data_options = squaringOf(*run);
   std::optional<squaring::RunMaps> maps;  // chance and ceiling of each cell, from core
   try {
-    if (!tier_name.empty()) {
-      tier = &squaring::tierPreset(tier_name);
-      maps = squaring::runMaps(*tier, *tierData(*tier, data_seed), counts);
+    if (!data_options.tier.empty()) {
+      tier = &squaring::tierPreset(data_options.tier);
+      maps = squaring::runMaps(*tier, *runData(data_options), counts);
     }
   } catch (const std::exception&) {
   }

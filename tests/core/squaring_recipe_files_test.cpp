@@ -1,0 +1,60 @@
+// Tests of the shipped recurrent squaring recipes: resources/runs/squaring-{e1,e3}-reentry.toml
+// and resources/ladders/squaring-e1-reentry.toml load, pass validation and hold the recipe they
+// describe (a tied looped core, one pass per squaring, per_t steps, straight-through re-entry,
+// deep supervision, the benchmark's files from data_dir).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "core/ladder/ladder_spec.h"
+#include "core/run_config.h"
+
+using namespace deepladder;
+
+namespace {
+
+std::string resource(const std::string& name) {
+  return std::string(DEEPLADDER_SOURCE_DIR) + "/resources/" + name;
+}
+
+void expectRecipe(const RunConfig& c, const std::string& tier) {
+  EXPECT_EQ(c.task, Task::squaring);
+  EXPECT_EQ(c.model.arch, Arch::pcc);
+  EXPECT_EQ(c.model.core_mode, CoreMode::tied);
+  EXPECT_EQ(c.model.passes, 1);
+  EXPECT_EQ(c.squaring.tier, tier);
+  EXPECT_EQ(c.squaring.iterations, IterationRule::per_t);
+  EXPECT_EQ(c.squaring.reentry, Reentry::straight_through);
+  EXPECT_DOUBLE_EQ(c.squaring.deep_supervision, 0.7);
+  EXPECT_EQ(c.squaring.data_seed, 0);
+}
+
+}  // namespace
+
+TEST(SquaringRecipeFiles, RunFilesLoadAndHoldTheRecipe) {
+  const RunConfig e1 = loadRunConfigToml(resource("runs/squaring-e1-reentry.toml"));
+  expectRecipe(e1, "E1");
+  EXPECT_EQ(e1.squaring.data_dir, "data/e1-s45");
+  const RunConfig e3 = loadRunConfigToml(resource("runs/squaring-e3-reentry.toml"));
+  expectRecipe(e3, "E3");
+  EXPECT_EQ(e3.squaring.data_dir, "data/e3-s45");
+  // The same recipe on both tiers: only the tier, its files and the name differ.
+  RunConfig same = e3;
+  same.name = e1.name;
+  same.squaring.tier = e1.squaring.tier;
+  same.squaring.data_dir = e1.squaring.data_dir;
+  EXPECT_EQ(configHash(same), configHash(e1));
+}
+
+TEST(SquaringRecipeFiles, LadderRunsTheRecipeOverCompute) {
+  const ladder::LadderSpec spec = ladder::loadLadder(resource("ladders/squaring-e1-reentry.toml"));
+  ASSERT_EQ(spec.runs.size(), 6u);  // 3 widths x 2 seeds
+  std::set<double> budgets;
+  for (const auto& run : spec.runs) {
+    expectRecipe(run.config, "E1");
+    EXPECT_EQ(run.config.squaring.data_dir, "data/e1-s45");
+    budgets.insert(run.flops);
+  }
+  EXPECT_EQ(budgets.size(), 3u);  // one FLOP budget per width
+}
