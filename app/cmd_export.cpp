@@ -23,6 +23,7 @@
 #include "fitting/scaling_table.h"
 #include "fitting/squaring_table.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 
 namespace deepladder::app {
 namespace {
@@ -46,23 +47,26 @@ int runExport(ExportOptions options) {
     throw UserError("give either --csv FILE or --db FILE --ladder NAME");
   fitting::ResultsTable table;
   std::string text;
+  std::unique_ptr<storage::Database> db;
   if (!options.csv.empty()) {
     table = fitting::readResultsCsv(options.csv);
   } else {
     if (options.ladder.empty()) throw UserError("--db needs --ladder NAME");
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Pass --db");
-    auto db = storage::Database::open(options.db_path, /*read_only=*/true);
+    db = storage::Database::open(options.db_path, /*read_only=*/true);
     if (isSquaringLadder(*db, options.ladder)) {
       const double c_ref = options.c_ref_given ? options.frontier.c_ref : kSquaringDefaultCRef;
       text = fitting::squaringTable(
           readSquaringSummary(*db, options.db_path, options.ladder, c_ref), options.format);
     } else {
-      table = readFromDatabase(*db, options.db_path, options.ladder);
+      table = storage::readResults(*db, options.db_path, options.ladder);
     }
   }
   if (text.empty()) {
-    const auto result = fitting::fitFrontier(table, options.frontier);
+    const auto result =
+        db ? fitLadderCached(*db, options.ladder, table, options.frontier, /*read_only=*/true)
+           : fitting::fitFrontier(table, options.frontier);
     warnArmsWithoutFit(result);
     text = fitting::scalingTable(result, options.format);
   }

@@ -25,6 +25,7 @@
 #include "fitting/scaling_table.h"
 #include "fitting/squaring_table.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 
 namespace deepladder::app {
 namespace {
@@ -183,7 +184,7 @@ int runFit(FitCommandOptions options) {
                         "leave out --form");
       return runSquaringFit(options, *db);
     }
-    table = readFromDatabase(*db, options.db_path, options.ladder);
+    table = storage::readResults(*db, options.db_path, options.ladder);
     if (options.form == "chinchilla") sizes = sizePointsOf(table);
   } else if (options.form == "chinchilla") {
     sizes = fitting::readSizesCsv(options.csv);
@@ -209,7 +210,8 @@ int runFit(FitCommandOptions options) {
     return fit.best_converged ? 0 : 1;
   }
 
-  const auto result = fitting::fitFrontier(table, options.frontier);
+  const auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, false)
+                         : fitting::fitFrontier(table, options.frontier);
   warnArmsWithoutFit(result);
   if (db) storeFrontier(*db, source, result);
   if (options.json) {

@@ -19,6 +19,7 @@
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/depth_plot.h"
 #include "ui/plots/frontier_plot.h"
@@ -64,7 +65,7 @@ fitting::ResultsTable loadResults(const PlotOptions& o) {
   if (o.ladder.empty())
     throw UserError("plot " + o.kind + ": give --csv FILE or --db FILE --ladder NAME");
   auto db = openDatabase(o.db_path);
-  return plots::resultsFromDatabase(*db, o.db_path, o.ladder);
+  return storage::readResults(*db, o.db_path, o.ladder);
 }
 
 int runPlot(PlotOptions o) {
@@ -96,7 +97,11 @@ int runPlot(PlotOptions o) {
       for (const auto& p : table.points) lo = std::min(lo, p.compute_flops);
       o.frontier.at = plots::multiplierBandComputes(lo, o.compute_hi);
     }
-    const auto result = fitting::fitFrontier(table, o.frontier);
+    const auto result = [&] {
+      if (!o.csv.empty()) return fitting::fitFrontier(table, o.frontier);
+      auto db = openDatabase(o.db_path);
+      return fitLadderCached(*db, o.ladder, table, o.frontier, /*read_only=*/true);
+    }();
     warnArmsWithoutFit(result);
     if (o.kind == "frontier")
       plots::drawFrontier(plot, {table, result, QStringLiteral("Compute frontier")});

@@ -1,16 +1,21 @@
-// `deepladder run LADDER.toml --db runs.db`: plan, queue and run a whole ladder; and
-// `deepladder resume --db runs.db`: pick up queued and interrupted runs after a scheduler died,
-// and single runs (`deepladder train`) whose process was stopped or killed.
+// `deepladder run LADDER.toml --db runs.db [--target C]`: plan, queue and run a whole ladder,
+// printing the projected multiplier of every arm at the target after each finished run;
+// `run LADDER --adaptive --budget FLOPS [--until-width W]`: spend a budget one suggested run at a
+// time; and `deepladder resume --db runs.db`: pick up queued and interrupted runs after a
+// scheduler died, and single runs (`deepladder train`) whose process was stopped or killed.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
+#include "app/live_ladder.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/scheduler/backend_factory.h"
 #include "core/scheduler/device_memory.h"
 #include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
@@ -34,7 +39,61 @@ struct RunOptions {
   std::string worker;
   std::string ladder;  // resume: only this ladder
   bool quiet = false;
+  double target = 0;  // live projection at this compute (0: the largest of the default --at)
+  int bootstrap = kLiveBootstrap;  // live projection's resamples
+  bool adaptive = false;
+  double budget = 0;              // --adaptive: planned FLOPs the ladder may spend
+  double until_width = 0;         // --adaptive: stop once every interval is narrower
+  std::uint64_t seed = 20240520;  // --adaptive: suggestions' seed
 };
+
+// The live projection (and, with --adaptive, the decisions) after every run that ends.
+struct LiveHooks {
+  std::unique_ptr<LiveLadder> live;
+  std::unique_ptr<AdaptiveLadder> adaptive;
+
+  // Never throws: the ladder's runs go on whatever happens to the projection or a decision.
+  std::vector<std::string> runEnded(const std::string& status) {
+    std::vector<std::string> lines;
+    try {
+      if (status == "finished" || !last_seen) {
+        last = live->onRunFinished();
+        last_seen = true;
+        if (status == "finished") lines.push_back("projection: " + fitting::projectionLine(last));
+      }
+    } catch (const std::exception& e) {
+      lines.push_back(std::string("projection: not updated (") + e.what() + ")");
+    }
+    try {
+      if (adaptive && !adaptive->stopped())
+        for (auto& line : adaptive->fillSlots(last)) lines.push_back(std::move(line));
+    } catch (const std::exception& e) {
+      lines.push_back(std::string("adaptive: no decision this time (") + e.what() + ")");
+    }
+    return lines;
+  }
+  fitting::ProjectionSnapshot last;
+  bool last_seen = false;
+};
+
+LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::LadderSpec& spec,
+                        const std::string& ladder_dir, const RunOptions& options) {
+  LiveHooks hooks;
+  fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
+  fit.bootstrap = options.bootstrap;
+  const double target = options.target > 0 ? options.target : defaultTarget(fit);
+  hooks.live = std::make_unique<LiveLadder>(db, ladder_id, spec.name, fit, target);
+  if (options.adaptive) {
+    AdaptiveOptions a;
+    a.budget_flops = options.budget;
+    a.until_width = options.until_width;
+    a.suggest.target = target;
+    a.suggest.seed = options.seed;
+    const int slots = static_cast<int>(scheduler::makeBackend(spec.resources)->slots().size());
+    hooks.adaptive = std::make_unique<AdaptiveLadder>(db, ladder_id, ladder_dir, slots, a);
+  }
+  return hooks;
+}
 
 void printLadderStatus(storage::Database& db, int64_t ladder_id) {
   std::map<std::string, int> counts;
@@ -46,6 +105,10 @@ void printLadderStatus(storage::Database& db, int64_t ladder_id) {
 }
 
 int runLadder(const RunOptions& options) {
+  if (options.adaptive && !(options.budget > 0))
+    throw UserError("--adaptive needs --budget FLOPS (the planned FLOPs the ladder may spend)");
+  if (!options.adaptive && (options.budget > 0 || options.until_width > 0))
+    throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
   scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
   std::vector<data::RunDataUse> uses;  // data checked before anything is queued
@@ -59,13 +122,19 @@ int runLadder(const RunOptions& options) {
   const fs::path root = options.workdir.empty()
                             ? fs::path(storage::defaultWorkRoot(options.db_path))
                             : fs::path(options.workdir);
-  const storage::EnqueueResult queued = storage::enqueueLadder(*db, spec, root.string());
+  const storage::EnqueueResult queued =
+      storage::enqueueLadder(*db, spec, root.string(), /*queue_grid=*/!options.adaptive);
   if (queued.changed_spec)
     std::fprintf(stderr,
                  "deepladder: ladder \"%s\" changed since it was last run (spec hash now %s): it "
                  "is a new ladder; the old one's runs stay in the database\n",
                  spec.name.c_str(), spec.hash.c_str());
-  if (queued.new_ladder)
+  if (queued.new_ladder && options.adaptive)
+    std::fprintf(stderr,
+                 "deepladder: ladder \"%s\": adaptive, %.3g FLOPs to spend; runs are queued one "
+                 "decision at a time\n",
+                 spec.name.c_str(), options.budget);
+  else if (queued.new_ladder)
     std::fprintf(stderr, "deepladder: ladder \"%s\": %d runs queued\n", spec.name.c_str(),
                  queued.runs_added);
   else
@@ -74,9 +143,18 @@ int runLadder(const RunOptions& options) {
                  "run(s) queued again\n",
                  spec.name.c_str(), options.db_path.c_str(), queued.runs_finished,
                  queued.runs_requeued);
-  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
+  LiveHooks hooks = makeLiveHooks(*db, queued.ladder_id, spec,
+                                  storage::ladderWorkDir(spec, root.string()), options);
+  for (const auto& line : hooks.runEnded("start")) std::fprintf(stderr, "%s\n", line.c_str());
+  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
+  run_options.on_run_ended = [&hooks](int64_t, const std::string& status) {
+    return hooks.runEnded(status);
+  };
   const int unfinished = runLadderQueue(*db, queued.ladder_id, spec.resources, run_options);
   printLadderStatus(*db, queued.ladder_id);
+  if (hooks.adaptive && hooks.adaptive->stopped())
+    std::fprintf(stderr, "deepladder: adaptive ladder stopped: %s\n",
+                 hooks.adaptive->stopReason().c_str());
   return unfinished == 0 ? 0 : 1;
 }
 
@@ -107,7 +185,7 @@ int resumeLadders(const RunOptions& options) {
   for (const int64_t ladder_id : ladders) {
     // The resources the ladder was queued with (stored typed: no TOML is read again).
     const ladder::Resources resources = storage::storedResources(*db, ladder_id);
-    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet};
+    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
     unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
   }
@@ -122,7 +200,7 @@ int resumeLadders(const RunOptions& options) {
     try {
       stopped =
           runSingleRunQueue(*db, run_id, resources,
-                            LadderRunOptions{options.db_path, options.worker, !options.quiet});
+                            LadderRunOptions{options.db_path, options.worker, !options.quiet, {}});
     } catch (const UserError& e) {  // another process runs it (it holds the run's owner lock)
       std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
     }
@@ -145,6 +223,22 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
                   "Work directory (default: deepladder-work beside the database)");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
+  cmd->add_option("--target", options->target,
+                  "Compute the live projection is made at (default 1e26, the largest --at of "
+                  "`fit`)");
+  cmd->add_option("--bootstrap", options->bootstrap,
+                  "Bootstrap resamples of the live projection's intervals")
+      ->capture_default_str();
+  cmd->add_flag("--adaptive", options->adaptive,
+                "Spend --budget one run at a time, always on the run expected to narrow the "
+                "target multiplier's interval most per FLOP (see `deepladder suggest`)");
+  cmd->add_option("--budget", options->budget,
+                  "--adaptive: planned training FLOPs the ladder may spend in all");
+  cmd->add_option("--until-width", options->until_width,
+                  "--adaptive: stop once every arm's interval at --target is narrower than this "
+                  "(in multiplier units)");
+  cmd->add_option("--seed", options->seed, "--adaptive: seed of the suggestions")
+      ->capture_default_str();
   cmd->callback([options] { commandExitCode() = runLadder(*options); });
 });
 

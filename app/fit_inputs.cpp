@@ -7,8 +7,9 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "fitting/ladder_fit.h"
 #include "storage/database.h"
-#include "storage/result_points.h"
+#include "storage/fit_cache.h"
 #include "storage/squaring_points.h"
 
 namespace deepladder::app {
@@ -32,16 +33,12 @@ std::vector<double> parseComputeList(const std::string& text) {
   return out;
 }
 
-// Finished runs of a ladder (arm, FLOPs, final loss, params, tokens), or the points of an
-// imported CSV stored under that name (`deepladder import`).
-fitting::ResultsTable readFromDatabase(storage::Database& db, const std::string& db_path,
-                                       const std::string& ladder) {
-  fitting::ResultsTable table;
-  table.source = db_path + " (ladder " + ladder + ")";
-  for (const storage::ExternalPoint& e : storage::resultPoints(db, db_path, ladder))
-    table.points.push_back({e.arm, e.compute, e.loss, e.params.value_or(NAN),
-                            e.tokens.value_or(NAN), e.depth.value_or(NAN)});
-  return table;
+fitting::FrontierResult fitLadderCached(storage::Database& db, const std::string& ladder,
+                                        const fitting::ResultsTable& table,
+                                        const fitting::FrontierOptions& options, bool read_only) {
+  storage::SqliteFitCache cache(db, db.findLadder(ladder), read_only);
+  fitting::LadderFitter fitter(&cache, ladder);
+  return fitter.fit(table, options, /*lenient=*/false);
 }
 
 bool isSquaringLadder(storage::Database& db, const std::string& ladder) {

@@ -1,6 +1,6 @@
-// Inputs of `fit`, `export` and `plot`: the finished runs of a ladder (or an imported CSV source)
-// read from the database, and the --at compute list; for a squaring ladder (task = "squaring") the
-// runs' compute against Max T and OOD accuracy instead. Shared wiring for those commands.
+// Inputs of `fit`, `export` and `plot` besides the runs themselves (storage/result_points.h reads
+// those): the --at compute list; for a squaring ladder (task = "squaring") the runs' compute
+// against Max T and OOD accuracy. Shared wiring for those commands.
 #pragma once
 
 #include <string>
@@ -29,10 +29,12 @@ void warnArmsWithoutFit(const fitting::FrontierResult& result);
 // "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number.
 std::vector<double> parseComputeList(const std::string& text);
 
-// Finished runs of a ladder (arm, FLOPs, final loss, params, tokens), or the points of an
-// imported CSV stored under that name (`deepladder import`).
-fitting::ResultsTable readFromDatabase(storage::Database& db, const std::string& db_path,
-                                       const std::string& ladder);
+// The frontier fit of `table` (read from `db` for `ladder`) through the fits table's cache: reused
+// when the same points were fitted with the same options before, stored when fitted now (not
+// with `read_only`). Same checks and errors as fitting::fitFrontier.
+fitting::FrontierResult fitLadderCached(storage::Database& db, const std::string& ladder,
+                                        const fitting::ResultsTable& table,
+                                        const fitting::FrontierOptions& options, bool read_only);
 
 // True when --db and --ladder name a ladder of the serial task (fit, export and plot then use
 // compute vs Max T and OOD accuracy, fitting/squaring_trend.h).

@@ -62,6 +62,14 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
         progress.remove(e.run_id);
         progress.note("ended    " + e.run_name + ": " + e.detail);
       }
+      const std::string status = e.detail.substr(0, e.detail.find(':'));
+      if (status != "retry" && options.on_run_ended)
+        for (const std::string& line : options.on_run_ended(e.run_id, status)) {
+          if (options.show_progress)
+            progress.note(line);
+          else
+            std::fprintf(stderr, "%s\n", line.c_str());
+        }
       return;
     }
     const std::optional<storage::RunProgressUpdate> update = storage::progressUpdate(e);

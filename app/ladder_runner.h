@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/ladder/ladder_spec.h"
 #include "storage/queue_execution.h"
@@ -21,6 +23,10 @@ struct LadderRunOptions {
   std::string db_path;
   std::string worker_path;  // "" = beside this program
   bool show_progress = true;
+  // Called when a run has ended for good (finished, diverged, failed or cancelled; not a retry),
+  // after its status is stored: the one place `run` reacts to a run's end (live projection,
+  // adaptive decisions). Returns lines to print. Runs it queues are picked up by the scheduler.
+  std::function<std::vector<std::string>(int64_t run_id, const std::string& status)> on_run_ended;
 };
 
 // Path of the worker program: $DEEPLADDER_WORKER, else deepladder-worker beside this executable.

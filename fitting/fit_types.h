@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/results_table.h"
 #include "fitting/frontier_estimator.h"
 
 namespace deepladder::fitting {
@@ -16,22 +17,9 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // --- inputs ---------------------------------------------------------------------------------
 
-// One finished run: a row of a results CSV or of the runs table.
-struct RunPoint {
-  std::string arm;             // architecture arm ("vanilla", "growth-bop", ...)
-  double compute_flops = 0.0;  // C: total training FLOPs of the run
-  double val_loss = 0.0;       // L: final validation loss (nats per token)
-  double params = kNaN;        // N: parameter count (NaN when the source has none)
-  double tokens = kNaN;        // D: training tokens (NaN when the source has none)
-  double depth = kNaN;         // layers (NaN when the source has none)
-  long source_line = 0;        // line in the CSV (0 when not from a file)
-};
-
-// Runs of one source (a CSV file or a ladder in SQLite).
-struct ResultsTable {
-  std::string source;  // file name or "db:<ladder>", used in messages
-  std::vector<RunPoint> points;
-};
+// One finished run and the runs of one source: core/results_table.h (storage reads them).
+using ::deepladder::ResultsTable;
+using ::deepladder::RunPoint;
 
 // --- frontier fit L(C) = E + A (C/C0)^-gamma ------------------------------------------------
 
@@ -49,6 +37,10 @@ struct FrontierOptions {
   int threads = 2;                                    // bootstrap worker threads
   // --estimator: the paper's (default) or the robust one (frontier_estimator.h).
   FrontierEstimator estimator = FrontierEstimator::Paper;
+  // Resample residuals of the point fit (every compute kept) instead of runs; steadier with the
+  // few rungs of a ladder in progress (used by suggest). An arm with under two residual degrees
+  // of freedom draws Gaussian residuals with the other arms' pooled scatter.
+  bool residual_bootstrap = false;
 };
 
 // Defaults in one place (the CLI and the GUI both start from these).

@@ -74,12 +74,73 @@ ArmData resample(const ArmData& arm, int min_distinct, std::mt19937_64& rng) {
   return arm;
 }
 
-Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options,
-                       int index) {
-  std::seed_seq seq{static_cast<std::uint64_t>(options.seed), static_cast<std::uint64_t>(index)};
-  std::mt19937_64 rng(seq);
+// Each arm resamples from its own stream, keyed by (seed, replicate, arm name): an arm's
+// replicates do not depend on which other arms are fitted with it, so fitting the baseline with
+// one arm gives exactly that arm's share of the whole ladder's fit (fitting/ladder_fit.h).
+std::mt19937_64 armStream(std::uint64_t seed, int index, const std::string& arm) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the arm's name
+  for (unsigned char c : arm) h = (h ^ c) * 1099511628211ull;
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(h),
+                    static_cast<std::uint32_t>(h >> 32)};
+  return std::mt19937_64(seq);
+}
+
+// Residual bootstrap: every run keeps its compute; its loss is the point fit's curve there plus
+// a residual of the same arm drawn with replacement, times sqrt(n / (n - p)) (p: the arm's free
+// parameters) so the draws' variance is unbiased. An arm with fewer than two residual degrees of
+// freedom (three rungs for the baseline: its fit passes through them) has no scatter of its own
+// to resample; its residuals are drawn from N(0, pooled^2), the scatter of the arms that have.
+ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, int p, double pooled,
+                         std::mt19937_64& rng) {
+  const size_t n = arm.compute.size();
+  std::vector<double> curve(n), residual(n);
+  for (size_t i = 0; i < n; ++i) {
+    curve[i] = frontierLoss(arm.compute[i], c_ref, fit.E, fit.A, fit.gamma);
+    residual[i] = arm.loss[i] - curve[i];
+  }
+  ArmData out = arm;
+  if (static_cast<int>(n) - p < 2) {
+    std::normal_distribution<double> gauss(0.0, pooled);
+    for (size_t i = 0; i < n; ++i) out.loss[i] = curve[i] + gauss(rng);
+    return out;
+  }
+  const double inflate = std::sqrt(double(n) / double(n - p));
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  for (size_t i = 0; i < n; ++i) out.loss[i] = curve[i] + inflate * residual[pick(rng)];
+  return out;
+}
+
+// sqrt(sum rss / sum dof) over the arms with residual degrees of freedom (0 when none has).
+double pooledScatter(const std::vector<ArmData>& arms, const std::vector<ArmFit>& fits, bool joint,
+                     double c_ref) {
+  double rss = 0;
+  int dof = 0;
+  for (size_t a = 0; a < arms.size(); ++a) {
+    const int p = (a == 0 || joint) ? 3 : 2;
+    const int n = static_cast<int>(arms[a].compute.size());
+    if (n <= p || !std::isfinite(fits[a].A) || !std::isfinite(fits[a].gamma)) continue;
+    for (size_t i = 0; i < arms[a].compute.size(); ++i) {
+      const double r = arms[a].loss[i] -
+                       frontierLoss(arms[a].compute[i], c_ref, fits[a].E, fits[a].A, fits[a].gamma);
+      rss += r * r;
+    }
+    dof += n - p;
+  }
+  return dof > 0 ? std::sqrt(rss / dof) : 0.0;
+}
+
+// `point`: the point fit, for the residual bootstrap (null: resample runs); `pooled`: its
+// pooled residual scatter.
+Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options, int index,
+                       const std::vector<ArmFit>* point, double pooled) {
   std::vector<ArmData> sample;
-  for (size_t a = 0; a < arms.size(); ++a) sample.push_back(resample(arms[a], a == 0 ? 3 : 2, rng));
+  for (size_t a = 0; a < arms.size(); ++a) {
+    std::mt19937_64 rng = armStream(options.seed, index, arms[a].name);
+    const int p = (a == 0 || options.joint) ? 3 : 2;
+    sample.push_back(point ? residualResample(arms[a], (*point)[a], options.c_ref, p, pooled, rng)
+                           : resample(arms[a], a == 0 ? 3 : 2, rng));
+  }
   Replicate rep;
   std::vector<ArmFit> fits;
   try {
@@ -105,13 +166,16 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
 }
 
 std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
-                                    const FrontierOptions& options) {
+                                    const FrontierOptions& options,
+                                    const std::vector<ArmFit>* point) {
+  const double pooled = point ? pooledScatter(arms, *point, options.joint, options.c_ref) : 0.0;
   std::vector<Replicate> reps(options.bootstrap);
   const int threads = std::max(1, std::min(options.threads, options.bootstrap));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      for (int i = t; i < options.bootstrap; i += threads) reps[i] = runReplicate(arms, options, i);
+      for (int i = t; i < options.bootstrap; i += threads)
+        reps[i] = runReplicate(arms, options, i, point, pooled);
     });
   for (auto& th : pool) th.join();
   return reps;
@@ -295,7 +359,8 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
 
   // Bootstrap intervals.
   if (options.bootstrap > 0) {
-    const auto reps = runBootstrap(arms, options);
+    const auto reps =
+        runBootstrap(arms, options, options.residual_bootstrap ? &result.arms : nullptr);
     const double lo = (1.0 - options.ci_level) / 2, hi = 1.0 - lo;
     for (const auto& r : reps) {
       if (!r.ok) continue;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fit_cache_store.h"
 #include "storage/records.h"
 
 namespace deepladder::storage {
@@ -21,7 +22,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -84,6 +85,18 @@ class Database {
   // Replaces every point of `source` with `points` (re-importing a CSV duplicates nothing).
   void replaceExternalPoints(const std::string& source, const std::vector<ExternalPoint>& points);
   std::vector<ExternalPoint> externalPoints(const std::string& source = {});
+
+  // --- the fit cache and adaptive decisions (storage/fit_cache.cpp, decisions.cpp) --------
+  // The finished runs of a ladder with a final loss, by the time they ended (then id): runs
+  // columns only, no metrics. What fits read (storage/result_points.h).
+  std::vector<RunRecord> finishedRuns(int64_t ladder_id);
+  // The result stored under a cache key (fits.cache_key), if any.
+  std::optional<std::string> cachedFit(const std::string& key);
+  // Stores a cache entry (replacing one with the same key); ladder_id: the ladder whose finished
+  // runs drop it (see schema.cpp, version 3), nullopt for a CSV or imported source.
+  void saveCachedFit(const CachedFitEntry& entry, std::optional<int64_t> ladder_id);
+  int64_t insertDecision(const DecisionRecord& decision);    // returns the new id
+  std::vector<DecisionRecord> decisions(int64_t ladder_id);  // by id
 
   // --- tools and tests --------------------------------------------------------------------
   void execute(const std::string& sql);      // one or more statements, no results

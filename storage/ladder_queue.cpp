@@ -18,24 +18,72 @@ std::string defaultWorkRoot(const std::string& db_path) {
   return (fs::absolute(db_path).parent_path() / "deepladder-work").string();
 }
 
+std::string ladderWorkDir(const ladder::LadderSpec& spec, const std::string& work_root) {
+  return (fs::path(work_root) / (spec.name + "-" + spec.hash.substr(0, 8))).string();
+}
+
+namespace {
+
+// The run's directory and config.json, and its queued row.
+int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& ladder_dir,
+                         const ladder::PlannedRun& planned) {
+  const fs::path run_dir = fs::path(ladder_dir) / planned.name;
+  requireInsideDirectory(ladder_dir, run_dir.string());
+  std::error_code ec;
+  fs::create_directories(run_dir, ec);
+  if (ec)
+    throw UserError(run_dir.string() + ": cannot create the run directory (" + ec.message() + ")");
+  const nlohmann::json config = toJson(planned.config);
+  {
+    std::ofstream out(run_dir / "config.json.tmp");
+    out << dumpJson(config, 2) << "\n";
+    if (!out) throw UserError((run_dir / "config.json").string() + ": cannot write the run config");
+  }
+  fs::rename(run_dir / "config.json.tmp", run_dir / "config.json");
+  RunRecord run;
+  run.ladder_id = ladder_id;
+  run.name = planned.name;
+  run.arm = planned.arm;
+  run.size = planned.size;
+  run.seed = planned.seed;
+  run.config_json = dumpJson(config);
+  run.config_hash = configHash(planned.config);
+  run.status = "queued";
+  run.plan = planned;  // the RunPlan part
+  run.workdir = run_dir.string();
+  return db.insertRun(run);
+}
+
+}  // namespace
+
+int64_t enqueueRun(Database& db, int64_t ladder_id, const std::string& ladder_dir,
+                   const ladder::PlannedRun& planned) {
+  for (const RunSummary& s : db.listRuns(ladder_id))
+    if (s.run.name == planned.name && (s.run.status == "failed" || s.run.status == "cancelled")) {
+      db.setRunStatus(s.run.id, "queued", "queued again");
+      return s.run.id;
+    }
+  return insertPlannedRun(db, ladder_id, ladder_dir, planned);
+}
+
 EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
-                            const std::string& work_root) {
+                            const std::string& work_root, bool queue_grid) {
   EnqueueResult result;
   std::optional<int64_t> same = db.findLadder(spec.hash);
   if (!same) {
     std::optional<int64_t> by_name = db.findLadder(spec.name);
     result.changed_spec = by_name.has_value();
   }
-  const fs::path ladder_dir = fs::path(work_root) / (spec.name + "-" + spec.hash.substr(0, 8));
+  const std::string ladder_dir = ladderWorkDir(spec, work_root);
   // Names were checked when the spec was read (core/names.h); this only guards against a bug.
-  requireInsideDirectory(work_root, ladder_dir.string());
+  requireInsideDirectory(work_root, ladder_dir);
   for (const ladder::PlannedRun& planned : spec.runs)
-    requireInsideDirectory(ladder_dir.string(), (ladder_dir / planned.name).string());
+    requireInsideDirectory(ladder_dir, (fs::path(ladder_dir) / planned.name).string());
   std::error_code ec;
   fs::create_directories(ladder_dir, ec);
   if (ec)
-    throw UserError(ladder_dir.string() + ": cannot create the ladder's work directory (" +
-                    ec.message() + "). Pass --workdir to a writable place");
+    throw UserError(ladder_dir + ": cannot create the ladder's work directory (" + ec.message() +
+                    "). Pass --workdir to a writable place");
 
   Transaction transaction(db);
   result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash, spec.task,
@@ -52,34 +100,11 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
     transaction.commit();
     return result;
   }
-  for (const ladder::PlannedRun& planned : spec.runs) {
-    const fs::path run_dir = ladder_dir / planned.name;
-    fs::create_directories(run_dir, ec);
-    if (ec)
-      throw UserError(run_dir.string() + ": cannot create the run directory (" + ec.message() +
-                      ")");
-    const nlohmann::json config = toJson(planned.config);
-    {
-      std::ofstream out(run_dir / "config.json.tmp");
-      out << dumpJson(config, 2) << "\n";
-      if (!out)
-        throw UserError((run_dir / "config.json").string() + ": cannot write the run config");
+  if (queue_grid)
+    for (const ladder::PlannedRun& planned : spec.runs) {
+      insertPlannedRun(db, result.ladder_id, ladder_dir, planned);
+      ++result.runs_added;
     }
-    fs::rename(run_dir / "config.json.tmp", run_dir / "config.json");
-    RunRecord run;
-    run.ladder_id = result.ladder_id;
-    run.name = planned.name;
-    run.arm = planned.arm;
-    run.size = planned.size;
-    run.seed = planned.seed;
-    run.config_json = dumpJson(config);
-    run.config_hash = configHash(planned.config);
-    run.status = "queued";
-    run.plan = planned;  // the RunPlan part
-    run.workdir = run_dir.string();
-    db.insertRun(run);
-    ++result.runs_added;
-  }
   transaction.commit();
   return result;
 }

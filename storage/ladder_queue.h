@@ -1,7 +1,8 @@
 // Putting a planned ladder into the database: the ladder row (spec text + hash) and one queued
 // run per planned run, each with its config written to its own work directory. Idempotent: the
 // same spec again adds nothing (finished runs are kept; failed ones are queued again); a changed
-// spec is a new ladder, and the caller is told so.
+// spec is a new ladder, and the caller is told so. Single runs can be added to a ladder later
+// (an adaptive ladder buys them one at a time).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,18 @@ struct EnqueueResult {
 // Where runs go by default: deepladder-work beside the database (absolute).
 std::string defaultWorkRoot(const std::string& db_path);
 
-// work_root: runs go to <work_root>/<ladder>-<hash>/<run name>/.
+// The ladder's work directory: <work_root>/<ladder>-<hash8>.
+std::string ladderWorkDir(const ladder::LadderSpec& spec, const std::string& work_root);
+
+// work_root: runs go to <work_root>/<ladder>-<hash>/<run name>/. queue_grid = false: only the
+// ladder row (an adaptive ladder queues its runs one at a time with enqueueRun).
 EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
-                            const std::string& work_root);
+                            const std::string& work_root, bool queue_grid = true);
+
+// One planned run queued into ladder `ladder_id`, its config written to
+// <ladder_dir>/<run name>/config.json. A run of that name in the ladder that failed or was
+// cancelled is queued again instead of added. Returns the run's id.
+int64_t enqueueRun(Database& db, int64_t ladder_id, const std::string& ladder_dir,
+                   const ladder::PlannedRun& planned);
 
 }  // namespace deepladder::storage

@@ -121,6 +121,20 @@ struct FitRecord {
   std::string created;  // ISO-8601 UTC, set by the database
 };
 
+// One step of an adaptive ladder (table `decisions`): what it did, why, and every candidate it
+// weighed with its scores as JSON (fitting/suggest_report.h), so its history replays.
+struct DecisionRecord {
+  int64_t id = 0;
+  int64_t ladder_id = 0;
+  double created = 0;             // unix seconds
+  std::string kind;               // queue, stop-budget, stop-width
+  std::optional<int64_t> run_id;  // the run it queued
+  double spent_flops = 0;         // planned FLOPs queued before this decision
+  double budget_flops = 0;
+  std::string reason;
+  std::string candidates_json = "[]";
+};
+
 // A (compute, loss) point imported from a results CSV (`deepladder import`).
 struct ExternalPoint {
   std::string source;

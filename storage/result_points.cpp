@@ -1,36 +1,54 @@
-// Points for scaling fits (see result_points.h).
+// The results reader for fits (see result_points.h).
 #include "storage/result_points.h"
 
 #include "core/errors.h"
 
 namespace deepladder::storage {
 
-std::vector<ExternalPoint> resultPoints(Database& db, const std::string& db_label,
-                                        const std::string& name) {
-  std::vector<ExternalPoint> points;
+ResultsTable ladderResults(Database& db, int64_t ladder_id, const std::string& source) {
+  ResultsTable table;
+  table.source = source;
+  for (const RunRecord& r : db.finishedRuns(ladder_id)) {
+    RunPoint p;
+    p.arm = r.arm;
+    p.compute_flops = r.flops;
+    p.val_loss = *r.final_loss;
+    if (r.params > 0) p.params = static_cast<double>(r.params);
+    if (r.tokens > 0) p.tokens = static_cast<double>(r.tokens);
+    p.run_id = r.id;
+    p.size = r.size;
+    p.seed = r.seed;
+    p.finished = r.finished;
+    table.points.push_back(std::move(p));
+  }
+  return table;
+}
+
+ResultsTable readResults(Database& db, const std::string& db_label, const std::string& name) {
+  const std::string source = db_label + " (ladder " + name + ")";
   if (const auto id = db.findLadder(name)) {
-    for (const auto& s : db.listRuns(*id)) {
-      const RunRecord& r = s.run;
-      if (r.status != "finished" || !r.final_loss) continue;
-      ExternalPoint p;
-      p.source = name;
-      p.arm = r.arm;
-      p.compute = r.flops;
-      p.loss = *r.final_loss;
-      if (r.params > 0) p.params = static_cast<double>(r.params);
-      if (r.tokens > 0) p.tokens = static_cast<double>(r.tokens);
-      points.push_back(p);
-    }
-    if (points.empty())
+    ResultsTable table = ladderResults(db, *id, source);
+    if (table.points.empty())
       throw UserError("ladder \"" + name + "\" in " + db_label +
                       " has no finished runs with a final loss yet. Run it first");
-    return points;
+    return table;
   }
-  points = db.externalPoints(name);
-  if (points.empty())
+  ResultsTable table;
+  table.source = source;
+  for (const ExternalPoint& e : db.externalPoints(name)) {
+    RunPoint p;
+    p.arm = e.arm;
+    p.compute_flops = e.compute;
+    p.val_loss = e.loss;
+    if (e.params) p.params = *e.params;
+    if (e.tokens) p.tokens = *e.tokens;
+    if (e.depth) p.depth = *e.depth;
+    table.points.push_back(std::move(p));
+  }
+  if (table.points.empty())
     throw UserError("no ladder or imported source named \"" + name + "\" in " + db_label +
                     ". See `deepladder status --db " + db_label + "`");
-  return points;
+  return table;
 }
 
 }  // namespace deepladder::storage

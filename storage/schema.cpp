@@ -1,6 +1,6 @@
-// The schema (design.md, "Storage sketch": v1; v2 adds the stored plan) and its migration steps.
-// Each step takes the database from version k-1 to k; add a step (never edit an old one) when the
-// schema changes.
+// The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
+// adaptive ladders' decisions) and its migration steps. Each step takes the database from version
+// k-1 to k; add a step (never edit an old one) when the schema changes.
 #include "storage/schema.h"
 
 #include <sqlite3.h>
@@ -151,6 +151,42 @@ ALTER TABLE runs ADD COLUMN plan_gpus_per_rank INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN plan_est_seconds REAL NOT NULL DEFAULT 0;
 )sql";
 
+// ---- version 3: the fits table as a cache of fits, and adaptive ladders' decisions -----------
+// A cached fit is found by cache_key (a hash of its points and options, fitting/fit_cache_key.h);
+// `arms` lists the arms whose runs went into it as ",a,b,": when a run of one of them finishes
+// (or stops being finished) the trigger drops the entry, whichever process marked the run.
+// Fits written by `deepladder fit` as a record keep cache_key = ''.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE fits ADD COLUMN cache_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE fits ADD COLUMN ladder_id INTEGER REFERENCES ladders(id) ON DELETE CASCADE;
+ALTER TABLE fits ADD COLUMN arms TEXT NOT NULL DEFAULT '';
+ALTER TABLE fits ADD COLUMN result TEXT NOT NULL DEFAULT '';   -- JSON: the whole result
+CREATE UNIQUE INDEX fits_cache_key ON fits(cache_key) WHERE cache_key != '';
+CREATE INDEX fits_ladder ON fits(ladder_id);
+
+CREATE TRIGGER fits_drop_when_a_run_finishes AFTER UPDATE OF status ON runs
+WHEN (NEW.status = 'finished') != (OLD.status = 'finished')
+BEGIN
+  DELETE FROM fits WHERE cache_key != '' AND ladder_id = NEW.ladder_id
+                     AND instr(arms, ',' || NEW.arm || ',') > 0;
+END;
+
+-- What an adaptive ladder decided at each step, with every candidate it weighed (JSON), so its
+-- history can be replayed.
+CREATE TABLE decisions(
+  id           INTEGER PRIMARY KEY,
+  ladder_id    INTEGER NOT NULL REFERENCES ladders(id) ON DELETE CASCADE,
+  created      REAL NOT NULL,                 -- unix seconds
+  kind         TEXT NOT NULL,                 -- queue, stop-budget, stop-width
+  run_id       INTEGER REFERENCES runs(id) ON DELETE SET NULL,  -- the run it queued
+  spent_flops  REAL NOT NULL DEFAULT 0,       -- planned FLOPs queued before this decision
+  budget_flops REAL NOT NULL DEFAULT 0,
+  reason       TEXT NOT NULL DEFAULT '',
+  candidates   TEXT NOT NULL DEFAULT '[]'     -- JSON array: every candidate and its scores
+);
+CREATE INDEX decisions_ladder ON decisions(ladder_id, id);
+)sql";
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -202,12 +238,13 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 2, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 3, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
     backfillPlans(db);
   }
+  if (from_version < 3) exec(db, kSchemaV3, "migrating to schema v3 (fit cache, decisions)");
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "schema_downgrade.h"
 #include "storage/database.h"
 #include "temp_dir.h"
 
@@ -28,9 +29,9 @@ TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
-  EXPECT_EQ(Database::kSchemaVersion, 2);
+  EXPECT_EQ(Database::kSchemaVersion, 3);
   for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
-                            "fits", "external_points"}) {
+                            "fits", "external_points", "decisions"}) {
     EXPECT_EQ(db->queryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE type='table' "
                                        "AND name='") +
                            table + "'"),
@@ -64,6 +65,27 @@ TEST(DatabaseOpen, ReopenKeepsDataAndSchema) {
   }
   auto reader = Database::open(path, /*read_only=*/true);
   EXPECT_EQ(reader->listRuns().size(), 1u);
+}
+
+TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
+  TempDir dir;
+  const auto path = dir.file("v1.db");
+  {
+    // A database as schema v1 left it: its fits table without the cache columns, no decisions,
+    // no stored plan.
+    auto db = Database::open(path);
+    testing::downgradeToSchemaV1(*db);
+    db->execute(
+        "INSERT INTO fits(source, arm, form, params) VALUES ('old', 'vanilla', 'L', '{\"E\":1}');");
+  }
+  auto db = Database::open(path);
+  EXPECT_EQ(db->schemaVersion(), 3);
+  const auto fits = db->fits("old");
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_EQ(fits[0].params_json, "{\"E\":1}");
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM fits WHERE cache_key = '' AND result = ''"), 1);
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM decisions"), 0);
+  EXPECT_EQ(db->integrityCheck(), "ok");
 }
 
 TEST(DatabaseOpen, NewerSchemaIsAUserError) {

@@ -8,6 +8,7 @@
 
 #include "core/ladder/ladder_spec.h"
 #include "core/ladder/resources_json.h"
+#include "schema_downgrade.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
 #include "storage/run_store_sqlite.h"
@@ -102,15 +103,7 @@ TEST(StoredPlan, AVersionOneDatabaseGetsItsPlansFilledIn) {
   {
     auto db = Database::open(dir.file("old.db"));
     enqueueLadder(*db, spec, dir.file("work"));
-    // Back to schema v1: the columns v2 added go (SQLite >= 3.35 drops columns).
-    for (const char* column :
-         {"task", "plan_steps", "plan_tokens", "plan_flops", "plan_params", "plan_flops_per_token",
-          "plan_depth", "plan_executed_depth", "plan_executed_depth_after_growth",
-          "plan_crossover_step", "plan_ranks", "plan_gpus_per_rank", "plan_est_seconds"})
-      db->execute(std::string("ALTER TABLE runs DROP COLUMN ") + column);
-    db->execute("ALTER TABLE ladders DROP COLUMN task");
-    db->execute("ALTER TABLE ladders DROP COLUMN resources");
-    db->execute("PRAGMA user_version = 1");
+    testing::downgradeToSchemaV1(*db);
   }
   auto db = Database::open(dir.file("old.db"));
   EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);

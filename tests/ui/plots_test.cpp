@@ -1,5 +1,6 @@
 // Plot rendering off screen: decimation keeps extremes and bounds the point count, EMA, d_lens
-// on hand-built profiles, and every plot kind written as PNG, SVG and PDF, non-empty.
+// on hand-built profiles, every plot kind written as PNG, SVG and PDF, non-empty, and the
+// projection history drawn from hand-built snapshots.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -14,6 +15,7 @@
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/decimation.h"
 #include "ui/plots/frontier_plot.h"
+#include "ui/plots/history_plot.h"
 #include "ui/plots/lens_plot.h"
 #include "ui/plots/multiplier_plot.h"
 #include "ui/plots/offscreen_app.h"
@@ -178,6 +180,71 @@ TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {
   drawCurves(plot, curves);
   EXPECT_LE(redecimateCurves(plot), 6u * (2 * 1000 + 2));
   expectWritten(plot, "curves");
+}
+
+fitting::ProjectionSnapshot snapshot(double spent, std::vector<fitting::ArmProjection> arms) {
+  fitting::ProjectionSnapshot s;
+  s.target = 1e26;
+  s.compute_spent = spent;
+  s.baseline = "vanilla";
+  s.arms = std::move(arms);
+  return s;
+}
+
+const QCPGraph* graphNamed(const QCustomPlot& plot, const QString& prefix) {
+  for (int g = 0; g < plot.graphCount(); ++g)
+    if (plot.graph(g)->name().startsWith(prefix)) return plot.graph(g);
+  return nullptr;
+}
+
+TEST(HistoryPlot, OneLineWithItsBandPerArmOnALogAxisOverDecades) {
+  ensureGuiApplication();
+  HistoryPlotInput input;
+  // "deep" has no projection yet after the first run; "wide" joins at the third.
+  input.history = {
+      snapshot(1e17, {{"deep", NAN, NAN, NAN, 1, "needs 2 rungs"}}),
+      snapshot(4e17, {{"deep", 2.0, 0.5, 9.0, 2, ""}}),
+      snapshot(2e18, {{"deep", 3.0, 1.5, 6.0, 3, ""}, {"wide", 1.2, 0.8, 2, 2, ""}}),
+      snapshot(9e18, {{"deep", 2.8, 2.0, 4.0, 4, ""}, {"wide", 1.1, 0.9, 1.4, 3, ""}})};
+  QCustomPlot plot;
+  plot.resize(800, 500);
+  drawHistory(plot, input);
+  EXPECT_EQ(plot.graphCount(), 2 * 3 + 1);  // per arm: line, upper and lower band; the 1x line
+  const QCPGraph* deep = graphNamed(plot, "deep: ");
+  const QCPGraph* wide = graphNamed(plot, "wide: ");
+  ASSERT_TRUE(deep && wide);
+  EXPECT_EQ(deep->dataCount(), 3);
+  EXPECT_EQ(wide->dataCount(), 2);
+  EXPECT_EQ(deep->data()->at(2)->key, 9e18);
+  EXPECT_EQ(deep->data()->at(2)->value, 2.8);
+  EXPECT_TRUE(deep->name().contains("2.8")) << deep->name().toStdString();  // the newest value
+  ASSERT_TRUE(graphNamed(plot, "1\u00D7"));
+  EXPECT_EQ(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);  // 1e17..9e18 spans two decades
+  EXPECT_LE(plot.xAxis->range().lower, 4e17);
+  EXPECT_GE(plot.xAxis->range().upper, 9e18);
+  EXPECT_LE(plot.yAxis->range().lower, 0.8);
+  EXPECT_GE(plot.yAxis->range().upper, 6.0);
+  expectWritten(plot, "history");
+
+  // A ladder near its end moves the compute spent little: a linear axis.
+  input.history = {snapshot(8e18, {{"deep", 2.9, 2.0, 4.1, 4, ""}}),
+                   snapshot(9e18, {{"deep", 2.8, 2.0, 4.0, 5, ""}})};
+  drawHistory(plot, input);
+  EXPECT_EQ(plot.xAxis->scaleType(), QCPAxis::stLinear);
+  EXPECT_EQ(graphNamed(plot, "deep: ")->dataCount(), 2);
+}
+
+TEST(HistoryPlot, NothingProjectedYetSaysWhy) {
+  ensureGuiApplication();
+  QCustomPlot plot;
+  plot.resize(800, 500);
+  drawHistory(plot, {{snapshot(1e17, {{"deep", NAN, NAN, NAN, 1, "needs 2 rungs"}})}, ""});
+  EXPECT_EQ(plot.graphCount(), 1);  // only the 1x line
+  bool note = false;
+  for (int i = 0; i < plot.itemCount(); ++i)
+    if (auto* text = qobject_cast<QCPItemText*>(plot.item(i)))
+      note = note || text->text().startsWith("no projection yet");
+  EXPECT_TRUE(note);
 }
 
 TEST(Plots, UnknownExtensionIsAUserError) {

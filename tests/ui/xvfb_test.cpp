@@ -2,7 +2,8 @@
 // main window on the fixture database, visits every view, exports a PNG and an SVG, and saves
 // a screenshot of each view to ${build}/tests/ui/screenshots/<view>.png for a human to look at,
 // plus the frontier of a noisy import (bootstrap bands), the end of the designer's form, and the
-// frontier under a dark palette.
+// frontier under a dark palette, and a running ladder's frontier with its projection history and
+// suggestions.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -13,6 +14,7 @@
 #include <QProcess>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -26,6 +28,10 @@
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/ladder_designer_view.h"
 #include "ui/workbench/main_window.h"
+#include "ui/workbench/suggestions_panel.h"
+
+#undef slots  // Qt's keyword; core/ladder/ladder_spec.h (below) has a field of that name
+#include "tests/ui/live_fixture.h"
 
 namespace deepladder::ui {
 namespace {
@@ -123,6 +129,27 @@ TEST(Xvfb, MainWindowVisitsEveryViewAndSavesScreenshots) {
       ASSERT_TRUE(window.grab().save(QString::fromStdString(shots + "/frontier_dark.png")));
       EXPECT_EQ(window.frontier()->frontierPlot()->xAxis->tickLabelColor(), QColor(225, 225, 225));
       QApplication::setPalette(QPalette());
+    }
+    // A ladder still running (tests/ui/live_fixture.h): frontier, multiplier, the history of
+    // its projection and the suggestions of what to run next, filled.
+    {
+      const QString live_db = dir.filePath("live.db");
+      testing::buildLiveLadder(live_db.toStdString(), dir.filePath("work").toStdString());
+      MainWindow live;
+      live.resize(1400, 880);
+      live.show();
+      ASSERT_TRUE(QTest::qWaitForWindowExposed(&live));
+      ASSERT_TRUE(live.openDatabase(live_db));
+      live.showView(MainWindow::kFrontier);
+      live.frontier()->sourceChoice()->setCurrentText("live");
+      live.frontier()->fitNow(/*blocking=*/true);
+      live.frontier()->suggestions()->suggestNow(/*blocking=*/true);
+      live.frontier()->suggestions()->table()->selectRow(0);
+      QTest::qWait(200);
+      const QString path = QString::fromStdString(shots + "/frontier_live.png");
+      ASSERT_TRUE(live.grab().save(path));
+      EXPECT_GT(QFileInfo(path).size(), 5000);
+      live.showView(MainWindow::kRuns);
     }
     window.showView(MainWindow::kFrontier);
     const QString png = QString::fromStdString(shots + "/export_frontier.png");

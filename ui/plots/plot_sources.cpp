@@ -1,23 +1,12 @@
 // Database reads for the plots (see plot_sources.h).
 #include "ui/plots/plot_sources.h"
 
-#include "core/errors.h"
-#include "storage/database.h"
-#include "storage/result_points.h"
-
 #include <cmath>
 
-namespace deepladder::plots {
+#include "core/errors.h"
+#include "storage/database.h"
 
-fitting::ResultsTable resultsFromDatabase(storage::Database& db, const std::string& db_label,
-                                          const std::string& ladder) {
-  fitting::ResultsTable table;
-  table.source = db_label + " (ladder " + ladder + ")";
-  for (const storage::ExternalPoint& e : storage::resultPoints(db, db_label, ladder))
-    table.points.push_back(
-        {e.arm, e.compute, e.loss, e.params.value_or(NAN), e.tokens.value_or(NAN), e.depth.value_or(NAN)});
-  return table;
-}
+namespace deepladder::plots {
 
 QString runLabel(storage::Database& db, int64_t run_id) {
   const auto run = db.run(run_id);

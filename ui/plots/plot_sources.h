@@ -1,6 +1,6 @@
-// Reading what the plots show out of the database: a ladder's finished runs as a results
-// table (the same rule as `deepladder fit`: finished runs with a final loss, else an imported
-// source of that name), metric curves of runs against step/tokens/FLOPs, and lens profiles.
+// Reading what the plots show out of the database besides the fits' points (those come from
+// storage/result_points.h, like every fit's): metric curves of runs against step/tokens/FLOPs,
+// and lens profiles.
 #pragma once
 
 #include <QString>
@@ -17,10 +17,6 @@ class Database;
 }
 
 namespace deepladder::plots {
-
-// UserError when the ladder has no finished runs and no imported source has that name.
-fitting::ResultsTable resultsFromDatabase(storage::Database& db, const std::string& db_label,
-                                          const std::string& ladder);
 
 // One run's metric `key` as a curve; label "<arm>/<name> #id". Empty when the run lacks it.
 CurveSeries curveFromDatabase(storage::Database& db, int64_t run_id, const std::string& key,

@@ -19,28 +19,62 @@
 #include <set>
 
 #include "fitting/frontier_fit.h"
+#include "fitting/ladder_fit.h"
+#include "fitting/projection_history.h"
 #include "fitting/scaling_table.h"
 #include "storage/database.h"
+#include "storage/fit_cache.h"
+#include "storage/result_points.h"
 #include "ui/plots/frontier_plot.h"
+#include "ui/plots/history_plot.h"
 #include "ui/plots/multiplier_plot.h"
-#include "ui/plots/plot_sources.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/run_table_model.h"
+#include "ui/workbench/suggestions_panel.h"
 
 namespace deepladder::ui {
 namespace {
 
+constexpr double kTarget = 1e26;  // the history plot's and the suggestions' target
+
 struct FitOutput {
   fitting::ResultsTable table;
   fitting::FrontierResult result;
+  std::vector<fitting::ProjectionSnapshot> history;
 };
 
+// The fit through the fits table's cache (this thread's own connection, read-write so new fits
+// are stored for everyone), and for a ladder its projection history (cached point by point).
 FitOutput fitSource(const QString& path, const std::string& source, fitting::FrontierOptions o) {
-  auto db = openExistingDatabase(path, true);
+  std::unique_ptr<storage::Database> db;
+  bool read_only = false;
+  try {
+    db = openExistingDatabase(path, false);
+  } catch (const std::exception&) {  // a database we may only read: reuse the cache, store nothing
+    db = openExistingDatabase(path, true);
+    read_only = true;
+  }
   FitOutput out;
-  out.table = plots::resultsFromDatabase(*db, path.toStdString(), source);
-  out.result = fitting::fitFrontier(out.table, o);
+  out.table = storage::readResults(*db, path.toStdString(), source);
+  const auto ladder_id = db->findLadder(source);
+  storage::SqliteFitCache cache(*db, ladder_id, read_only);
+  fitting::LadderFitter fitter(&cache, source);
+  out.result = fitter.fit(out.table, o, /*lenient=*/false);
+  // Same options as the fit, so the newest point reuses the shares just fitted.
+  if (ladder_id) out.history = fitting::projectionHistory(out.table, o, kTarget, &cache, source);
   return out;
+}
+
+// Which of `source`'s runs have finished, as the Runs view's model has them.
+QString finishedSignature(const RunTableModel& runs, const QString& source) {
+  QString signature;
+  for (int row = 0; row < runs.rowCount(); ++row) {
+    const storage::RunSummary* s = runs.runAt(row);
+    if (s && s->run.status == "finished" && QString::fromStdString(s->ladder_name) == source)
+      signature += QString::number(s->run.id) + QLatin1Char(',');
+  }
+  return signature;
 }
 
 }  // namespace
@@ -89,30 +123,50 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
 
   frontier_ = new QCustomPlot;
   multiplier_ = new QCustomPlot;
-  for (QCustomPlot* p : {frontier_, multiplier_}) {
-    p->setMinimumSize(360, 260);
+  history_ = new QCustomPlot;
+  for (QCustomPlot* p : {frontier_, multiplier_, history_}) {
+    p->setMinimumSize(320, 240);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   }
+  suggestions_ = new SuggestionsPanel;
+  suggestions_->setMinimumWidth(300);
   table_ = new QPlainTextEdit;
   table_->setReadOnly(true);
   table_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   table_->setPlaceholderText(tr("The scaling table appears here after a fit."));
 
+  // Top: frontier, multiplier and the suggestions beside it; below: how the projection settled
+  // and the scaling table.
   auto* plots = new QSplitter(Qt::Horizontal);
   plots->addWidget(frontier_);
   plots->addWidget(multiplier_);
+  plots->addWidget(suggestions_);
+  plots->setStretchFactor(0, 3);
+  plots->setStretchFactor(1, 3);
+  plots->setStretchFactor(2, 3);
+  plots->setSizes({380, 380, 480});
+  auto* lower = new QSplitter(Qt::Horizontal);
+  lower->addWidget(history_);
+  lower->addWidget(table_);
+  lower->setSizes({500, 600});
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plots);
-  split->addWidget(table_);
+  split->addWidget(lower);
   split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(1, 2);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(status_);
   layout->addWidget(split, 1);
   connect(fit, &QPushButton::clicked, this, [this] { fitNow(); });
-  connect(source_, &QComboBox::currentTextChanged, this, [this] { fillBaselineChoices(); });
+  connect(source_, &QComboBox::currentTextChanged, this, [this] {
+    fillBaselineChoices();
+    suggestions_->setLadder(db_path_, source_->currentText(), kTarget);
+  });
+  connect(suggestions_, &SuggestionsPanel::queued, this, [this](const QString& run) {
+    status_->setText(tr("Queued %1 into %2.").arg(run, source_->currentText()));
+  });
   connect(source_, &QComboBox::activated, this, [this] { fitNow(); });
   connect(baseline_, &QComboBox::activated, this, [this] { fitNow(); });
   connect(estimator_, &QComboBox::activated, this, [this] { fitNow(); });
@@ -149,7 +203,19 @@ void FrontierView::reloadSources() {
   for (const auto& n : names) source_->addItem(QString::fromStdString(n));
   if (!current.isEmpty() && source_->findText(current) >= 0) source_->setCurrentText(current);
   fillBaselineChoices();
+  suggestions_->setLadder(db_path_, source_->currentText(), kTarget);
   if (names.empty()) status_->setText(tr("No ladder has finished runs yet: nothing to fit."));
+}
+
+void FrontierView::followRuns(const RunTableModel& runs) {
+  if (source_->currentText().isEmpty()) {
+    reloadSources();  // a ladder's first finished run makes it fittable
+    if (source_->currentText().isEmpty()) return;
+  }
+  const QString signature = finishedSignature(runs, source_->currentText());
+  if (signature.isEmpty() || signature == fitted_signature_) return;
+  fitted_signature_ = signature;
+  fitNow();
 }
 
 void FrontierView::fillBaselineChoices() {
@@ -183,7 +249,7 @@ void FrontierView::fitNow(bool blocking) {
     ++fit_generation_;  // a fit still running in the background is superseded
     try {
       auto out = fitSource(db_path_, source, o);
-      show(out.table, out.result);
+      show(out.table, out.result, std::move(out.history));
     } catch (const std::exception& e) {
       status_->setText(QString::fromUtf8(e.what()));
     }
@@ -196,15 +262,18 @@ void FrontierView::fitNow(bool blocking) {
   runInBackground<FitOutput>(
       this, work,
       [this, generation](FitOutput out) {
-        if (generation == fit_generation_) show(out.table, out.result);
+        if (generation == fit_generation_) show(out.table, out.result, std::move(out.history));
       },
       [this, generation](const QString& message) {
         if (generation == fit_generation_) status_->setText(tr("Fit failed: %1").arg(message));
       });
 }
 
-void FrontierView::show(const fitting::ResultsTable& table, const fitting::FrontierResult& result) {
+void FrontierView::show(const fitting::ResultsTable& table, const fitting::FrontierResult& result,
+                        std::vector<fitting::ProjectionSnapshot> history) {
   result_ = result;
+  history_points_ = std::move(history);
+  plots::drawHistory(*history_, {history_points_, {}});
   plots::drawFrontier(*frontier_, {table, result, tr("Compute frontier")});
   double lowest = 0;
   for (const auto& p : table.points)

@@ -1,8 +1,12 @@
 // Frontier + multiplier: pick a ladder (or imported source), its baseline arm, C0, the estimator
-// (paper or robust, fitting/frontier_estimator.h) and the bootstrap count; the fit runs on a worker
-// thread through fitting::fitFrontier (a newer fit supersedes one still running) and fills the
-// frontier plot (curves with their bootstrap bands), the multiplier plot (projected to 1e26 with
-// the band from the same resamples) and the scaling table (Markdown).
+// (paper or robust, fitting/frontier_estimator.h) and the bootstrap count; the fit runs on a
+// worker thread through the fits table's cache (fitting/ladder_fit.h: only the shares whose
+// points changed are refitted; a newer fit supersedes one still running) and fills the frontier
+// plot (curves with their bootstrap bands), the multiplier plot (projected to 1e26 with the band
+// from the same resamples), the history plot (the projection at 1e26 after each finished run
+// against the compute spent) and the scaling table (Markdown). Beside the multiplier, the
+// suggestions of what to run next with a button to queue one. While a ladder runs, followRuns()
+// refits as its runs finish.
 #pragma once
 
 #include <QMap>
@@ -11,6 +15,7 @@
 #include <optional>
 
 #include "fitting/fit_types.h"
+#include "fitting/live_projection.h"
 
 class QCustomPlot;
 class QComboBox;
@@ -21,6 +26,9 @@ class QLabel;
 
 namespace deepladder::ui {
 
+class RunTableModel;
+class SuggestionsPanel;
+
 class FrontierView : public QWidget {
   Q_OBJECT
  public:
@@ -30,6 +38,12 @@ class FrontierView : public QWidget {
   void fitNow(bool blocking = false);
   QCustomPlot* frontierPlot() const { return frontier_; }
   QCustomPlot* multiplierPlot() const { return multiplier_; }
+  QCustomPlot* historyPlot() const { return history_; }
+  SuggestionsPanel* suggestions() const { return suggestions_; }
+  const std::vector<fitting::ProjectionSnapshot>& history() const { return history_points_; }
+  // The runs as the Runs view last read them: refits when the shown ladder's finished runs
+  // changed since the last fit.
+  void followRuns(const RunTableModel& runs);
   const std::optional<fitting::FrontierResult>& result() const { return result_; }
   // The ladders and imported sources that can be fitted.
   QComboBox* sourceChoice() const { return source_; }
@@ -43,7 +57,8 @@ class FrontierView : public QWidget {
   void fitted();
 
  private:
-  void show(const fitting::ResultsTable& table, const fitting::FrontierResult& result);
+  void show(const fitting::ResultsTable& table, const fitting::FrontierResult& result,
+            std::vector<fitting::ProjectionSnapshot> history);
   void fillBaselineChoices();
   QString db_path_;
   QMap<QString, QStringList> arms_by_source_;
@@ -56,7 +71,11 @@ class FrontierView : public QWidget {
   QLabel* status_;
   QCustomPlot* frontier_;
   QCustomPlot* multiplier_;
+  QCustomPlot* history_;
+  SuggestionsPanel* suggestions_;
   QPlainTextEdit* table_;
+  std::vector<fitting::ProjectionSnapshot> history_points_;
+  QString fitted_signature_;  // finished runs of the source behind the last fit
   std::optional<fitting::FrontierResult> result_;
 };
 

@@ -35,6 +35,7 @@
 #include "ui/workbench/ladder_designer_view.h"
 #include "ui/workbench/lens_view.h"
 #include "ui/workbench/run_monitor_view.h"
+#include "ui/workbench/run_table_model.h"
 #include "ui/workbench/serial_task_view.h"
 
 namespace deepladder::ui {
@@ -96,6 +97,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   db_label_ = new QLabel;
   statusBar()->addPermanentWidget(db_label_);
   designer_->setText(QString::fromUtf8(kDefaultLadder));
+  // The frontier, multiplier and history follow the runs as they finish.
+  connect(runs_, &RunMonitorView::runsChanged, frontier_,
+          [this] { frontier_->followRuns(*runs_->model()); });
   buildMenus();
 
   connect(runs_, &RunMonitorView::compareRequested, this, [this](std::vector<int64_t> ids) {

@@ -1,0 +1,49 @@
+// Wiring of a ladder's live projection for `run`, `watch` and adaptive runs: the fits table as
+// the cache, the ladder's finished runs (final losses only) as the input, a LiveProjection in
+// between. onRunFinished() is the one place the CLI reacts to a finished run; the scheduler's
+// typed progress events can call it as they are.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "fitting/live_projection.h"
+#include "storage/database.h"
+#include "storage/fit_cache.h"
+
+namespace deepladder::app {
+
+class LiveLadder {
+ public:
+  LiveLadder(storage::Database& db, int64_t ladder_id, const std::string& name,
+             const fitting::FrontierOptions& options, double target);
+
+  // A run of the ladder ended: re-reads the finished runs and refits the shares whose points
+  // changed (the cache drops the stale ones by itself). Also the first look at a ladder.
+  fitting::ProjectionSnapshot onRunFinished();
+
+  // Finished runs the last refresh saw, and how long it took (seconds, reading included).
+  int runsSeen() const { return runs_seen_; }
+  double lastRefreshSeconds() const { return last_refresh_s_; }
+  const fitting::LiveProjection& projection() const { return projection_; }
+
+ private:
+  storage::Database& db_;
+  int64_t ladder_id_;
+  std::string label_;
+  storage::SqliteFitCache cache_;
+  fitting::LiveProjection projection_;
+  int runs_seen_ = 0;
+  double last_refresh_s_ = 0;
+};
+
+// The default target: the largest of the --at list (1e26 with the default list).
+double defaultTarget(const fitting::FrontierOptions& options);
+
+// Bootstrap resamples of the live projection (`run`, `watch`): 200, as the workbench's frontier
+// view, so a refresh after a run ends refits one arm in tens of milliseconds; `fit` keeps 1000
+// for the numbers one publishes.
+inline constexpr int kLiveBootstrap = 200;
+
+}  // namespace deepladder::app

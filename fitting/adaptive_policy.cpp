@@ -1,0 +1,48 @@
+// The adaptive ladder's next step (see adaptive_policy.h).
+#include "fitting/adaptive_policy.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace deepladder::fitting {
+
+AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double>& widths,
+                                const AdaptiveBudget& b) {
+  AdaptiveDecision d;
+  char buf[200];
+  if (b.until_width > 0 && !widths.empty()) {
+    bool narrow = true;
+    double widest = 0;
+    for (double w : widths) {
+      narrow = narrow && std::isfinite(w) && w < b.until_width;
+      widest = std::max(widest, w);
+    }
+    if (narrow) {
+      std::snprintf(buf, sizeof buf, "every interval at %.3g is narrower than %.3g (widest %.3g)",
+                    s.target, b.until_width, widest);
+      return {AdaptiveDecision::kStopWidth, -1, buf};
+    }
+  }
+  const double left = b.budget_flops - b.spent_flops;
+  bool blocked_by_slots = false;
+  for (size_t i = 0; i < s.ranked.size(); ++i) {
+    const Suggestion& c = s.ranked[i];
+    if (!(c.cost_flops <= left)) continue;
+    if (c.candidate.run.config.train.ranks > b.free_slots) {
+      blocked_by_slots = true;
+      continue;
+    }
+    const char* why = c.needed      ? "needed"
+                      : c.score > 0 ? "best narrowing per FLOP"
+                                    : "top suggestion, its expected narrowing within its noise";
+    std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)", c.candidate.run.name.c_str(),
+                  why, left, b.budget_flops);
+    return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
+  }
+  if (blocked_by_slots) return {AdaptiveDecision::kWait, -1, "waiting for free slots"};
+  std::snprintf(buf, sizeof buf, "budget spent: %.3g of %.3g FLOPs, no candidate fits in %.3g",
+                b.spent_flops, b.budget_flops, left);
+  return {AdaptiveDecision::kStopBudget, -1, buf};
+}
+
+}  // namespace deepladder::fitting

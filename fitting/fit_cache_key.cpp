@@ -1,0 +1,71 @@
+// Keys of cached fits (see fit_cache_key.h).
+#include "fitting/fit_cache_key.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <tuple>
+
+#include "core/sha256.h"
+
+namespace deepladder::fitting {
+namespace {
+
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// The fields frontierOptionsKey knows, in FrontierOptions' order.
+struct KnownFrontierOptions {
+  std::string baseline;
+  double c_ref;
+  int bootstrap;
+  std::uint64_t seed;
+  bool joint;
+  std::vector<double> at;
+  double ci_level;
+  int threads;
+  FrontierEstimator estimator;
+  bool residual_bootstrap;
+};
+
+}  // namespace
+
+std::string frontierOptionsKey(const FrontierOptions& o) {
+  static_assert(sizeof(FrontierOptions) == sizeof(KnownFrontierOptions),
+                "FrontierOptions has a new field: add it to KnownFrontierOptions and, when it "
+                "changes a fit's numbers, to the key below");
+  std::string key = "baseline=" + o.baseline + ";c_ref=" + exact(o.c_ref) +
+                    ";bootstrap=" + std::to_string(o.bootstrap) +
+                    ";seed=" + std::to_string(o.seed) + ";joint=" + (o.joint ? "1" : "0") +
+                    ";ci=" + exact(o.ci_level) +
+                    ";residuals=" + (o.residual_bootstrap ? "1" : "0") +
+                    ";estimator=" + estimatorName(o.estimator) + ";at=";
+  for (double c : o.at) key += exact(c) + ",";
+  return key;
+}
+
+std::string pointsKey(const std::vector<RunPoint>& points) {
+  std::vector<std::tuple<std::string, double, double>> rows;
+  rows.reserve(points.size());
+  for (const auto& p : points) rows.emplace_back(p.arm, p.compute_flops, p.val_loss);
+  std::sort(rows.begin(), rows.end());
+  std::string key;
+  for (const auto& [arm, c, l] : rows) key += arm + "," + exact(c) + "," + exact(l) + ";";
+  return key;
+}
+
+std::string fitCacheKey(const std::string& form, const std::vector<std::string>& parts) {
+  Sha256 h;
+  const std::string head = form + "|v" + std::to_string(kFitCodeVersion);
+  h.update(head.data(), head.size());
+  for (const auto& p : parts) {
+    const std::string sep = "|" + std::to_string(p.size()) + ":";
+    h.update(sep.data(), sep.size());
+    h.update(p.data(), p.size());
+  }
+  return h.hexDigest();
+}
+
+}  // namespace deepladder::fitting

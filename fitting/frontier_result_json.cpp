@@ -1,0 +1,128 @@
+// Lossless JSON of a frontier fit (see frontier_result_json.h).
+#include "fitting/frontier_result_json.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace deepladder::fitting {
+namespace {
+
+using nlohmann::json;
+
+json num(double v) {
+  return std::isfinite(v) ? json(v) : json();
+}
+double num(const json& j) {
+  return j.is_number() ? j.get<double>() : kNaN;
+}
+
+json armToJson(const ArmFit& f) {
+  return {{"arm", f.arm},
+          {"E_free", f.E_free},
+          {"v",
+           {num(f.E), num(f.A), num(f.gamma), num(f.E_se), num(f.A_se), num(f.gamma_se),
+            num(f.E_ci_lo), num(f.E_ci_hi), num(f.A_ci_lo), num(f.A_ci_hi), num(f.gamma_ci_lo),
+            num(f.gamma_ci_hi), num(f.rss), num(f.rms), num(f.huber_delta)}},
+          {"n_points", f.n_points},
+          {"dof", f.dof},
+          {"t", {num(f.gamma_t_lo), num(f.gamma_t_hi)}},
+          {"bootstrap_used", f.bootstrap_used},
+          {"method", f.method},
+          {"no_fit", f.no_fit},
+          {"at_bound", f.at_bound}};
+}
+
+ArmFit armFromJson(const json& j) {
+  ArmFit f;
+  f.arm = j.at("arm").get<std::string>();
+  f.E_free = j.at("E_free").get<bool>();
+  const json& v = j.at("v");
+  if (!v.is_array() || v.size() != 15) throw std::runtime_error("arm fit: 15 values expected");
+  double* fields[] = {&f.E,           &f.A,           &f.gamma,   &f.E_se,    &f.A_se,
+                      &f.gamma_se,    &f.E_ci_lo,     &f.E_ci_hi, &f.A_ci_lo, &f.A_ci_hi,
+                      &f.gamma_ci_lo, &f.gamma_ci_hi, &f.rss,     &f.rms,     &f.huber_delta};
+  for (size_t i = 0; i < 15; ++i) *fields[i] = num(v[i]);
+  f.n_points = j.at("n_points").get<int>();
+  f.dof = j.at("dof").get<int>();
+  f.gamma_t_lo = num(j.at("t").at(0));
+  f.gamma_t_hi = num(j.at("t").at(1));
+  f.bootstrap_used = j.at("bootstrap_used").get<int>();
+  f.method = j.at("method").get<std::string>();
+  f.no_fit = j.at("no_fit").get<std::string>();
+  f.at_bound = j.at("at_bound").get<std::vector<std::string>>();
+  return f;
+}
+
+json multipliersToJson(const ArmMultipliers& m) {
+  json measured = json::array(), projected = json::array();
+  for (const auto& x : m.measured) measured.push_back({num(x.compute), num(x.multiplier)});
+  for (const auto& x : m.projected)
+    projected.push_back({num(x.compute), num(x.multiplier), num(x.ci_lo), num(x.ci_hi)});
+  return {{"arm", m.arm},
+          {"measured", measured},
+          {"projected", projected},
+          {"per_decade", {num(m.per_decade), num(m.per_decade_lo), num(m.per_decade_hi)}}};
+}
+
+ArmMultipliers multipliersFromJson(const json& j) {
+  ArmMultipliers m;
+  m.arm = j.at("arm").get<std::string>();
+  for (const auto& x : j.at("measured")) m.measured.push_back({num(x.at(0)), num(x.at(1))});
+  for (const auto& x : j.at("projected"))
+    m.projected.push_back({num(x.at(0)), num(x.at(1)), num(x.at(2)), num(x.at(3))});
+  const json& pd = j.at("per_decade");
+  m.per_decade = num(pd.at(0));
+  m.per_decade_lo = num(pd.at(1));
+  m.per_decade_hi = num(pd.at(2));
+  return m;
+}
+
+}  // namespace
+
+nlohmann::json frontierResultToJson(const FrontierResult& r) {
+  json arms = json::array(), multipliers = json::array(), draws = json::array();
+  for (const auto& a : r.arms) arms.push_back(armToJson(a));
+  for (const auto& m : r.multipliers) multipliers.push_back(multipliersToJson(m));
+  for (const auto& replicate : r.bootstrap_draws) {
+    json row = json::array();
+    for (const auto& d : replicate) row.push_back({num(d.E), num(d.A), num(d.gamma)});
+    draws.push_back(std::move(row));
+  }
+  return {{"c_ref", r.c_ref},
+          {"baseline", r.baseline},
+          {"joint", r.joint},
+          {"bootstrap_requested", r.bootstrap_requested},
+          {"bootstrap_used", r.bootstrap_used},
+          {"ci_level", r.ci_level},
+          {"arms", arms},
+          {"multipliers", multipliers},
+          {"draws", draws},
+          {"estimator", estimatorName(r.estimator)},
+          {"baseline_line", armToJson(r.baseline_line)}};
+}
+
+FrontierResult frontierResultFromJson(const nlohmann::json& j) {
+  try {
+    FrontierResult r;
+    r.c_ref = j.at("c_ref").get<double>();
+    r.baseline = j.at("baseline").get<std::string>();
+    r.joint = j.at("joint").get<bool>();
+    r.bootstrap_requested = j.at("bootstrap_requested").get<int>();
+    r.bootstrap_used = j.at("bootstrap_used").get<int>();
+    r.ci_level = j.at("ci_level").get<double>();
+    for (const auto& a : j.at("arms")) r.arms.push_back(armFromJson(a));
+    for (const auto& m : j.at("multipliers")) r.multipliers.push_back(multipliersFromJson(m));
+    r.estimator = parseEstimator(j.at("estimator").get<std::string>());
+    r.baseline_line = armFromJson(j.at("baseline_line"));
+    for (const auto& row : j.at("draws")) {
+      std::vector<FrontierDraw> replicate;
+      for (const auto& d : row) replicate.push_back({num(d.at(0)), num(d.at(1)), num(d.at(2))});
+      r.bootstrap_draws.push_back(std::move(replicate));
+    }
+    return r;
+  } catch (const std::exception& e) {  // json errors, an unknown estimator name
+    throw std::runtime_error(std::string("not a cached frontier fit: ") + e.what());
+  }
+}
+
+}  // namespace deepladder::fitting

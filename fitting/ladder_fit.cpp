@@ -1,0 +1,190 @@
+// A ladder's frontier fit from cached per-arm shares (see ladder_fit.h).
+#include "fitting/ladder_fit.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/errors.h"
+#include "fitting/fit_cache_key.h"
+#include "fitting/frontier_fit.h"
+#include "fitting/frontier_result_json.h"
+
+namespace deepladder::fitting {
+
+FrontierResult assembleLadderFit(const std::vector<FrontierResult>& shares) {
+  if (shares.empty()) throw std::invalid_argument("assembleLadderFit: no shares");
+  FrontierResult out = shares.front();
+  if (shares.size() == 1) return out;
+  out.arms.resize(1);
+  out.multipliers.clear();
+  size_t replicates = shares.front().bootstrap_draws.size();
+  for (const auto& s : shares) {
+    replicates = std::min(replicates, s.bootstrap_draws.size());
+    out.bootstrap_used = std::min(out.bootstrap_used, s.bootstrap_used);
+  }
+  out.bootstrap_draws.assign(replicates, {});
+  for (size_t r = 0; r < replicates; ++r)
+    out.bootstrap_draws[r].push_back(shares.front().bootstrap_draws[r].at(0));
+  for (const auto& s : shares) {
+    for (size_t a = 1; a < s.arms.size(); ++a) {
+      out.arms.push_back(s.arms[a]);
+      out.multipliers.push_back(s.multipliers.at(a - 1));
+      for (size_t r = 0; r < replicates; ++r)
+        out.bootstrap_draws[r].push_back(s.bootstrap_draws[r].at(a));
+    }
+  }
+  return out;
+}
+
+LadderFitter::LadderFitter(FitCacheStore* cache, std::string source)
+    : cache_(cache), source_(std::move(source)) {}
+
+std::optional<FrontierResult> LadderFitter::lookup(const std::string& name,
+                                                   const std::string& key) {
+  auto it = shares_.find(name);
+  if (it != shares_.end() && it->second.key == key) return it->second.fit;
+  if (!cache_) return std::nullopt;
+  std::optional<std::string> text = cache_->load(key);
+  if (!text) return std::nullopt;
+  try {
+    FrontierResult fit = frontierResultFromJson(nlohmann::json::parse(*text));
+    ++cache_hits_;
+    shares_[name] = {key, fit};
+    return fit;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable entry (older format): fit again and overwrite it
+  }
+}
+
+void LadderFitter::store(const std::string& name, const std::string& key, const FrontierResult& fit,
+                         const std::vector<std::string>& arms) {
+  refitted_.push_back(name);
+  shares_[name] = {key, fit};
+  if (!cache_) return;
+  CachedFitEntry entry;
+  entry.key = key;
+  entry.source = source_;
+  entry.arm = name;
+  entry.arms = arms;
+  entry.form = "frontier";
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& f : fit.arms) params[f.arm] = {{"E", f.E}, {"A", f.A}, {"gamma", f.gamma}};
+  entry.params_json = params.dump();
+  entry.result_json = frontierResultToJson(fit).dump();
+  cache_->save(entry);
+}
+
+FrontierResult shareOf(const FrontierResult& whole, size_t arm_index) {
+  FrontierResult share = whole;
+  share.arms = {whole.arms[0], whole.arms.at(arm_index)};
+  share.multipliers = {whole.multipliers.at(arm_index - 1)};
+  for (auto& replicate : share.bootstrap_draws) replicate = {replicate[0], replicate[arm_index]};
+  return share;
+}
+
+FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOptions& options,
+                                 bool lenient) {
+  refitted_.clear();
+  skipped_.clear();
+  cache_hits_ = 0;
+  if (!lenient) validateFrontierInput(table, options);
+  const std::string options_key = frontierOptionsKey(options);
+
+  // Each arm's points in one order (compute, loss), so equal points give equal fits, whatever
+  // order the source listed them in: the bootstrap picks points by position.
+  std::map<std::string, std::vector<RunPoint>> by_arm;
+  for (const auto& p : table.points) by_arm[p.arm].push_back(p);
+  for (auto& [arm, pts] : by_arm)
+    std::sort(pts.begin(), pts.end(), [](const RunPoint& a, const RunPoint& b) {
+      return a.compute_flops != b.compute_flops ? a.compute_flops < b.compute_flops
+                                                : a.val_loss < b.val_loss;
+    });
+  if (!by_arm.count(options.baseline))
+    throw UserError(table.source + ": no runs of the baseline arm \"" + options.baseline +
+                    "\" yet" + (lenient ? "" : ". Pass --baseline with one of the arms"));
+  const std::vector<RunPoint>& base = by_arm.at(options.baseline);
+
+  if (options.joint) {
+    std::vector<std::string> arms;
+    for (const auto& [arm, pts] : by_arm) arms.push_back(arm);
+    ResultsTable sorted;
+    sorted.source = table.source;
+    for (const auto& [arm, pts] : by_arm)
+      sorted.points.insert(sorted.points.end(), pts.begin(), pts.end());
+    const std::string key = fitCacheKey("frontier-joint", {options_key, pointsKey(table.points)});
+    if (auto found = lookup("*", key)) return *found;
+    FrontierResult fit = fitFrontier(sorted, options);
+    store("*", key, fit, arms);
+    return fit;
+  }
+
+  // Each share: reused (memory, then the cache) when its key is known; else checked now and
+  // fitted below.
+  struct Missing {
+    std::string arm, key;
+    const std::vector<RunPoint>* points;  // null: the baseline alone
+  };
+  std::map<std::string, FrontierResult> found;
+  std::vector<Missing> missing;
+  auto consider = [&](const std::string& arm, const std::vector<RunPoint>* other) {
+    const std::string key =
+        fitCacheKey("frontier-share",
+                    {options_key, pointsKey(base), other ? pointsKey(*other) : std::string()});
+    if (auto hit = lookup(arm, key)) {
+      found[arm] = std::move(*hit);
+      return;
+    }
+    ResultsTable pair{table.source, base};
+    if (other) pair.points.insert(pair.points.end(), other->begin(), other->end());
+    try {
+      validateFrontierInput(pair, options);
+      missing.push_back({arm, key, other});
+    } catch (const UserError& e) {
+      if (!lenient) throw;
+      skipped_.push_back({arm, e.what()});
+    }
+  };
+  for (const auto& [arm, pts] : by_arm)
+    if (arm != options.baseline) consider(arm, &pts);
+  if (by_arm.size() == 1) consider(options.baseline, nullptr);
+  if (found.empty() && missing.empty()) {
+    // Every arm failed: when the baseline alone cannot be fitted, that is the reason.
+    if (lenient && by_arm.size() > 1) {
+      validateFrontierInput(ResultsTable{table.source, base}, options);
+      consider(options.baseline, nullptr);
+    }
+    if (found.empty() && missing.empty())
+      throw UserError(skipped_.empty() ? table.source + ": nothing to fit" : skipped_[0].reason);
+  }
+
+  // The missing shares in one fit of the baseline with all their arms, split per arm: the same
+  // numbers as fitting each share alone (each arm resamples from its own stream), and the
+  // baseline's bootstrap is solved once instead of once per share (a baseline run, a cold start).
+  if (missing.size() == 1 || (missing.size() > 1 && !missing[0].points)) {
+    const Missing& m = missing[0];
+    ResultsTable pair{table.source, base};
+    if (m.points) pair.points.insert(pair.points.end(), m.points->begin(), m.points->end());
+    FrontierResult fit = fitFrontier(pair, options);
+    store(m.arm, m.key, fit,
+          m.points ? std::vector<std::string>{options.baseline, m.arm}
+                   : std::vector<std::string>{options.baseline});
+    found[m.arm] = std::move(fit);
+  } else if (!missing.empty()) {
+    ResultsTable together{table.source, base};
+    for (const Missing& m : missing)
+      together.points.insert(together.points.end(), m.points->begin(), m.points->end());
+    const FrontierResult whole = fitFrontier(together, options);
+    for (size_t a = 1; a < whole.arms.size(); ++a)
+      for (const Missing& m : missing)
+        if (m.arm == whole.arms[a].arm) {
+          FrontierResult share = shareOf(whole, a);
+          store(m.arm, m.key, share, {options.baseline, m.arm});
+          found[m.arm] = std::move(share);
+        }
+  }
+  std::vector<FrontierResult> shares;
+  for (auto& [arm, fit] : found) shares.push_back(std::move(fit));
+  return assembleLadderFit(shares);
+}
+
+}  // namespace deepladder::fitting

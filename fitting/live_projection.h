@@ -1,0 +1,65 @@
+// The projected multiplier of every arm at a target compute, kept current while a ladder runs:
+// refresh() is called with the ladder's finished runs (final losses only, no metrics) each time
+// one ends and refits just the share of the arm whose points changed (ladder_fit.h), reusing the
+// rest from memory or the fits table. Used by `deepladder run`, `watch` and the workbench.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/fit_cache_store.h"
+#include "fitting/fit_types.h"
+#include "fitting/ladder_fit.h"
+
+namespace deepladder::fitting {
+
+// One arm's projected multiplier at the target (NaN with a note when it cannot be fitted yet).
+struct ArmProjection {
+  std::string arm;
+  double multiplier = kNaN;  // M(target) from the point fit
+  double lo = kNaN;          // bootstrap percentile (1-level)/2 of M(target)
+  double hi = kNaN;          // bootstrap percentile (1+level)/2 of M(target)
+  int points = 0;            // finished runs of the arm
+  std::string note;          // why there is no projection ("" when there is one)
+};
+
+struct ProjectionSnapshot {
+  double target = kNaN;               // baseline compute the multipliers are projected to
+  int runs = 0;                       // finished runs fitted
+  double compute_spent = 0.0;         // sum of their training FLOPs
+  std::string baseline;               // the baseline arm ("" until it can be fitted)
+  std::string baseline_note;          // why nothing could be fitted ("" when the baseline was)
+  std::vector<ArmProjection> arms;    // every non-baseline arm with runs, by name
+  std::vector<std::string> refitted;  // shares solved by this refresh (not reused)
+};
+
+// `options.at` gains `target` when it lacks it (the interval is computed there).
+FrontierOptions projectionOptions(FrontierOptions options, double target);
+
+class LiveProjection {
+ public:
+  LiveProjection(FitCacheStore* cache, std::string source, FrontierOptions options, double target);
+
+  // Fits the table (leniently: arms with too few rungs yet are noted, not fatal).
+  ProjectionSnapshot refresh(const ResultsTable& table);
+
+  // The ladder's fit behind the last snapshot (empty before the first that could fit).
+  const FrontierResult& fit() const { return fit_; }
+  bool hasFit() const { return !fit_.arms.empty(); }
+  const FrontierOptions& options() const { return options_; }
+  double target() const { return target_; }
+
+ private:
+  LadderFitter fitter_;
+  FrontierOptions options_;
+  double target_;
+  FrontierResult fit_;
+};
+
+// The snapshot of a fit at `target` (which must be in the fit's `at` list).
+ProjectionSnapshot snapshotOf(const FrontierResult& fit, const ResultsTable& table, double target);
+
+// One line for a terminal: "12 runs, 3.1e+20 FLOPs: untied_grow 2.86x [2.21, 5.08] @1e+26; ..."
+std::string projectionLine(const ProjectionSnapshot& snapshot);
+
+}  // namespace deepladder::fitting

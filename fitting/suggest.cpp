@@ -1,0 +1,386 @@
+// Ranking candidate runs by expected narrowing per FLOP (see suggest.h).
+#include "fitting/suggest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "core/errors.h"
+#include "fitting/frontier_fit.h"
+#include "fitting/frontier_model.h"
+#include "fitting/live_projection.h"
+#include "fitting/suggest_draws.h"
+
+namespace deepladder::fitting {
+
+SuggestOptions defaultSuggestOptions() {
+  SuggestOptions o;
+  o.fit = defaultFrontierOptions();
+  o.fit.bootstrap = 100;
+  o.draws = 6;
+  o.fit.residual_bootstrap = true;
+  return o;
+}
+
+namespace {
+
+// One standard error of a suggestion's narrowing (0 when unknown): the score counts only the
+// narrowing beyond it, so a cheap run whose effect is within its own Monte-Carlo noise does not
+// outrank a dear one that clearly narrows (per FLOP, any noise on the cheapest run would).
+double noiseMargin(const Suggestion& s) {
+  return std::isfinite(s.narrowing_se) ? s.narrowing_se : 0.0;
+}
+
+// hi - lo of M(target) for `arm` in `fit` (NaN when absent or undefined), and lo, hi.
+struct Interval {
+  double lo = kNaN, hi = kNaN;
+  double width() const { return hi - lo; }
+};
+
+Interval intervalOf(const FrontierResult& fit, const std::string& arm, double target) {
+  for (const auto& m : fit.multipliers)
+    if (m.arm == arm)
+      for (const auto& p : m.projected)
+        if (p.compute == target) return {p.ci_lo, p.ci_hi};
+  return {};
+}
+
+// What the scorer knows about the current runs.
+struct Current {
+  FrontierResult fit;  // the ladder's fit (lenient), at {target}
+  std::map<std::string, std::vector<RunPoint>> by_arm;
+  std::map<std::string, size_t> arm_index;                  // arm -> index in fit.arms
+  std::map<std::string, double> scatter;                    // arm -> s_a
+  std::map<std::string, Interval> interval;                 // counted arm -> interval now
+  std::set<std::string> unfitted;                           // arms (baseline included) not fittable
+  std::map<std::pair<std::string, double>, int> rung_runs;  // (arm, C) -> runs averaged there
+  std::map<std::string, double> seed_scatter;               // arm -> seed-to-seed scatter s_seed
+};
+
+double residualScatter(const ArmFit& f, double pooled) {
+  const int p = f.E_free ? 3 : 2;
+  if (f.n_points > p && std::isfinite(f.rss)) return std::sqrt(f.rss / (f.n_points - p));
+  return pooled;
+}
+
+// The refit with one more run of `arm` (rung means: a run at an existing rung moves its mean,
+// any other adds a rung); returns the counted arms' intervals (by arm).
+std::map<std::string, Interval> refitWith(const Current& cur, const std::string& arm,
+                                          const RunPoint& extra,
+                                          const std::vector<std::string>& counted,
+                                          const FrontierOptions& fit_options,
+                                          const std::string& baseline, double target) {
+  ResultsTable t;
+  t.source = "suggest";
+  const std::vector<std::string> arms = arm == baseline ? counted : std::vector<std::string>{arm};
+  std::vector<std::string> fitted{baseline};
+  for (const auto& a : arms)
+    if (a != baseline) fitted.push_back(a);
+  bool merged = false;
+  for (const auto& a : fitted) {
+    const auto it = cur.by_arm.find(a);
+    if (it == cur.by_arm.end()) continue;
+    for (RunPoint p : it->second) {
+      if (a == arm && p.compute_flops == extra.compute_flops) {
+        const int k = cur.rung_runs.at({a, p.compute_flops});
+        p.val_loss = (k * p.val_loss + extra.val_loss) / (k + 1);
+        merged = true;
+      }
+      t.points.push_back(p);
+    }
+  }
+  if (!merged) t.points.push_back(extra);
+  const FrontierResult fit = fitFrontier(t, fit_options);
+  std::map<std::string, Interval> out;
+  for (const auto& a : arms) out[a] = intervalOf(fit, a, target);
+  return out;
+}
+
+std::string fmtFlops(double c) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", c);
+  return buf;
+}
+
+// Where the candidate sits among its arm's runs, in words.
+std::string placement(const Current& cur, const std::string& arm, double c, bool is_baseline) {
+  const auto it = cur.by_arm.find(arm);
+  std::string where;
+  if (it == cur.by_arm.end() || it->second.empty()) {
+    where = "first run of " + arm;
+  } else {
+    double lo = HUGE_VAL, hi = 0, below = 0, above = HUGE_VAL;
+    bool same = false;
+    for (const auto& p : it->second) {
+      lo = std::min(lo, p.compute_flops), hi = std::max(hi, p.compute_flops);
+      if (p.compute_flops < c) below = std::max(below, p.compute_flops);
+      if (p.compute_flops > c) above = std::min(above, p.compute_flops);
+      same = same || std::fabs(p.compute_flops / c - 1.0) < 1e-6;
+    }
+    char buf[160];
+    if (same) {
+      const auto s = cur.scatter.find(arm);
+      std::snprintf(buf, sizeof buf, "repeats a rung of %s (averages its scatter, %.2g nats)",
+                    arm.c_str(), s != cur.scatter.end() ? s->second : kNaN);
+    } else if (c > hi) {
+      std::snprintf(buf, sizeof buf, "extends %s from %s to %s FLOPs (x%.2g)", arm.c_str(),
+                    fmtFlops(hi).c_str(), fmtFlops(c).c_str(), c / hi);
+    } else if (c < lo) {
+      std::snprintf(buf, sizeof buf, "below %s's smallest run (%s FLOPs)", arm.c_str(),
+                    fmtFlops(lo).c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "fills %s between %s and %s FLOPs", arm.c_str(),
+                    fmtFlops(below).c_str(), fmtFlops(above).c_str());
+    }
+    where = buf;
+  }
+  if (is_baseline) where += "; a baseline run moves every arm's multiplier";
+  return where;
+}
+
+}  // namespace
+
+SuggestResult suggestRuns(const ResultsTable& runs,
+                          const std::vector<ladder::CandidateRun>& candidates,
+                          const SuggestOptions& options) {
+  if (!(options.target > 0) || !std::isfinite(options.target))
+    throw UserError("--target: must be a positive compute");
+  if (options.draws < 1) throw UserError("suggest: draws must be >= 1");
+  const std::string& baseline = options.fit.baseline;
+  FrontierOptions fit_options = options.fit;
+  fit_options.at = {options.target};
+  fit_options.threads = 1;
+
+  SuggestResult result;
+  result.target = options.target;
+  // Seeds of a rung are averaged: the scorer fits rung means, so an extra seed is worth what it
+  // moves its rung's mean (a rung's deviation from the law does not average away).
+  Current cur;
+  std::map<std::pair<std::string, double>, std::vector<double>> rungs;
+  for (const auto& p : runs.points) rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
+  ResultsTable means;
+  means.source = runs.source;
+  double within = 0;
+  int within_dof = 0;
+  for (const auto& [key, losses] : rungs) {
+    double mean = 0;
+    for (double l : losses) mean += l / losses.size();
+    for (double l : losses) within += (l - mean) * (l - mean);
+    within_dof += static_cast<int>(losses.size()) - 1;
+    RunPoint p;
+    p.arm = key.first;
+    p.compute_flops = key.second;
+    p.val_loss = mean;
+    means.points.push_back(p);
+    cur.by_arm[p.arm].push_back(p);
+    cur.rung_runs[key] = static_cast<int>(losses.size());
+  }
+
+  // The current fit, lenient: arms with too few rungs are "unfitted".
+  LadderFitter fitter(nullptr, runs.source);
+  FrontierOptions current_options = fit_options;
+  current_options.threads = std::max(1, options.threads);
+  bool baseline_fits = false;
+  if (cur.by_arm.count(baseline)) {
+    try {
+      cur.fit = fitter.fit(means, current_options, /*lenient=*/true);
+      baseline_fits = true;
+      result.unfitted = fitter.skipped();
+    } catch (const UserError& e) {
+      result.unfitted.push_back({baseline, e.what()});
+    }
+  } else {
+    result.unfitted.push_back({baseline, "no runs of the baseline yet"});
+  }
+  for (const auto& s : result.unfitted) cur.unfitted.insert(s.arm);
+  if (!baseline_fits) cur.unfitted.insert(baseline);
+  for (const auto& c : candidates)
+    if (!cur.by_arm.count(c.run.arm)) cur.unfitted.insert(c.run.arm);
+
+  double pooled_rss = 0;
+  int pooled_dof = 0;
+  for (size_t i = 0; i < cur.fit.arms.size(); ++i) {
+    const ArmFit& f = cur.fit.arms[i];
+    cur.arm_index[f.arm] = i;
+    const int p = f.E_free ? 3 : 2;
+    if (f.n_points > p && std::isfinite(f.rss)) pooled_rss += f.rss, pooled_dof += f.n_points - p;
+  }
+  const double pooled = pooled_dof > 0 ? std::sqrt(pooled_rss / pooled_dof) : 0.0;
+  for (const ArmFit& f : cur.fit.arms) cur.scatter[f.arm] = residualScatter(f, pooled);
+
+  // Seed-to-seed scatter: the pooled within-rung scatter of rungs with two or more runs; without
+  // any, the arm's residual scatter stands in (an upper bound).
+  for (const auto& [arm, sc] : cur.scatter)
+    cur.seed_scatter[arm] = within_dof > 0 ? std::sqrt(within / within_dof) : sc;
+
+  // Counted arms: the asked ones that can be fitted (all fittable non-baseline arms by default).
+  for (const auto& f : cur.fit.arms)
+    if (!f.no_fit.empty()) result.unfitted.push_back({f.arm, f.no_fit});  // e.g. a loss below E
+  for (const auto& m : cur.fit.multipliers) {
+    const ArmFit& f = cur.fit.arms[cur.arm_index.at(m.arm)];
+    if (f.no_fit.empty() &&
+        (options.arms.empty() ||
+         std::find(options.arms.begin(), options.arms.end(), m.arm) != options.arms.end()))
+      result.counted_arms.push_back(m.arm);
+  }
+  double width_before = 0;
+  for (const auto& a : result.counted_arms) {
+    cur.interval[a] = intervalOf(cur.fit, a, options.target);
+    width_before += cur.interval[a].width();
+  }
+  result.width_before = result.counted_arms.empty() ? kNaN : width_before;
+
+  // Candidates within the budget.
+  std::vector<Suggestion> out;
+  for (const auto& c : candidates) {
+    if (options.budget > 0 && c.run.flops > options.budget) continue;
+    Suggestion s;
+    s.candidate = c;
+    s.cost_flops = c.run.flops;
+    s.hours = c.run.est_seconds / 3600.0;
+    s.width_before = result.width_before;
+    out.push_back(std::move(s));
+  }
+
+  const std::vector<CommonDraw> draws = commonDraws(options.seed, options.draws);
+  auto score = [&](Suggestion& s) {
+    const std::string& arm = s.candidate.run.arm;
+    const double c = s.cost_flops;
+    const bool is_baseline = arm == baseline;
+    std::string where = placement(cur, arm, c, is_baseline);
+    if (cur.unfitted.count(arm) || !baseline_fits) {
+      std::set<double> have;
+      if (cur.by_arm.count(arm))
+        for (const auto& p : cur.by_arm.at(arm)) have.insert(p.compute_flops);
+      s.needed = !have.count(c);
+      s.why = std::string(s.needed ? "needed: " : "") + arm +
+              " cannot be fitted yet (too few rungs); " + where;
+      return;
+    }
+    const bool counted =
+        is_baseline || std::find(result.counted_arms.begin(), result.counted_arms.end(), arm) !=
+                           result.counted_arms.end();
+    if (!counted) {
+      s.narrowing = 0, s.score = 0, s.width_after = s.width_before;
+      s.why = where + "; its arm's interval is not counted";
+      return;
+    }
+    const size_t index = cur.arm_index.at(arm);
+    const ArmFit& f = cur.fit.arms[index];
+    const double sigma = cur.scatter.at(arm);
+    std::map<std::string, double> sum_lo, sum_hi, sum_width;
+    double draw_total = 0, draw_total_sq = 0;
+    int used = 0;
+    // The replicates' curves at C, sorted: draw k takes the one at its quantile u_k.
+    std::vector<double> predicted;
+    for (const auto& replicate : cur.fit.bootstrap_draws) {
+      const FrontierDraw& r = replicate.at(index);
+      const double l = frontierLoss(c, cur.fit.c_ref, r.E, r.A, r.gamma);
+      if (std::isfinite(l)) predicted.push_back(l);
+    }
+    std::sort(predicted.begin(), predicted.end());
+    for (const CommonDraw& d : draws) {
+      double curve = frontierLoss(c, cur.fit.c_ref, f.E, f.A, f.gamma);
+      if (!predicted.empty())
+        curve =
+            predicted[std::min(predicted.size() - 1, static_cast<size_t>(d.u * predicted.size()))];
+      RunPoint extra;
+      extra.arm = arm;
+      extra.compute_flops = c;
+      if (cur.rung_runs.count({arm, c})) {
+        double mean = 0;  // a repeat: around the rung's own mean, with the seed scatter
+        for (const auto& p : cur.by_arm.at(arm))
+          if (p.compute_flops == c) mean = p.val_loss;
+        extra.val_loss = mean + d.z * cur.seed_scatter.at(arm);
+      } else
+        extra.val_loss = curve + d.z * sigma;
+      if (!std::isfinite(extra.val_loss) || extra.val_loss <= 0) continue;
+      std::map<std::string, Interval> after;
+      try {
+        after =
+            refitWith(cur, arm, extra, result.counted_arms, fit_options, baseline, options.target);
+      } catch (const std::exception&) {
+        continue;
+      }
+      bool finite = true;
+      for (const auto& [a, iv] : after) finite = finite && std::isfinite(iv.width());
+      if (!finite) continue;
+      ++used;
+      double total = 0;  // this draw's summed width over the refitted arms
+      for (const auto& [a, iv] : after) {
+        sum_lo[a] += iv.lo, sum_hi[a] += iv.hi, sum_width[a] += iv.width();
+        total += iv.width();
+      }
+      draw_total += total, draw_total_sq += total * total;
+    }
+    s.draws_used = used;
+    if (used == 0) {
+      s.why = where + "; no refit succeeded";
+      return;
+    }
+    double after_total = s.width_before, best_gain = -HUGE_VAL;
+    for (const auto& [a, w] : sum_width) {
+      const double mean = w / used;
+      after_total += mean - cur.interval.at(a).width();
+      const double gain = cur.interval.at(a).width() - mean;
+      if (gain > best_gain) {
+        best_gain = gain;
+        s.shown_arm = a;
+        s.before_lo = cur.interval.at(a).lo, s.before_hi = cur.interval.at(a).hi;
+        s.after_lo = sum_lo[a] / used, s.after_hi = sum_hi[a] / used;
+      }
+    }
+    s.width_after = after_total;
+    s.narrowing = s.width_before - s.width_after;
+    // Standard error of the mean over the draws (the Latin hypercube makes it an upper bound).
+    const double mean_total = draw_total / used;
+    s.narrowing_se =
+        used > 1
+            ? std::sqrt(std::max(0.0, draw_total_sq / used - mean_total * mean_total) / (used - 1))
+            : kNaN;
+    s.score = std::max(0.0, s.narrowing - noiseMargin(s)) / c;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "; %s at %.3g: [%.3g, %.3g] -> [%.3g, %.3g] expected (%+.0f%%)",
+                  s.shown_arm.c_str(), options.target, s.before_lo, s.before_hi, s.after_lo,
+                  s.after_hi,
+                  100.0 * ((s.after_hi - s.after_lo) / (s.before_hi - s.before_lo) - 1.0));
+    s.why = where + buf;
+  };
+
+  const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(out.size())));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (size_t i = t; i < out.size(); i += threads) score(out[i]);
+    });
+  for (auto& th : pool) th.join();
+
+  // Needed first (cheapest first); then by score, best first; then those without a positive
+  // score by narrowing less its noise margin (no estimate last); ties by cost, then name.
+  auto tier = [](const Suggestion& s) {
+    if (s.needed) return 0;
+    if (!std::isfinite(s.narrowing)) return 3;
+    return s.score > 0 ? 1 : 2;
+  };
+  auto key = [](const Suggestion& s, int t) {
+    if (t == 1) return s.score;
+    if (t == 2) return s.narrowing - noiseMargin(s);
+    return 0.0;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Suggestion& a, const Suggestion& b) {
+    const int ta = tier(a), tb = tier(b);
+    if (ta != tb) return ta < tb;
+    const double ka = key(a, ta), kb = key(b, tb);
+    if (ka != kb) return ka > kb;
+    if (a.cost_flops != b.cost_flops) return a.cost_flops < b.cost_flops;
+    return a.candidate.run.name < b.candidate.run.name;
+  });
+  result.ranked = std::move(out);
+  return result;
+}
+
+}  // namespace deepladder::fitting

@@ -1,0 +1,55 @@
+// A stored ladder's spec and runs (see ladder_state.h).
+#include "storage/ladder_state.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.h"
+#include "core/flop_model.h"
+#include "core/run_config.h"
+
+namespace deepladder::storage {
+
+LadderState loadLadderState(Database& db, const std::string& name_or_hash) {
+  const auto id = db.findLadder(name_or_hash);
+  if (!id)
+    throw UserError("no ladder \"" + name_or_hash + "\" in " + db.path() +
+                    ". See `deepladder status --db " + db.path() + "`");
+  return loadLadderState(db, *id);
+}
+
+LadderState loadLadderState(Database& db, int64_t ladder_id) {
+  LadderState state;
+  state.id = ladder_id;
+  const std::string text = db.ladderSpec(ladder_id);
+  if (text.empty()) throw UserError("ladder #" + std::to_string(ladder_id) + " does not exist");
+  state.spec = ladder::parseLadder(text, "ladder #" + std::to_string(ladder_id) + " (stored)");
+  std::map<std::string, double> planned;  // grid runs by name: the plan's FLOPs
+  for (const auto& run : state.spec.runs) planned[run.name] = run.flops;
+  for (const RunSummary& s : db.listRuns(ladder_id)) {
+    const RunRecord& r = s.run;
+    state.name = s.ladder_name;
+    state.runs.push_back({r.arm, r.size, r.seed, r.status});
+    if (r.status == "queued" || r.status == "interrupted" || r.status == "running")
+      ++state.active_runs;
+    if (r.status == "failed" || r.status == "cancelled") {  // what it trained before it stopped
+      state.planned_flops += r.flops;
+      continue;
+    }
+    double flops = r.status == "finished" || r.status == "diverged" ? r.flops : 0.0;
+    if (flops <= 0 && planned.count(r.name)) flops = planned.at(r.name);
+    if (flops <= 0) {  // not run yet and not in the grid: its planned FLOPs from its config
+      try {
+        const RunConfig c = runConfigFromJson(nlohmann::json::parse(r.config_json));
+        flops = trainingFlops(c.model, c.train.steps, c.train.batch_size * c.model.seq_len);
+      } catch (const std::exception&) {
+        flops = 0;
+      }
+    }
+    state.planned_flops += flops;
+  }
+  if (state.name.empty()) state.name = state.spec.name;
+  return state;
+}
+
+}  // namespace deepladder::storage

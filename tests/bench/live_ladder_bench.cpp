@@ -1,0 +1,330 @@
+// Live-ladder simulation benchmark: does spending a ladder's compute adaptively (suggest, one run
+// at a time) pin down the target multiplier better than the published fixed grid?
+//
+// Ground truth: the frontier fit of the published growth ladder's vanilla and untied_grow runs
+// (tests/fitting/published_growth_ladder.h), with each arm's residual scatter
+// s = sqrt(rss / (n - p)) as Gaussian noise on every run's final loss (a run's outcome depends on
+// the simulated ladder, arm, size and seed only, so the fixed and adaptive ladders of one
+// simulation see the same outcome for the same run).
+// Fixed: the published rungs (vanilla d6..d20, untied_grow d6..d18), one seed.
+// Adaptive: the three smallest rungs of each arm, then repeatedly the top suggestion
+// (fitting/suggest.h, default options, target 1e26) that fits what is left of the fixed grid's
+// total compute (fitting/adaptive_policy.h); candidates: published rungs not yet run, the next
+// seed of every rung run, two larger sizes per arm (computes continued with each arm's last
+// depth-to-FLOPs slope).
+// Figures, over N simulated ladders (default 50): the interval width of M(1e26) and its absolute
+// error against the truth, fixed vs adaptive at equal compute; the compute at which adaptive first
+// reaches the fixed grid's final width; coverage of the truth by both intervals (nominal 95%).
+// Every interval is the ladder's own fit (fitFrontier defaults: run bootstrap, 400 resamples).
+// Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] (--quick: 4 ladders).
+// Each simulated ladder is about 30 s of one core (its suggests): give it the cores there are.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fitting/adaptive_policy.h"
+#include "fitting/frontier_fit.h"
+#include "fitting/frontier_model.h"
+#include "fitting/suggest.h"
+#include "tests/fitting/published_growth_ladder.h"
+
+using namespace deepladder;
+using namespace deepladder::fitting;
+
+namespace {
+
+constexpr double kTarget = 1e26;
+
+struct Truth {
+  double E = 0, c_ref = 1e18;
+  std::map<std::string, std::pair<double, double>> law;  // arm -> (A, gamma)
+  std::map<std::string, double> scatter;                 // arm -> s
+  double multiplier = 0;                                 // M(1e26)
+};
+
+Truth truthFromPublished() {
+  FrontierOptions o = defaultFrontierOptions();
+  o.bootstrap = 0;
+  o.at = {kTarget};
+  const FrontierResult fit = fitFrontier(testing::publishedTable(), o);
+  Truth t;
+  t.E = fit.arms[0].E;
+  for (const auto& a : fit.arms) {
+    t.law[a.arm] = {a.A, a.gamma};
+    t.scatter[a.arm] = std::sqrt(a.rss / (a.n_points - (a.E_free ? 3 : 2)));
+  }
+  t.multiplier = fit.multipliers[0].projected[0].multiplier;
+  return t;
+}
+
+// The rungs each arm may run: published depths plus two larger, computes continued.
+std::map<std::string, std::map<int, double>> rungComputes() {
+  std::map<std::string, std::map<int, double>> out;
+  for (const auto& r : testing::publishedGrowthLadder()) out[r.arm][r.depth] = r.compute_flops;
+  for (auto& [arm, rungs] : out) {
+    auto last = std::prev(rungs.end()), prev = std::prev(last);
+    const double slope =
+        std::log(last->second / prev->second) / std::log(double(last->first) / prev->first);
+    const int d0 = last->first;
+    const double c0 = last->second;
+    for (int d : {d0 + 2, d0 + 4}) rungs[d] = c0 * std::pow(double(d) / d0, slope);
+  }
+  return out;
+}
+
+// The outcome of one run in simulated ladder `sim`.
+double outcome(const Truth& t, int sim, const std::string& arm, double compute, int depth,
+               int64_t seed) {
+  std::seed_seq seq{static_cast<unsigned>(sim), static_cast<unsigned>(depth),
+                    static_cast<unsigned>(seed), static_cast<unsigned>(arm.size()),
+                    static_cast<unsigned>(arm[0])};
+  std::mt19937_64 rng(seq);
+  std::normal_distribution<double> z(0.0, 1.0);
+  const auto [A, g] = t.law.at(arm);
+  return frontierLoss(compute, t.c_ref, t.E, A, g) + t.scatter.at(arm) * z(rng);
+}
+
+RunPoint point(const Truth& t, int sim, const std::string& arm, int depth, double compute,
+               int64_t seed) {
+  RunPoint p;
+  p.arm = arm;
+  p.compute_flops = compute;
+  p.val_loss = outcome(t, sim, arm, compute, depth, seed);
+  p.size = "d" + std::to_string(depth);
+  p.seed = seed;
+  return p;
+}
+
+struct Interval {
+  double value = NAN, lo = NAN, hi = NAN;
+  double width() const { return hi - lo; }
+};
+
+Interval ladderInterval(const ResultsTable& table) {
+  FrontierOptions o = defaultFrontierOptions();
+  o.bootstrap = 400;
+  o.at = {kTarget};
+  try {
+    const FrontierResult fit = fitFrontier(table, o);
+    const ProjectedMultiplier& p = fit.multipliers.at(0).projected.at(0);
+    return {p.multiplier, p.ci_lo, p.ci_hi};
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+double median(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+struct PathPoint {
+  double spent;
+  Interval interval;
+};
+
+struct AdaptiveRun {
+  std::vector<PathPoint> path;  // after every finished run from the first fittable one on
+  Interval final;
+  double spent = 0;
+  std::map<std::string, int> bought;  // by candidate kind
+  std::string stop;
+};
+
+AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
+                        const std::map<std::string, std::map<int, double>>& rungs, double budget) {
+  AdaptiveRun out;
+  ResultsTable table;
+  table.source = "sim";
+  std::map<std::pair<std::string, int>, int64_t> top_seed;  // (arm, depth) -> seeds run
+  for (const auto& [arm, by_depth] : rungs) {
+    int k = 0;
+    for (const auto& [depth, c] : by_depth) {
+      if (k++ == 3) break;
+      table.points.push_back(point(t, sim, arm, depth, c, 1));
+      top_seed[{arm, depth}] = 1;
+      out.spent += c;
+    }
+  }
+  out.path.push_back({out.spent, ladderInterval(table)});
+  SuggestOptions so = defaultSuggestOptions();
+  so.target = kTarget;
+  so.threads = 1;  // ladders run in parallel instead
+  for (int step = 0; step < 64; ++step) {
+    std::vector<ladder::CandidateRun> candidates;
+    const auto& published = testing::publishedGrowthLadder();
+    for (const auto& [arm, by_depth] : rungs)
+      for (const auto& [depth, c] : by_depth) {
+        const bool in_grid = std::any_of(published.begin(), published.end(), [&](const auto& r) {
+          return r.arm == arm && r.depth == depth;
+        });
+        const auto seen = top_seed.find({arm, depth});
+        ladder::CandidateRun cand;
+        cand.run.arm = arm;
+        cand.run.size = "d" + std::to_string(depth);
+        cand.run.flops = c;
+        cand.run.est_seconds = c / 4e14;
+        if (seen != top_seed.end()) {
+          cand.kind = ladder::CandidateKind::kExtraSeed;
+          cand.run.seed = seen->second + 1;
+        } else {
+          cand.kind =
+              in_grid ? ladder::CandidateKind::kGridRung : ladder::CandidateKind::kLargerSize;
+          cand.run.seed = 1;
+        }
+        cand.run.name = arm + "-" + cand.run.size + "-s" + std::to_string(cand.run.seed);
+        candidates.push_back(cand);
+      }
+    const SuggestResult s = suggestRuns(table, candidates, so);
+    AdaptiveBudget b;
+    b.budget_flops = budget;
+    b.spent_flops = out.spent;
+    const AdaptiveDecision d = decideAdaptive(s, {out.path.back().interval.width()}, b);
+    if (verbose && d.kind != AdaptiveDecision::kQueue)
+      std::printf("  step %d: stop, %s\n", step, d.reason.c_str());
+    if (d.kind != AdaptiveDecision::kQueue) {
+      out.stop = d.reason;
+      break;
+    }
+    if (verbose) {
+      std::printf("  step %d, %.3g FLOPs spent, M(1e26) %.3f [%.3f, %.3f]; top of %zu:\n", step,
+                  out.spent, out.path.back().interval.value, out.path.back().interval.lo,
+                  out.path.back().interval.hi, s.ranked.size());
+      for (size_t i = 0; i < std::min<size_t>(6, s.ranked.size()); ++i) {
+        const Suggestion& g = s.ranked[i];
+        std::printf("    %-22s %-11s cost %.2e narrowing %+.3f se %.3f score %.2e%s\n",
+                    g.candidate.run.name.c_str(), ladder::candidateKindName(g.candidate.kind),
+                    g.cost_flops, g.narrowing, g.narrowing_se, g.score,
+                    static_cast<int>(i) == d.chosen ? "  <- " : "");
+      }
+      if (d.kind != AdaptiveDecision::kQueue) std::printf("    stop: %s\n", d.reason.c_str());
+    }
+    const ladder::CandidateRun& c = s.ranked[d.chosen].candidate;
+    const int depth = std::stoi(c.run.size.substr(1));
+    table.points.push_back(point(t, sim, c.run.arm, depth, c.run.flops, c.run.seed));
+    top_seed[{c.run.arm, depth}] = c.run.seed;
+    out.spent += c.run.flops;
+    ++out.bought[ladder::candidateKindName(c.kind)];
+    out.path.push_back({out.spent, ladderInterval(table)});
+  }
+  out.final = out.path.back().interval;
+  return out;
+}
+
+// From which compute on (a fraction of the fixed grid's) the adaptive width stays at or below
+// the fixed grid's final width (early intervals of a few rungs can be narrow by accident, so not
+// the first crossing); infinity when it never does.
+double reachFraction(const AdaptiveRun& a, const Interval& fixed, double fixed_compute) {
+  double reach = INFINITY;
+  for (auto it = a.path.rbegin(); it != a.path.rend(); ++it) {
+    if (!(it->interval.width() <= fixed.width())) break;
+    reach = it->spent / fixed_compute;
+  }
+  return reach;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  int ladders = 50, threads = 2;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--quick")) ladders = 4;
+    if (!std::strcmp(argv[i], "--verbose")) verbose = true;  // every decision (with --threads 1)
+  }
+  const Truth truth = truthFromPublished();
+  const auto rungs = rungComputes();
+  double fixed_compute = 0;
+  for (const auto& r : testing::publishedGrowthLadder()) fixed_compute += r.compute_flops;
+  std::printf(
+      "truth (published ladder's fit): E %.4f, vanilla A %.4f gamma %.4f s %.4f, "
+      "untied_grow A %.4f gamma %.4f s %.4f; M(1e26) = %.3f\n",
+      truth.E, truth.law.at("vanilla").first, truth.law.at("vanilla").second,
+      truth.scatter.at("vanilla"), truth.law.at("untied_grow").first,
+      truth.law.at("untied_grow").second, truth.scatter.at("untied_grow"), truth.multiplier);
+  std::printf("fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders\n",
+              fixed_compute, ladders);
+
+  std::vector<double> fixed_w, fixed_err, adapt_w, adapt_err, reach_fraction, width_ratio,
+      adapt_spent;
+  int fixed_cover = 0, adapt_cover = 0;
+  std::map<std::string, int> bought;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Ladders run in parallel (each suggest on one thread); results are read back in order.
+  std::vector<Interval> fixed_results(ladders);
+  std::vector<AdaptiveRun> adaptive_results(ladders);
+  std::vector<std::thread> pool;
+  std::mutex print;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int sim = t; sim < ladders; sim += threads) {
+        ResultsTable fixed;
+        fixed.source = "sim";
+        for (const auto& r : testing::publishedGrowthLadder())
+          fixed.points.push_back(point(truth, sim, r.arm, r.depth, r.compute_flops, 1));
+        fixed_results[sim] = ladderInterval(fixed);
+        adaptive_results[sim] = runAdaptive(truth, sim, verbose, rungs, fixed_compute);
+        const Interval& f = fixed_results[sim];
+        const AdaptiveRun& a = adaptive_results[sim];
+        std::lock_guard<std::mutex> lock(print);
+        std::printf(
+            "ladder %2d: fixed %.3f [%.3f, %.3f] | adaptive %.3f [%.3f, %.3f] after %zu buys, "
+            "%.2f of the compute, reaches the fixed width at %.2f (%s)\n",
+            sim, f.value, f.lo, f.hi, a.final.value, a.final.lo, a.final.hi, a.path.size() - 1,
+            a.spent / fixed_compute, reachFraction(a, f, fixed_compute), a.stop.c_str());
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (int sim = 0; sim < ladders; ++sim) {
+    const Interval& f = fixed_results[sim];
+    const AdaptiveRun& a = adaptive_results[sim];
+    fixed_w.push_back(f.width());
+    fixed_err.push_back(std::fabs(f.value - truth.multiplier));
+    adapt_w.push_back(a.final.width());
+    adapt_err.push_back(std::fabs(a.final.value - truth.multiplier));
+    adapt_spent.push_back(a.spent / fixed_compute);
+    fixed_cover += f.lo <= truth.multiplier && truth.multiplier <= f.hi;
+    adapt_cover += a.final.lo <= truth.multiplier && truth.multiplier <= a.final.hi;
+    width_ratio.push_back(f.width() / a.final.width());
+    reach_fraction.push_back(reachFraction(a, f, fixed_compute));
+    for (const auto& [kind, n] : a.bought) bought[kind] += n;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int reached = 0, reached_half = 0;
+  for (double r : reach_fraction) reached += std::isfinite(r), reached_half += r <= 0.5;
+  std::printf("\n--- %d simulated ladders, target M(1e26) = %.3f (%.0f s) ---\n", ladders,
+              truth.multiplier, seconds);
+  std::printf(
+      "interval width at 1e26, median: fixed %.3f, adaptive %.3f at %.2f of the "
+      "compute (median); fixed/adaptive width ratio, median %.2f (goal >= 1.5)\n",
+      median(fixed_w), median(adapt_w), median(adapt_spent), median(width_ratio));
+  std::printf("abs error vs truth, median: fixed %.3f, adaptive %.3f\n", median(fixed_err),
+              median(adapt_err));
+  std::printf(
+      "adaptive reaches the fixed grid's final width: in %d/%d ladders; with at most "
+      "half the compute in %d/%d; compute fraction when reached, median %.2f (goal <= "
+      "0.5)\n",
+      reached, ladders, reached_half, ladders, median(reach_fraction));
+  std::printf(
+      "coverage of the truth (nominal 95%%): fixed %.1f%%, adaptive %.1f%% (goal: "
+      "within 3 points)\n",
+      100.0 * fixed_cover / ladders, 100.0 * adapt_cover / ladders);
+  std::printf("adaptive buys:");
+  for (const auto& [kind, n] : bought) std::printf(" %s %d;", kind.c_str(), n);
+  std::printf("\n");
+  return 0;
+}

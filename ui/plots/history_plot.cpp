@@ -1,0 +1,95 @@
+// The projection history plot (see history_plot.h).
+#include "ui/plots/history_plot.h"
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "ui/plots/plot_style.h"
+
+namespace deepladder::plots {
+
+void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
+  const double target = input.history.empty() ? 1e26 : input.history.back().target;
+  QString title = input.title;
+  if (title.isEmpty())
+    title = QStringLiteral("Projection at %1 FLOPs, run by run").arg(compactNumber(target));
+  QString baseline;
+  for (const auto& s : input.history)
+    if (!s.baseline.empty()) baseline = QString::fromStdString(s.baseline);
+  preparePlot(
+      plot, title, QStringLiteral("compute spent so far (FLOPs)"),
+      QStringLiteral("multiplier at %1 vs %2 (\u00D7)").arg(compactNumber(target), baseline));
+  setLinearAxis(*plot.yAxis);
+
+  // Arms in name order, each with its points where it had a projection.
+  std::map<std::string, std::vector<std::tuple<double, double, double, double>>> by_arm;
+  for (const auto& s : input.history)
+    for (const auto& a : s.arms)
+      if (std::isfinite(a.multiplier) && s.compute_spent > 0)
+        by_arm[a.arm].emplace_back(s.compute_spent, a.multiplier, a.lo, a.hi);
+
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, y_lo = 1, y_hi = 1;
+  int index = 1;  // colour 0 is the baseline's, as in the frontier and multiplier plots
+  for (const auto& [arm, points] : by_arm) {
+    const QColor color = seriesColor(index++);
+    QCPGraph* upper = plot.addGraph();
+    QCPGraph* lower = plot.addGraph();
+    QCPGraph* line = plot.addGraph();
+    for (const auto& [x, m, lo, hi] : points) {
+      line->addData(x, m);
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+      y_lo = std::min(y_lo, m), y_hi = std::max(y_hi, m);
+      if (std::isfinite(lo) && std::isfinite(hi)) {
+        upper->addData(x, hi);
+        lower->addData(x, lo);
+        y_lo = std::min(y_lo, lo), y_hi = std::max(y_hi, hi);
+      }
+    }
+    makeBand(*upper, *lower, color, 45);
+    line->setPen(QPen(color, 2.0));
+    line->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5), QBrush(Qt::white), 6));
+    const auto& last = points.back();
+    line->setName(QStringLiteral("%1: %2\u00D7 [%3, %4]")
+                      .arg(QString::fromStdString(arm), compactNumber(std::get<1>(last)),
+                           compactNumber(std::get<2>(last)), compactNumber(std::get<3>(last))));
+  }
+  if (!std::isfinite(x_lo)) {  // nothing to show yet
+    x_lo = 1e17, x_hi = 1e20;
+    QCPItemText* note = new QCPItemText(&plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.5);
+    note->setText(QStringLiteral("no projection yet: the baseline needs 3 rungs, an arm 2"));
+  }
+  QCPGraph* one = plot.addGraph();
+  setReferenceLinePen(*one);
+  one->addData(x_lo / 1.5, 1.0);
+  one->addData(x_hi * 1.5, 1.0);
+  one->setName(QStringLiteral("1\u00D7 (no gain)"));
+  // Compute spent grows by factors over a ladder, but a ladder nearly done moves it little:
+  // a log axis only when the points span a decade or more.
+  if (x_hi / x_lo >= 10) {
+    setLogAxis(*plot.xAxis);
+    plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
+  } else {
+    setLinearAxis(*plot.xAxis);
+    plot.xAxis->setNumberPrecision(2);
+    const double pad = 0.05 * (x_hi - x_lo) + 0.02 * x_hi;
+    plot.xAxis->setRange(std::max(0.0, x_lo - pad), x_hi + pad);
+  }
+  if (y_lo > 0 && y_hi / y_lo > 10) {
+    setLogAxis(*plot.yAxis);
+    plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
+  } else {
+    const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+    plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
+  }
+  placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignRight,
+                                   Qt::AlignTop | Qt::AlignLeft});
+  plot.replot();
+}
+
+}  // namespace deepladder::plots
