@@ -15,9 +15,7 @@ namespace deepladder {
 
 const toml::table TomlReader::kEmpty{};
 
-namespace {
-
-std::string typeName(const toml::node& node) {
+std::string tomlTypeName(const toml::node& node) {
   switch (node.type()) {
     case toml::node_type::string:
       return "a string";
@@ -35,8 +33,6 @@ std::string typeName(const toml::node& node) {
       return "a date or time";
   }
 }
-
-}  // namespace
 
 TomlReader::TomlReader(const toml::table& table, std::string file, std::string path)
     : table_(&table), file_(std::move(file)), path_(std::move(path)) {}
@@ -77,7 +73,7 @@ int64_t TomlReader::integer(const std::string& key, int64_t fallback, int64_t mi
              d && std::floor(*d) == *d && std::abs(*d) < 9e18) {
     value = static_cast<int64_t>(*d);  // 1e6 written as a float is fine for a count
   } else {
-    fail(key, "expected an integer, found " + typeName(*node));
+    fail(key, "expected an integer, found " + tomlTypeName(*node));
   }
   if (value < min || value > max)
     fail(key, "value " + std::to_string(value) + " is out of range",
@@ -94,7 +90,7 @@ double TomlReader::number(const std::string& key, double fallback, double min, d
   else if (auto i = node->value_exact<int64_t>())
     value = static_cast<double>(*i);
   else
-    fail(key, "expected a number, found " + typeName(*node));
+    fail(key, "expected a number, found " + tomlTypeName(*node));
   if (!std::isfinite(value) || value < min || value > max) {
     std::ostringstream hint;
     hint << "use a value from " << min << " to " << max;
@@ -109,14 +105,14 @@ bool TomlReader::boolean(const std::string& key, bool fallback) {
   const toml::node* node = find(key);
   if (!node) return fallback;
   if (auto b = node->value_exact<bool>()) return *b;
-  fail(key, "expected true or false, found " + typeName(*node));
+  fail(key, "expected true or false, found " + tomlTypeName(*node));
 }
 
 std::string TomlReader::string(const std::string& key, const std::string& fallback) {
   const toml::node* node = find(key);
   if (!node) return fallback;
   if (auto s = node->value_exact<std::string>()) return *s;
-  fail(key, "expected a string, found " + typeName(*node));
+  fail(key, "expected a string, found " + tomlTypeName(*node));
 }
 
 std::string TomlReader::choice(const std::string& key, const std::string& fallback,
@@ -134,11 +130,11 @@ std::vector<int64_t> TomlReader::integers(const std::string& key, int64_t min, i
   const toml::node* node = find(key);
   if (!node) return out;
   const toml::array* array = node->as_array();
-  if (!array) fail(key, "expected an array of integers, found " + typeName(*node));
+  if (!array) fail(key, "expected an array of integers, found " + tomlTypeName(*node));
   for (const toml::node& element : *array) {
     auto v = element.value_exact<int64_t>();
     if (!v)
-      fail(key, "expected an array of integers, found an element that is " + typeName(element));
+      fail(key, "expected an array of integers, found an element that is " + tomlTypeName(element));
     if (*v < min || *v > max)
       fail(key, "element " + std::to_string(*v) + " is out of range",
            "use values from " + std::to_string(min) + " to " + std::to_string(max));
@@ -153,11 +149,11 @@ std::vector<std::string> TomlReader::strings(const std::string& key) {
   if (!node) return out;
   if (auto s = node->value_exact<std::string>()) return {*s};
   const toml::array* array = node->as_array();
-  if (!array) fail(key, "expected a string or an array of strings, found " + typeName(*node));
+  if (!array) fail(key, "expected a string or an array of strings, found " + tomlTypeName(*node));
   for (const toml::node& element : *array) {
     auto v = element.value_exact<std::string>();
     if (!v)
-      fail(key, "expected an array of strings, found an element that is " + typeName(element));
+      fail(key, "expected an array of strings, found an element that is " + tomlTypeName(element));
     out.push_back(*v);
   }
   return out;
@@ -167,7 +163,7 @@ TomlReader TomlReader::table(const std::string& key) {
   const toml::node* node = find(key);
   if (!node) return TomlReader(kEmpty, file_, qualified(key));
   const toml::table* sub = node->as_table();
-  if (!sub) fail(key, "expected a table ([" + qualified(key) + "]), found " + typeName(*node));
+  if (!sub) fail(key, "expected a table ([" + qualified(key) + "]), found " + tomlTypeName(*node));
   return TomlReader(*sub, file_, qualified(key));
 }
 
@@ -177,7 +173,8 @@ std::vector<TomlReader> TomlReader::tableArray(const std::string& key) {
   if (!node) return out;
   const toml::array* array = node->as_array();
   if (!array)
-    fail(key, "expected an array of tables ([[" + qualified(key) + "]]), found " + typeName(*node));
+    fail(key,
+         "expected an array of tables ([[" + qualified(key) + "]]), found " + tomlTypeName(*node));
   for (size_t i = 0; i < array->size(); ++i) {
     const toml::table* entry = (*array)[i].as_table();
     if (!entry) fail(key, "entry " + std::to_string(i + 1) + " is not a table");

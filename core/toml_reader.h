@@ -13,6 +13,9 @@
 
 namespace deepladder {
 
+// "a string", "an integer", "a number", ...: a TOML value's type as error messages name it.
+std::string tomlTypeName(const toml::node& node);
+
 class TomlReader {
  public:
   // `path` is the dotted prefix of this table ("model", "arms.vanilla"); "" for the root.

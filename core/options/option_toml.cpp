@@ -10,30 +10,11 @@ namespace deepladder::options {
 
 namespace {
 
-std::string nodeTypeName(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a number";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::table:
-      return "a table";
-    default:
-      return "a date or time";
-  }
-}
-
 // The node as the option's type; UserError at the node's line otherwise.
 OptionValue tomlValue(const OptionSpec& spec, const toml::node& node, const TomlReader& reader) {
   const std::string key(spec.key);
   auto wrong = [&]() -> OptionValue {
-    reader.fail(key, "expected " + typeDescription(spec) + ", found " + nodeTypeName(node));
+    reader.fail(key, "expected " + typeDescription(spec) + ", found " + tomlTypeName(node));
   };
   switch (spec.type) {
     case OptionType::integer:

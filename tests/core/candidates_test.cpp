@@ -143,5 +143,7 @@ TEST(Candidates, ThePublishedGrowthLadderContinuesWithItsRecipe) {
   }
   // A growth arm keeps growing: its crossover carries over from its deepest size.
   for (const auto& r : larger)
-    if (r.arm == "untied_grow") EXPECT_GE(r.crossover_step, 0);
+    if (r.arm == "untied_grow") {
+      EXPECT_GE(r.crossover_step, 0);
+    }
 }

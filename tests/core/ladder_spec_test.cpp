@@ -211,7 +211,9 @@ TEST(LadderSpec, GrowthCpuReplicaParsesAndPlansTheRecipeAtCpuScale) {
     EXPECT_GT(run.config.train.lr, 0.04) << run.name;  // smaller than d8: a larger rate
     EXPECT_GT(run.config.train.steps, 0);
     // The recipe's N is the model's parameter count (no gains, padded rows = vocab here).
-    if (run.arm != "untied_grow") EXPECT_EQ(countParameters(m).total, run.params) << run.name;
+    if (run.arm != "untied_grow") {
+      EXPECT_EQ(countParameters(m).total, run.params) << run.name;
+    }
   }
   for (const auto& run : spec.runs) {
     if (run.arm != "untied_grow") continue;

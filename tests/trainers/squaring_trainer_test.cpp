@@ -124,7 +124,9 @@ TEST(SquaringTrainer, TinyBaselineRunEmitsMetricsAndEvals) {
     EXPECT_TRUE(hasValue(c, key)) << key;
   for (const auto& m : c.metrics) {  // the benchmark's score: the mean of test and OOD exact
     std::map<std::string, double> v(m.values.begin(), m.values.end());
-    if (v.count("score")) EXPECT_DOUBLE_EQ(v["score"], (v["test/exact"] + v["ood/exact"]) / 2);
+    if (v.count("score")) {
+      EXPECT_DOUBLE_EQ(v["score"], (v["test/exact"] + v["ood/exact"]) / 2);
+    }
   }
   std::set<std::string> tasks;
   std::set<int64_t> steps;

@@ -99,7 +99,9 @@ TEST(Xvfb, MainWindowVisitsEveryViewAndSavesScreenshots) {
       const QString path = QString::fromStdString(shots + "/" + names[v] + ".png");
       ASSERT_TRUE(shot.save(path)) << path.toStdString();
       EXPECT_GT(QFileInfo(path).size(), 5000) << names[v];
-      if (v == MainWindow::kCompare) EXPECT_GE(window.compare()->plot()->graphCount(), 5);
+      if (v == MainWindow::kCompare) {
+        EXPECT_GE(window.compare()->plot()->graphCount(), 5);
+      }
     }
     // The frontier of the noisy import, with visible bands.
     window.showView(MainWindow::kFrontier);
