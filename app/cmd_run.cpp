@@ -15,9 +15,9 @@
 #include "app/live_ladder.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/run_config.h"
 #include "core/scheduler/backend_factory.h"
 #include "core/scheduler/device_memory.h"
-#include "core/run_config.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
@@ -111,7 +111,7 @@ int runLadder(const RunOptions& options) {
     throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
   scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
-  std::vector<data::RunDataUse> uses;  // data checked before anything is queued
+  std::vector<data::RunDataUse> uses;    // data checked before anything is queued
   for (const auto& run : spec.runs)
     uses.push_back({&run.config, options.ladder_path + " (" + run.name + ")"});
   data::checkRunData(uses);

@@ -1,10 +1,9 @@
 // `deepladder`: the command-line front end. Wiring only: each subcommand lives in cmd_*.cpp and
 // calls into core, storage and fitting. Bad input exits with status 2 and one clear message.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <exception>
-
-#include <CLI/CLI.hpp>
 
 #include "app/command_registry.h"
 #include "core/errors.h"

@@ -30,11 +30,12 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
   if (!spec.stderr_path.empty()) {
     err_fd = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (err_fd < 0)
-      throw std::runtime_error(spec.stderr_path + ": cannot open for the worker's log: " +
-                               std::strerror(errno));
+      throw std::runtime_error(spec.stderr_path +
+                               ": cannot open for the worker's log: " + std::strerror(errno));
   }
   if (!spec.stdout_copy_path.empty()) {
-    copy_fd_ = ::open(spec.stdout_copy_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    copy_fd_ =
+        ::open(spec.stdout_copy_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (copy_fd_ < 0)
       throw std::runtime_error(spec.stdout_copy_path + ": cannot open: " + std::strerror(errno));
   }

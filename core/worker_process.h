@@ -16,16 +16,16 @@
 namespace deepladder {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;              // argv[0] is the program path
-  std::map<std::string, std::string> env;     // added to (or overriding) the parent's environment
-  std::string stderr_path;                    // child's stderr goes here (appended); "" = inherit
-  std::string stdout_copy_path;               // every stdout line also appended here ("" = none)
+  std::vector<std::string> argv;           // argv[0] is the program path
+  std::map<std::string, std::string> env;  // added to (or overriding) the parent's environment
+  std::string stderr_path;                 // child's stderr goes here (appended); "" = inherit
+  std::string stdout_copy_path;            // every stdout line also appended here ("" = none)
 };
 
 struct ProcessExit {
-  bool exited = false;  // exited normally (else killed by a signal)
-  int code = 0;         // exit status when exited
-  int signal = 0;       // signal number when killed
+  bool exited = false;           // exited normally (else killed by a signal)
+  int code = 0;                  // exit status when exited
+  int signal = 0;                // signal number when killed
   std::string describe() const;  // "exit status 3", "killed by signal 9 (Killed)"
 };
 
@@ -48,7 +48,7 @@ class WorkerProcess {
   ProcessExit runToEnd(const std::function<void(const std::string&)>& on_line,
                        const std::function<void()>& on_idle = {}, int idle_ms = 200);
 
-  ProcessExit wait();              // blocks until the process exits
+  ProcessExit wait();               // blocks until the process exits
   bool finished(ProcessExit* out);  // non-blocking
   void terminate(int signal);       // to the whole process group
 

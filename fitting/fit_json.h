@@ -3,8 +3,9 @@
 //            "ci_level", "bootstrap": {"requested","used"},
 //            "arms": {arm: {"E","A","gamma","gamma_se","gamma_ci":[lo,hi] (bootstrap),
 //            "gamma_t":[lo,hi] (Student t, dof), "A_se","dof","n","method","bootstrap_used",
-//            "no_fit": null or why the arm has no fit, "at_bound":[...]}}, "baseline_line": null or the same keys (paper estimator: the
-//            baseline's own OLS line with its E fixed), "multipliers": {arm: {"measured":
+//            "no_fit": null or why the arm has no fit, "at_bound":[...]}}, "baseline_line": null or
+//            the same keys (paper estimator: the baseline's own OLS line with its E fixed),
+//            "multipliers": {arm: {"measured":
 //            [{"compute","multiplier"}], "projected":[{"compute","multiplier","ci":[lo,hi]}],
 //            "per_decade","per_decade_ci":[lo,hi]}}}
 // chinchilla: {"E","A","B","alpha","beta","objective","a","b"}.

@@ -1,7 +1,7 @@
 // The compute-optimal frontier L(C) = E + A (C/C0)^-gamma and the compute multiplier it implies.
 // Header-only formulas shared by the fit, the bootstrap, the exports and the plots.
 //
-// Multiplier definition (issue 5): how many times more compute the baseline needs to reach the
+// Multiplier definition: how many times more compute the baseline needs to reach the
 // loss an arm reaches. We index it by the BASELINE's compute C, as the measured multipliers are
 // (one per baseline rung): the baseline reaches L_b(C) = E + A_b x^-g_b, x = C/C0, and the arm
 // reaches the same loss at C_a = C0 (A_a / (A_b x^-g_b))^(1/g_a); M(C) = C / C_a. Then

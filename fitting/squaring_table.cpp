@@ -160,10 +160,9 @@ std::string squaringTableJson(const SquaringLadderSummary& s) {
 }
 
 std::string squaringTable(const SquaringLadderSummary& s, const std::string& format) {
-  return renderTable(format, {[&] { return squaringTableMarkdown(s); },
-                              [&] { return squaringTableCsv(s); },
-                              [&] { return squaringTableLatex(s); },
-                              [&] { return squaringTableJson(s); }});
+  return renderTable(format,
+                     {[&] { return squaringTableMarkdown(s); }, [&] { return squaringTableCsv(s); },
+                      [&] { return squaringTableLatex(s); }, [&] { return squaringTableJson(s); }});
 }
 
 }  // namespace deepladder::fitting

@@ -32,7 +32,7 @@ struct TrainingState {
   // different number of windows would read another permutation. 0 = not recorded (older files).
   int64_t sampler_windows = 0;
   std::string config_hash;
-  bool grown = false;  // the model has grown (issue 4); absent in old files = false
+  bool grown = false;  // the model has grown; absent in old files = false
 };
 
 struct CheckpointRecord {

@@ -1,4 +1,4 @@
-// The hooks a training loop needs to run as one of P data-parallel ranks (issue 10), over
+// The hooks a training loop needs to run as one of P data-parallel ranks, over
 // distributed.h. Every hook is a no-op (or the identity) in a world of one, so the loop calls them
 // unconditionally:
 //

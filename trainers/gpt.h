@@ -27,7 +27,7 @@
 // executed blocks (k = 1 for "blocks"; a stretch also ends where the anchor is taken) and runs
 // each through trainers/activation_checkpoint.h while training with autograd on.
 //
-// Growth-recipe options (ModelConfig, issue 9): norm_gain = false (no norm has a gain, so norms
+// Growth-recipe options (ModelConfig): norm_gain = false (no norm has a gain, so norms
 // have no parameters); embed_norm (the embedding output is RMS-normalized before block 1, so a pcc
 // prelude sees it normalized); qk_norm; residual_scale r and output_scale m_out (logits = m_out
 // W_head Norm(h)); vocab_padded rows for the embedding and head, with logits cut back to

@@ -1,4 +1,4 @@
-// Model growth during training (issue 4): at the crossover step c = growthStep(model, steps) the
+// Model growth during training: at the crossover step c = growthStep(model, steps) the
 // model grows once (GPTImpl::grow: untied cores copied, a tied core looped more, a vanilla stack
 // repeated), the optimizer is rebuilt over the grown parameters keeping the moments of the old
 // ones (new parameters start with zero moments), and from c on every learning rate is multiplied

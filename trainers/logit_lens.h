@@ -1,4 +1,4 @@
-// Logit lens (issue 4): decode the residual state after every block (entry 0 = embedding) with the
+// Logit lens: decode the residual state after every block (entry 0 = embedding) with the
 // model's own final norm and unembedding, q_l = softmax(Norm(h_l) W_U), p = q_L, and measure
 // KL(p || q_l) per token. Memory stays at one block's logits: the tokens are taken in chunks of
 // at most `chunk_rows` rows, and within a chunk the blocks one at a time (p's log-probs and one

@@ -1,4 +1,4 @@
-// Muon for the block matrices of the growth-ladder recipe (issue 9): Nesterov momentum with a
+// Muon for the block matrices of the growth-ladder recipe: Nesterov momentum with a
 // warmup of mu, row normalization, five Polar-Express iterations in bf16, a NorMuon-style variance
 // normalization and cautious weight decay. The embedding and the head are not Muon's: see
 // param_groups.h, which runs this beside AdamW.

@@ -1,4 +1,4 @@
-// The recipe's combined optimizer (issue 9): Muon for the block matrices, and AdamW
+// The recipe's combined optimizer: Muon for the block matrices, and AdamW
 // (bias-corrected, eps outside the root) for the embedding and the head, each group with its own
 // base learning rate. One step() applies the schedule's multiplier to every group:
 //   lr(group, step) = base_lr(group) x multiplier      (multiplier = WSD x growth re-warm)

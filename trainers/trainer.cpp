@@ -66,7 +66,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   const ModelConfig& mc = config.model;
   torch::set_num_threads(resolveThreadCount(tc.threads));
   torch::manual_seed(static_cast<uint64_t>(tc.seed));
-  // Data parallelism (issue 10): one of P ranks when a launcher says so (a world of one
+  // Data parallelism: one of P ranks when a launcher says so (a world of one
   // otherwise); rank 0 alone speaks the protocol and writes checkpoints.
   DataParallel dp = DataParallel::join(tc.device);
   if (tc.ranks > 1 && dp.worldSize() != tc.ranks)

@@ -48,8 +48,8 @@ class LiveLadderTest : public ::testing::Test {
   std::string writeLadder(const std::string& name, const std::string& seeds = "[1]") const {
     const std::string text =
         "[ladder]\nname = \"" + name + "\"\nseeds = " + seeds +
-        "\n[model]\nseq_len = 16\n[data]\nkind = \"text\"\nmax_epochs = 1000\ntrain = \"" + path("train.txt") +
-        "\"\nval = \"" + path("val.txt") +
+        "\n[model]\nseq_len = 16\n[data]\nkind = \"text\"\nmax_epochs = 1000\ntrain = \"" +
+        path("train.txt") + "\"\nval = \"" + path("val.txt") +
         "\"\n[train]\nbatch_size = 2\nthreads = 1\neval_every = 1000\n"
         "[sizes]\ndepths = [1, 2, 3, 4]\nwidth_per_depth = 8\nhead_dim = 8\n"
         "[budget]\nrule = \"tokens_per_param\"\ntokens_per_param = 20\n"

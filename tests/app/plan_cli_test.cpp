@@ -93,7 +93,7 @@ TEST_F(PlanCliTest, ARunThatCannotFitIsRefusedWithWhatWouldMakeItFit) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("does not fit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("vanilla-d2-s1"), std::string::npos) << r.err;  // the run
-  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;    // the file
+  EXPECT_NE(r.err.find(file), std::string::npos) << r.err;             // the file
   EXPECT_NE(r.err.find("To make it fit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("device_memory_gb"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;  // nothing half-printed

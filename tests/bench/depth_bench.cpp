@@ -1,4 +1,4 @@
-// Depth-architecture overheads, measured side by side in one run (issue 4):
+// Depth-architecture overheads, measured side by side in one run:
 //   1. untied_grow's training tokens/s against a vanilla stack with the same executed depth, in
 //      both growth phases (K = 2: p + 2c + o blocks; K = 4 after growth: p + 4c + o blocks). The
 //      pcc model adds only the boundary operator between passes; target: within 5%.

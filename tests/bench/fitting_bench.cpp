@@ -1,4 +1,4 @@
-// Fitting benchmark (issue 5 figures), measured in one run:
+// Fitting benchmark, measured in one run:
 // 1. frontier fit of 8 arms x 8 rungs with 1000 bootstrap resamples (target < 1 s), once with
 //    each estimator (paper: baseline Huber + OLS lines; robust: nonlinear least squares + Huber
 //    for every arm), every resample refitted with the same estimator;

@@ -1,4 +1,4 @@
-// Workbench benchmark (issue 7 figures): a generated database of RUNS runs x POINTS points of
+// Workbench benchmark: a generated database of RUNS runs x POINTS points of
 // train/loss (default 1,000 x 10,000 = 10 million metric rows, plus val/loss every 10th step),
 // then: time from start to a usable window (constructed, database open, run table filled),
 // overlaying 100 runs in Compare (load and draw), a pan and a zoom redraw, and peak RSS.

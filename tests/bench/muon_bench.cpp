@@ -1,4 +1,4 @@
-// Optimizer step time of the growth-ladder recipe (issue 9), measured in one run against AdamW
+// Optimizer step time of the growth-ladder recipe, measured in one run against AdamW
 // on the same parameters: the parameter shapes of a d_model 256, 6-layer GPT of the recipe
 // (q, k, v, o 256x256; SwiGLU gate and up 768x256, down 256x768; embedding and untied head
 // 50304x256), built directly as tensors with random gradients (no model, no backward pass).

@@ -38,17 +38,19 @@ double median(std::vector<double> v) {
 }
 
 std::string ladderText(const std::string& name, const fs::path& dir, int slots) {
-  return "[ladder]\nname = \"" + name + "\"\nseeds = [1, 2, 3, 4]\n"
+  return "[ladder]\nname = \"" + name +
+         "\"\nseeds = [1, 2, 3, 4]\n"
          "[model]\nseq_len = 32\nn_head = 2\n"
-         "[data]\nkind = \"text\"\ntrain = \"" + (dir / "train.txt").string() + "\"\nval = \"" +
-         (dir / "val.txt").string() + "\"\n"
+         "[data]\nkind = \"text\"\ntrain = \"" +
+         (dir / "train.txt").string() + "\"\nval = \"" + (dir / "val.txt").string() +
+         "\"\n"
          "[train]\nbatch_size = 8\nwarmup_steps = 2\neval_every = 1000\neval_batches = 2\n"
          "checkpoint_every = 0\n"
          "[sizes]\nlist = [ { name = \"a\", d_model = 32, n_layer = 1 }, "
          "{ name = \"b\", d_model = 32, n_layer = 2 } ]\n"
          "[budget]\nrule = \"tokens\"\ntokens = 40960\n"  // 160 steps of 256 tokens
-         "[resources]\ndevices = \"cpu\"\nslots = " + std::to_string(slots) +
-         "\nthreads_per_slot = 1\n";
+         "[resources]\ndevices = \"cpu\"\nslots = " +
+         std::to_string(slots) + "\nthreads_per_slot = 1\n";
 }
 
 double runLadder(const fs::path& dir, int slots, Timeline& timeline) {
@@ -90,7 +92,8 @@ int main() {
   char pattern[] = "/tmp/deepladder-schedbench-XXXXXX";
   const fs::path dir = mkdtemp(pattern);
   std::string text;
-  for (int i = 0; i < 2000; ++i) text += "and the evening and the morning were the day " + std::to_string(i % 13) + ".\n";
+  for (int i = 0; i < 2000; ++i)
+    text += "and the evening and the morning were the day " + std::to_string(i % 13) + ".\n";
   std::ofstream(dir / "train.txt") << text;
   std::ofstream(dir / "val.txt") << text.substr(0, 8000);
 
@@ -111,11 +114,12 @@ int main() {
     startup_metric.push_back(serial_timeline.first_metric[id] - serial_timeline.launched[id]);
     if (i > 0) overhead.push_back(order[i].first - serial_timeline.last_line[order[i - 1].second]);
   }
+  std::printf("scheduler_overhead slot_free_to_launch_ms median=%.1f max=%.1f (target < 300)\n",
+              1e3 * median(overhead),
+              overhead.empty() ? 0.0 : 1e3 * *std::max_element(overhead.begin(), overhead.end()));
   std::printf(
-      "scheduler_overhead slot_free_to_launch_ms median=%.1f max=%.1f (target < 300)\n",
-      1e3 * median(overhead), overhead.empty() ? 0.0 : 1e3 * *std::max_element(overhead.begin(), overhead.end()));
-  std::printf("worker_startup launch_to_hello_ms median=%.1f launch_to_first_metric_ms median=%.1f\n",
-              1e3 * median(startup_hello), 1e3 * median(startup_metric));
+      "worker_startup launch_to_hello_ms median=%.1f launch_to_first_metric_ms median=%.1f\n",
+      1e3 * median(startup_hello), 1e3 * median(startup_metric));
   std::printf("slot_free_to_first_metric_ms median=%.1f (= overhead + worker start-up)\n",
               1e3 * (median(overhead) + median(startup_metric)));
   fs::remove_all(dir);

@@ -2,7 +2,7 @@
 // unit x, shortcut label and prompt tokens, no allocation) for b in {10, 16, 22, 32, 62}, the same
 // with one fixed modulus, the shortcut against its baseline of T direct squarings, and whole tier
 // datasets (the benchmark's records), and the compatible mode's speed: the benchmark's records
-// per tier with and without their JSON lines. Target from issue 6: over one million examples a
+// per tier with and without their JSON lines. Target: over one million examples a
 // second for b <= 22.
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Storage benchmark (issue 2 figures), measured side by side in one run:
+// Storage benchmark, measured side by side in one run:
 //  (1) C++ batched metric upserts through Database::writeMetrics into a fresh file database,
 //  (2) the same rows through Python's sqlite3 executemany (storage_bench_python.py) into another
 //      fresh file with the same schema and settings, and their ratio (target: C++ >= 2x),

@@ -2,7 +2,7 @@
 // trainers/trainer.cpp runs it) against the same model trained by an eager PyTorch loop in
 // Debian's /usr/bin/python3 (tests/bench/trainer_bench_python.py), same thread count, shape,
 // batch and sequence length. Also the achieved FLOP/s (flopsPerToken x tokens/s) as a fraction
-// of a large torch::mm on the same threads. Targets (issue 2): C++ >= 1.3x Python at d64,
+// of a large torch::mm on the same threads. Targets: C++ >= 1.3x Python at d64,
 // >= 1.0x at d256; FLOP/s fraction >= 0.8 at d256.
 //
 //   trainer_bench [--threads N] [--seconds S] [--rounds R]

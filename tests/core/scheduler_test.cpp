@@ -139,7 +139,7 @@ TEST(SchedulerLock, SecondSchedulerOnTheSameDatabaseIsRefused) {
   fs::remove(db + ".scheduler.lock");
 }
 
-// --- data-parallel runs (issue 10): one run, several slots --------------------------------------
+// --- data-parallel runs: one run, several slots --------------------------------------
 
 // The value of `key=` in a calls line ("rank=1 world=2 ..." -> "1").
 std::string field(const std::string& line, const std::string& key) {

@@ -1,4 +1,4 @@
-// JSON schema of `fit --json` (issue 5 item 5) and the scaling-table exports: CSV parses back to
+// JSON schema of `fit --json` and the scaling-table exports: CSV parses back to
 // the fitted values, JSON parses, LaTeX has the booktabs rules and balanced braces.
 #include <gtest/gtest.h>
 

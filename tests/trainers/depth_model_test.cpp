@@ -1,4 +1,4 @@
-// Depth architectures in the GPT (issue 4): the boundary operator on known tensors, the
+// Depth architectures in the GPT: the boundary operator on known tensors, the
 // prelude/core/coda split actually executed for n_layer 3..12, parameter counts of every arm
 // preset at d_model 128 / n_layer 6 against core's countParameters (before and after growth),
 // tied cores sharing storage and untied ones not, growth copying cores exactly with fresh

@@ -1,4 +1,4 @@
-// Depth architectures in the training loop (issue 4) on tiny runs: a growing run reports the
+// Depth architectures in the training loop on tiny runs: a growing run reports the
 // growth event and FLOPs that sum its two phases (flopsAfterSteps), resuming from a checkpoint
 // before or after the growth step reproduces the uninterrupted loss curve exactly, the logit lens
 // is emitted at every eval with a zero last entry and matches a direct full-logits computation

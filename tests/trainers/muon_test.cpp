@@ -1,4 +1,4 @@
-// Muon and the combined optimizer (issue 9): each step of the Muon update against an independent
+// Muon and the combined optimizer: each step of the Muon update against an independent
 // double-precision implementation written out below with plain loops (the "hand computation"),
 // Polar Express against the polar factor U V^T from an SVD, the variance normalization, the
 // cautious weight decay mask, the momentum warmup, AdamW's bias correction and eps placement by

@@ -1,4 +1,4 @@
-// The growth recipe's model options (issue 9) in the GPT, for vanilla stacks and prelude/core/coda
+// The growth recipe's model options in the GPT, for vanilla stacks and prelude/core/coda
 // arms, growth included: with init = "recipe" every logit is zero, so the first loss is exactly
 // ln vocab_size; norms without a gain have no parameters; QK-norm rows have unit RMS; a padded
 // vocabulary gives vocab_size logits and the parameter count of core/flop_model.h; r and m_out

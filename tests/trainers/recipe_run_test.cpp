@@ -1,4 +1,4 @@
-// The growth recipe in the training loop (issue 9) on tiny runs: optimizer = "muon" (Muon for the
+// The growth recipe in the training loop on tiny runs: optimizer = "muon" (Muon for the
 // block matrices, AdamW for embedding and head) with the recipe model options starts at exactly
 // ln vocab_size and learns; the logged rate is train.lr x the exact WSD x the growth re-warm;
 // no clipping with grad_clip = 0; at growth the copied cores start with zero Muon state while the

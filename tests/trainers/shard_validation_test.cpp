@@ -1,4 +1,4 @@
-// Validation on llm.c shards (issue 9): the validation set is the first data.val_tokens tokens of
+// Validation on llm.c shards: the validation set is the first data.val_tokens tokens of
 // the held-out shard cut into contiguous seq_len + 1 token windows, all of them, batched (the last
 // batch shorter), with the loss the token mean over every window: the same however the windows
 // are batched, and train.eval_batches does not subsample it. The shards are synthetic, written

@@ -1,6 +1,6 @@
 // Logit-lens profiles: mean KL(p || q_l) of each block's decoded state against the final
 // distribution, one curve per eval step of a run (light = early, dark = late), with d_lens
-// (issue 4: l* = argmax KL, d_lens = min{l > l* : KL <= eps}) marked on the latest profile.
+// (l* = argmax KL, d_lens = min{l > l* : KL <= eps}) marked on the latest profile.
 // Also d_lens against training compute, one series per arm.
 #pragma once
 
