@@ -2,11 +2,8 @@
 #include "storage/ladder_state.h"
 
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "core/errors.h"
-#include "core/flop_model.h"
-#include "core/run_config.h"
 
 namespace deepladder::storage {
 
@@ -38,14 +35,7 @@ LadderState loadLadderState(Database& db, int64_t ladder_id) {
     }
     double flops = r.status == "finished" || r.status == "diverged" ? r.flops : 0.0;
     if (flops <= 0 && planned.count(r.name)) flops = planned.at(r.name);
-    if (flops <= 0) {  // not run yet and not in the grid: its planned FLOPs from its config
-      try {
-        const RunConfig c = runConfigFromJson(nlohmann::json::parse(r.config_json));
-        flops = trainingFlops(c.model, c.train.steps, c.train.batch_size * c.model.seq_len);
-      } catch (const std::exception&) {
-        flops = 0;
-      }
-    }
+    if (flops <= 0) flops = r.plan.flops;  // not run yet and not in the grid: its stored plan
     state.planned_flops += flops;
   }
   if (state.name.empty()) state.name = state.spec.name;

@@ -3,6 +3,7 @@
 
 #include "core/architecture.h"
 #include "core/flop_model.h"
+#include "core/squaring/squaring_flops.h"
 
 namespace deepladder::ladder {
 
@@ -13,7 +14,12 @@ RunPlan planRunConfig(const RunConfig& config, double throughput_flops) {
   plan.task = config.task;
   plan.steps = config.train.steps;
   plan.tokens = config.train.steps * tokens_per_step;
-  plan.flops = trainingFlops(m, config.train.steps, tokens_per_step);
+  // The squaring trainer's steps cost what their iterations cost (per-T depth, re-entering loop
+  // rows, sampled iterations), which the model's plain FLOPs per token do not say.
+  plan.flops =
+      config.task == Task::squaring
+          ? static_cast<double>(config.train.steps) * squaring::plannedSquaringStepFlops(config)
+          : trainingFlops(m, config.train.steps, tokens_per_step);
   plan.params = countParameters(m).total;
   plan.flops_per_token = flopsPerToken(m);
   plan.depth = m.n_layer;

@@ -13,6 +13,7 @@
 
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/ladder/run_plan.h"
 #include "core/options/validate.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/dataset_io.h"
@@ -262,6 +263,49 @@ TEST(SquaringRecurrentRun, CountsTheFlopsOfEveryLoopRowStep) {
   std::filesystem::remove_all(options.workdir);
   const double per_row = 2.0 * sq::loopRowLength(4) * flopsPerToken(c.model);
   EXPECT_DOUBLE_EQ(flops, static_cast<double>(c.train.steps * c.train.batch_size) * per_row);
+}
+
+TEST(SquaringRecurrentRun, PlannedFlopsEqualTheTrainersWhenEveryTIsDrawnEqually) {
+  // A batch of 4 prompts of each training T (E1: T = 1, 2, 3) covers the training set each step,
+  // so the trainer's per-T, re-entering FLOPs equal the planner's expectation exactly.
+  RunConfig c = recurrentRun();
+  c.squaring.deep_supervision = 0;
+  c.model.passes = 2;
+  const sq::TierPreset& tier = sq::tierPreset("E1");
+  sq::TierDataset data = sq::generateTierDataset(tier, 0);
+  std::vector<sq::Example> balanced;
+  for (int64_t t : tier.train_t) {
+    int taken = 0;
+    for (const auto& e : data.train)
+      if (e.t == t && taken < 4) {
+        balanced.push_back(e);
+        ++taken;
+      }
+  }
+  data.train = balanced;
+  c.train.batch_size = static_cast<int64_t>(balanced.size());
+  TrainerOptions options;
+  options.run_id = "planned-flops";
+  options.workdir =
+      (std::filesystem::temp_directory_path() / "deepladder-sqrecur-planned-flops").string();
+  std::filesystem::remove_all(options.workdir);
+  double flops = 0;
+  runSquaringTrainingOn(
+      c, options,
+      [&](const protocol::Message& m) {
+        if (auto* metric = std::get_if<protocol::Metric>(&m))
+          flops = std::max(flops, metric->flops);
+      },
+      data);
+  std::filesystem::remove_all(options.workdir);
+  const double planned = ladder::planRunConfig(c, 0).flops;
+  EXPECT_NEAR(flops / planned, 1.0, 1e-12);
+  // The plain model's FLOPs per token would count one 13-token row at `passes` passes instead.
+  EXPECT_GT(std::abs(planned / (static_cast<double>(c.train.steps * c.train.batch_size *
+                                                    c.model.seq_len) *
+                                flopsPerToken(c.model)) -
+                     1.0),
+            0.1);
 }
 
 TEST(SquaringRecurrentRun, RefusesRecipesItCannotRun) {

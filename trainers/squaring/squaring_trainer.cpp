@@ -17,6 +17,7 @@
 #include "core/squaring/dataset.h"
 #include "core/squaring/loop_format.h"
 #include "core/squaring/run_dataset.h"
+#include "core/squaring/squaring_flops.h"
 #include "core/squaring/tiers.h"
 #include "trainers/checkpoint.h"
 #include "trainers/squaring/deep_supervision.h"
@@ -34,13 +35,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// FLOPs per token of a step that ran `iterations` core passes.
-double flopsPerTokenAt(const ModelConfig& model, int64_t iterations) {
-  ModelConfig m = model;
-  if (m.arch == Arch::pcc) m.passes = iterations;
-  return flopsPerToken(m);
 }
 
 // A generator for one use, seeded by (seed, stream, index): a resumed run draws exactly what the
@@ -258,15 +252,9 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   const double deep = qc.deep_supervision;
   const int deep_width = model->reenters() ? sq::loopDigitWidth(tier) : 0;
   LoopStats train_stats;
-  // FLOPs of one prompt's forward and backward pass at r iterations: its row through r core
-  // passes, or, re-entering, ceil(r / passes) steps of the loop row, each through the prelude,
-  // `passes` core passes and the coda.
+  // FLOPs of one prompt's forward and backward pass at r iterations
+  // (core/squaring/squaring_flops.h, which the planner shares).
   const int64_t loop_row = model->reenters() ? sq::loopRowLength(deep_width) : 0;
-  auto promptFlops = [&](int64_t r) {
-    if (!model->reenters()) return static_cast<double>(seq_len) * flopsPerTokenAt(mc, r);
-    const int64_t steps = (r + model->passes - 1) / model->passes;
-    return static_cast<double>(steps * loop_row) * flopsPerTokenAt(mc, model->passes);
-  };
   auto perTLoss = [&](const std::vector<int64_t>& rows) {
     std::map<int64_t, std::vector<int64_t>> by_t;
     for (int64_t row : rows) by_t[data.train[static_cast<size_t>(row)].t].push_back(row);
@@ -294,7 +282,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
       targets += count;
       const double n = static_cast<double>(group_rows.size());
       out.mean_r += n * static_cast<double>(r) / static_cast<double>(rows.size());
-      out.flops += n * promptFlops(r);
+      out.flops += n * sq::promptFlops(mc, loop_row, r);
     }
     for (const auto& [loss, count] : parts) {
       const torch::Tensor weighted = loss * (count / targets);
@@ -361,8 +349,9 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
 
     ++step;
     tokens += tokens_per_step;
-    flops +=
-        per_t ? step_flops : static_cast<double>(tokens_per_step) * flopsPerTokenAt(mc, executed);
+    flops += per_t ? step_flops
+                   : static_cast<double>(tokens_per_step) *
+                         sq::flopsPerTokenAtIterations(mc, static_cast<double>(executed));
     const bool last = step == tc.steps;
     if (step % tc.log_every == 0 || last) {
       std::vector<std::pair<std::string, double>> values{{"train/loss", loss_value},
