@@ -30,6 +30,19 @@ TEST(LadderData, CpuLaddersReadTheBuiltInCorpusOnce) {
   }
 }
 
+TEST(LadderData, SquaringLaddersHaveNoTokenBudget) {
+  // Their runs train on the tier's examples epoch after epoch; the LM corpus's size is not theirs.
+  const auto spec = ladder::loadLadder(kSource + "/resources/ladders/squaring-e1-reentry.toml");
+  const auto budgets = ladderDataBudgets(spec);
+  ASSERT_EQ(budgets.size(), spec.runs.size());
+  for (const auto& b : budgets) {
+    EXPECT_FALSE(b.known) << b.run;
+    EXPECT_NE(b.source.find("tier E1"), std::string::npos) << b.source;
+  }
+  EXPECT_NO_THROW(requireDataBudgets(budgets, "squaring-e1-reentry.toml"));
+  EXPECT_FALSE(runDataBudget(spec.runs.front().config).known);
+}
+
 TEST(LadderData, WorkerRefusesARunThatWouldRepeatDataUnlessAllowed) {
   const auto dir = trainers::testing::makeWorkspace("epochs");
   std::ofstream(dir / "train.txt", std::ios::trunc) << trainers::testing::makeCorpus(80, 1);

@@ -23,9 +23,22 @@ RunDataBudget budgetOf(const std::string& run, const RunConfig& c, int64_t avail
   return b;
 }
 
+// A squaring run trains on its tier's own examples, epoch after epoch by design: no token split
+// to budget.
+bool trainsOnTierExamples(const RunConfig& c) {
+  return c.task == Task::squaring;
+}
+
+RunDataBudget tierExamplesBudget(const std::string& run, const RunConfig& c) {
+  return budgetOf(run, c, 0, false,
+                  "a squaring run trains on tier " + c.squaring.tier +
+                      "'s examples, repeated by design; no token budget applies");
+}
+
 }  // namespace
 
 RunDataBudget runDataBudget(const RunConfig& config) {
+  if (trainsOnTierExamples(config)) return tierExamplesBudget(config.name, config);
   const auto split = openTokenData(config.data, Split::kTrain, config.model.seq_len);
   return budgetOf(config.name, config, split->size(), true, split->describe());
 }
@@ -41,6 +54,10 @@ std::vector<RunDataBudget> ladderDataBudgets(const ladder::LadderSpec& spec) {
   std::map<std::tuple<DataKind, std::string>, Opened> splits;
   std::vector<RunDataBudget> out;
   for (const auto& run : spec.runs) {
+    if (trainsOnTierExamples(run.config)) {
+      out.push_back(tierExamplesBudget(run.name, run.config));
+      continue;
+    }
     const DataConfig& d = run.config.data;
     const auto key = std::make_tuple(d.kind, d.kind == DataKind::builtin ? std::string() : d.train);
     auto found = splits.find(key);
