@@ -79,13 +79,6 @@ TEST(Decimation, EmaIsBiasCorrected) {
   EXPECT_EQ(emaSmooth({1, 5}, 0.0), (std::vector<double>{1, 5}));
 }
 
-TEST(LensDepth, HandBuiltProfiles) {
-  EXPECT_EQ(lensDepth({0.5, 3, 6, 4, 1.5, 0}, 2.0), 4);  // peak at 2, first <= 2 after it
-  EXPECT_EQ(lensDepth({0, 1, 9}, 2.0), std::nullopt);    // peak at the end
-  EXPECT_EQ(lensDepth({3, 5, 5, 2, 0}, 2.0), 3);         // ties: first maximum
-  EXPECT_EQ(lensDepth({9, 8, 7}, 2.0), std::nullopt);    // never below eps
-}
-
 fitting::ResultsTable syntheticResults() {
   fitting::ResultsTable t;
   t.source = "synthetic (design doc exponents 0.111 vs 0.117, E 1.8, +-0.4% wiggle)";

@@ -7,19 +7,10 @@
 #include <cmath>
 #include <map>
 
+#include "core/lens_depth.h"
 #include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
-
-std::optional<int> lensDepth(const std::vector<double>& kl, double eps) {
-  if (kl.empty()) return std::nullopt;
-  size_t peak = 0;
-  for (size_t i = 1; i < kl.size(); ++i)
-    if (kl[i] > kl[peak]) peak = i;  // first maximum on ties
-  for (size_t l = peak + 1; l < kl.size(); ++l)
-    if (kl[l] <= eps) return static_cast<int>(l);
-  return std::nullopt;
-}
 
 void drawLens(QCustomPlot& plot, const LensPlotInput& input) {
   preparePlot(plot, input.title, QStringLiteral("block (0 = embedding)"),
@@ -63,7 +54,7 @@ void drawLens(QCustomPlot& plot, const LensPlotInput& input) {
 
   if (n > 0) {
     const auto& last = input.profiles.back();
-    const auto depth = lensDepth(last.kl, input.eps);
+    const auto depth = deepladder::lensDepth(last.kl, input.eps).depth;
     auto* label = new QCPItemText(&plot);
     label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
     label->position->setType(QCPItemPosition::ptAxisRectRatio);

@@ -19,9 +19,6 @@ struct LensProfile {
   std::vector<double> kl;  // kl[block], block 0 = embedding
 };
 
-// d_lens of one profile; nullopt when no block after the peak comes down to eps.
-std::optional<int> lensDepth(const std::vector<double>& kl, double eps = 2.0);
-
 struct LensPlotInput {
   QString run_label;
   std::vector<LensProfile> profiles;  // by step

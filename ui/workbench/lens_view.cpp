@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "core/lens_depth.h"
 #include "storage/database.h"
 #include "ui/plots/lens_plot.h"
 #include "ui/plots/plot_sources.h"
@@ -84,12 +85,12 @@ void LensView::showRun(int64_t run_id) {
   for (const auto& s : db->listRuns(run ? run->ladder_id : std::nullopt)) {
     const auto profiles = plots::lensFromDatabase(*db, s.run.id);
     if (profiles.empty()) continue;
-    const auto d = plots::lensDepth(profiles.back().kl, input.eps);
+    const auto d = lensDepth(profiles.back().kl, input.eps).depth;
     if (!d) {
       ++none;
       continue;
     }
-    points.push_back({s.run.arm, s.run.flops, *d});
+    points.push_back({s.run.arm, s.run.flops, static_cast<int>(*d)});
   }
   plots::drawLensDepth(*depth_, points, tr("d_lens vs compute (final eval)"));
   status_->setText(
