@@ -64,6 +64,9 @@ class LadderForm : public QWidget {
   QWidget* addOption(const options::OptionSpec& spec);
   void addTableRow(QTableWidget* table);
   void enableBudgetFields();
+  // Columns of the arms and explicit sizes tables.
+  static constexpr int kArmName = 0, kArmPreset = 1, kArmOverrides = 2;
+  static constexpr int kSizeName = 0, kSizeKeys = 1;
   std::vector<Binding> bindings_;
   QTableWidget* arms_;
   QComboBox* sizes_mode_;
