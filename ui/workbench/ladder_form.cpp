@@ -1,4 +1,5 @@
-// The ladder designer's form (see ladder_form.h).
+// The ladder designer's form: its widgets and their bindings (see ladder_form.h; the TOML text half
+// is ladder_form_text.cpp).
 #include "ui/workbench/ladder_form.h"
 
 #include <toml++/toml.h>
