@@ -15,7 +15,12 @@
 #include "storage/query_thread_guard.h"
 #include "tests/ui/fixture_database.h"
 #include "ui/plots/offscreen_app.h"
+#include "ui/workbench/compare_view.h"
+#include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/lens_view.h"
+#include "ui/workbench/main_window.h"
+#include "ui/workbench/run_monitor_view.h"
+#include "ui/workbench/run_table_model.h"
 #include "ui/workbench/serial_task_view.h"
 
 namespace deepladder::ui {
@@ -100,6 +105,37 @@ TEST_F(GuiThreadQueries, ANewerRequestSupersedesOneStillLoading) {
   ASSERT_TRUE(waitUntilLoaded(serial));
   QTest::qWait(20);
   EXPECT_EQ(serial_loaded.count(), 1);
+}
+
+// What deepladder-gui asserts in debug builds (gui_query_guard.h), checked here in any build: the
+// whole window, opened on a database and shown every view, runs no GUI-thread statement outside
+// the marked accesses (File > Open's check).
+TEST_F(GuiThreadQueries, TheWindowRunsNoUnmarkedQueryOnTheGuiThread) {
+  static std::atomic<int> unmarked{0};
+  unmarked = 0;
+  storage::setQueryThreadGuard([] {
+    if (queryWouldStallGui()) ++unmarked;
+  });
+  {
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(window.openDatabase(path_, true));
+    window.compare()->setCheckedRuns({1, 2});
+    for (int v = 0; v < MainWindow::kViewCount; ++v) {
+      window.showView(static_cast<MainWindow::View>(v));
+      QTest::qWait(150);
+    }
+    for (int i = 0; i < 200 && window.runs()->model()->rowCount() < 9; ++i) QTest::qWait(20);
+    EXPECT_EQ(window.runs()->model()->rowCount(), 9);
+    window.lens()->reloadRuns();
+    window.serialTask()->reloadRuns();
+    window.compare()->reloadRuns();
+    ASSERT_TRUE(waitUntilLoaded(*window.lens()));
+    ASSERT_TRUE(waitUntilLoaded(*window.serialTask()));
+    QTest::qWait(300);
+  }
+  storage::setQueryThreadGuard({});
+  EXPECT_EQ(unmarked.load(), 0);
 }
 
 }  // namespace
