@@ -4,8 +4,8 @@
 // paper|robust, named in the plot's legend); from runs (--run ID...) for lens and curves. `plot
 // squaring` (or `plot frontier` on a squaring ladder) draws a task = "squaring" ladder: compute vs
 // OOD exact match and Max T per arm. `plot depth` draws a depth sweep (--db, --ladder): final loss
-// against executed depth per arm. Wiring only: fits in fitting/, drawing in ui/plots/.
-#include <qcustomplot.h>
+// against executed depth per arm. Wiring only: fits in fitting/, the plot's data from storage/
+// and ui/plots/plot_sources.h, drawing and writing in ui/plots/ (plot_file.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -20,15 +20,8 @@
 #include "fitting/results_csv.h"
 #include "storage/database.h"
 #include "storage/result_points.h"
-#include "ui/plots/curves_plot.h"
-#include "ui/plots/depth_plot.h"
-#include "ui/plots/frontier_plot.h"
-#include "ui/plots/lens_plot.h"
-#include "ui/plots/multiplier_plot.h"
-#include "ui/plots/offscreen_app.h"
-#include "ui/plots/plot_export.h"
+#include "ui/plots/plot_file.h"
 #include "ui/plots/plot_sources.h"
-#include "ui/plots/squaring_plot.h"
 
 namespace deepladder::app {
 namespace {
@@ -70,9 +63,7 @@ fitting::ResultsTable loadResults(const PlotOptions& o) {
 
 int runPlot(PlotOptions o) {
   if (o.out.empty()) throw UserError("plot: give --out FILE.png|svg|pdf");
-  plots::ensureGuiApplication();
-  QCustomPlot plot;
-  plot.resize(o.width, o.height);
+  plots::PlotInput plot;
   const bool squaring_ladder =
       (o.kind == "frontier" || o.kind == "squaring") && o.csv.empty() && !o.ladder.empty() && [&] {
         auto db = openDatabase(o.db_path);
@@ -85,10 +76,10 @@ int runPlot(PlotOptions o) {
   if (squaring_ladder) {
     auto db = openDatabase(o.db_path);
     const double c_ref = o.c_ref_given ? o.frontier.c_ref : kSquaringDefaultCRef;
-    plots::drawSquaringLadder(plot,
-                              {readSquaringSummary(*db, o.db_path, o.ladder, c_ref),
-                               QStringLiteral("Squaring ladder %1: depth generalization vs compute")
-                                   .arg(QString::fromStdString(o.ladder))});
+    plot = plots::SquaringPlotInput{
+        readSquaringSummary(*db, o.db_path, o.ladder, c_ref),
+        QStringLiteral("Squaring ladder %1: depth generalization vs compute")
+            .arg(QString::fromStdString(o.ladder))};
   } else if (o.kind == "frontier" || o.kind == "multiplier") {
     o.frontier.estimator = fitting::parseEstimator(o.estimator);
     const auto table = loadResults(o);
@@ -104,15 +95,15 @@ int runPlot(PlotOptions o) {
     }();
     warnArmsWithoutFit(result);
     if (o.kind == "frontier")
-      plots::drawFrontier(plot, {table, result, QStringLiteral("Compute frontier")});
+      plot = plots::FrontierPlotInput{table, result, QStringLiteral("Compute frontier")};
     else
-      plots::drawMultiplier(plot, {result, o.compute_hi, QStringLiteral("Compute multiplier")});
+      plot = plots::MultiplierPlotInput{result, o.compute_hi, QStringLiteral("Compute multiplier")};
   } else if (o.kind == "depth") {
     if (o.ladder.empty()) throw UserError("plot depth: give --db FILE --ladder NAME");
     auto db = openDatabase(o.db_path);
-    plots::drawDepthSweep(plot, {plots::depthPointsFromDatabase(*db, o.db_path, o.ladder),
+    plot = plots::DepthPlotInput{plots::depthPointsFromDatabase(*db, o.db_path, o.ladder),
                                  QStringLiteral("Depth sweep %1: final loss vs depth")
-                                     .arg(QString::fromStdString(o.ladder))});
+                                     .arg(QString::fromStdString(o.ladder))};
   } else if (o.kind == "lens") {
     if (o.runs.size() != 1) throw UserError("plot lens: give exactly one --run ID");
     auto db = openDatabase(o.db_path);
@@ -124,7 +115,7 @@ int runPlot(PlotOptions o) {
     input.run_label = plots::runLabel(*db, o.runs[0]);
     input.eps = o.eps;
     input.title = QStringLiteral("Logit lens: ") + input.run_label;
-    plots::drawLens(plot, input);
+    plot = std::move(input);
   } else if (o.kind == "curves") {
     if (o.runs.empty()) throw UserError("plot curves: give one or more --run ID");
     auto db = openDatabase(o.db_path);
@@ -142,12 +133,12 @@ int runPlot(PlotOptions o) {
                         "\". See `deepladder metrics`");
       input.series.push_back(std::move(series));
     }
-    plots::drawCurves(plot, input);
+    plot = std::move(input);
   } else {
     throw UserError("plot: '" + o.kind +
                     "' is not frontier, multiplier, lens, curves, squaring or depth");
   }
-  plots::savePlot(plot, QString::fromStdString(o.out), o.width, o.height);
+  plots::writePlotFile(plot, QString::fromStdString(o.out), o.width, o.height);
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
   return 0;
 }

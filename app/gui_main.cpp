@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QSettings>
 
+#include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/main_window.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName("deepladder");
   QCoreApplication::setApplicationName("deepladder-gui");
   QCoreApplication::setApplicationVersion("0.1.0");
+  deepladder::ui::installGuiThreadQueryGuard();  // debug builds: no SQLite on this thread
   deepladder::ui::MainWindow window;
   const QStringList args = app.arguments();
   if (args.size() > 1) {

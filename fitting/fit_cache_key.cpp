@@ -28,6 +28,7 @@ struct KnownFrontierOptions {
   int threads;
   FrontierEstimator estimator;
   bool residual_bootstrap;
+  const Cancellation* cancellation;  // not in the key: a cancelled fit is never cached
 };
 
 }  // namespace

@@ -15,7 +15,8 @@ namespace deepladder::fitting {
 inline constexpr int kFitCodeVersion = 1;
 
 // Every FrontierOptions field that changes the result, as text (not `threads`: the bootstrap
-// gives the same numbers on any number of threads).
+// gives the same numbers on any number of threads; not `cancellation`: a cancelled fit is never
+// cached).
 std::string frontierOptionsKey(const FrontierOptions& options);
 
 // The points' arm, compute and loss at full precision, sorted.

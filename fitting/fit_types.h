@@ -13,6 +13,8 @@
 
 namespace deepladder::fitting {
 
+class Cancellation;
+
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // --- inputs ---------------------------------------------------------------------------------
@@ -41,6 +43,9 @@ struct FrontierOptions {
   // few rungs of a ladder in progress (used by suggest). An arm with under two residual degrees
   // of freedom draws Gaussian residuals with the other arms' pooled scatter.
   bool residual_bootstrap = false;
+  // Set by a caller that may abort the fit (fitting/cancellation.h); not part of the result, so
+  // not of the cache key either. Null: the fit runs to the end.
+  const Cancellation* cancellation = nullptr;
 };
 
 // Defaults in one place (the CLI and the GUI both start from these).
@@ -125,6 +130,9 @@ struct FrontierResult {
   // ln(C/C0) with its fitted E held fixed, the value the paper's ladder figure prints for the
   // baseline. The multipliers use arms[0] (the E-free fit), as the paper's projections do.
   ArmFit baseline_line;
+  // The fit was cancelled (FrontierOptions::cancellation) before it ended: the fields are
+  // incomplete (bootstrap_used counts the resamples that were fitted before it stopped).
+  bool cancelled = false;
 };
 
 // --- Chinchilla: L(N, D) = E + A / N^alpha + B / D^beta ------------------------------------

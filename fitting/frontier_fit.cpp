@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "fitting/cancellation.h"
 #include "fitting/frontier_model.h"
 #include "fitting/frontier_solver.h"
 #include "fitting/log_excess_line.h"
@@ -144,7 +145,8 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
   Replicate rep;
   std::vector<ArmFit> fits;
   try {
-    fits = solveFrontier(sample, options.c_ref, options.joint, false, options.estimator);
+    fits = solveFrontier(sample, options.c_ref, options.joint, false, options.estimator,
+                         options.cancellation);
   } catch (const std::exception&) {
     return rep;
   }
@@ -174,7 +176,8 @@ std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      for (int i = t; i < options.bootstrap; i += threads)
+      // Between resamples: a cancelled fit stops here (and Ceres aborts the one in flight).
+      for (int i = t; i < options.bootstrap && !isCancelled(options.cancellation); i += threads)
         reps[i] = runReplicate(arms, options, i, point, pooled);
     });
   for (auto& th : pool) th.join();
@@ -319,7 +322,17 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
   result.joint = options.joint;
   result.ci_level = options.ci_level;
   result.bootstrap_requested = options.bootstrap;
-  result.arms = solveFrontier(arms, options.c_ref, options.joint, true, options.estimator);
+  if (isCancelled(options.cancellation)) {  // cancelled before it started: nothing is fitted
+    result.cancelled = true;
+    return result;
+  }
+  try {
+    result.arms = solveFrontier(arms, options.c_ref, options.joint, true, options.estimator,
+                                options.cancellation);
+  } catch (const FitCancelled&) {
+    result.cancelled = true;
+    return result;
+  }
   const bool paper = options.estimator == FrontierEstimator::Paper;
   if (paper) explainArmsBelowSharedE(table, result.arms, options.baseline);
   for (size_t a = 0; a < result.arms.size(); ++a) {
@@ -361,6 +374,12 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
   if (options.bootstrap > 0) {
     const auto reps =
         runBootstrap(arms, options, options.residual_bootstrap ? &result.arms : nullptr);
+    if (isCancelled(options.cancellation)) {
+      // No intervals from part of the resamples: say how many were fitted, and that it stopped.
+      result.cancelled = true;
+      for (const auto& r : reps) result.bootstrap_used += r.ok;
+      return result;
+    }
     const double lo = (1.0 - options.ci_level) / 2, hi = 1.0 - lo;
     for (const auto& r : reps) {
       if (!r.ok) continue;

@@ -177,6 +177,18 @@ ceres::Solver::Options solverOptions() {
   return o;
 }
 
+// Aborts a solve once its fit is cancelled (checked after every iteration).
+class AbortWhenCancelled : public ceres::IterationCallback {
+ public:
+  explicit AbortWhenCancelled(const Cancellation* cancel) : cancel_(cancel) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
+    return isCancelled(cancel_) ? ceres::SOLVER_ABORT : ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  const Cancellation* cancel_;
+};
+
 // Blocks of all arms; E is one block for everyone (constant unless free).
 struct Blocks {
   double E = 0.0;
@@ -236,14 +248,18 @@ double huberDelta(const std::vector<double>& r, double loss_scale, bool paper) {
 // deltas used, indexed by arm.
 std::vector<double> solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free,
                                 double E_upper, const std::vector<int>& which, bool pooled,
-                                bool paper) {
-  const auto options = solverOptions();
+                                bool paper, const Cancellation* cancel) {
+  if (isCancelled(cancel)) throw FitCancelled();
+  auto options = solverOptions();
+  AbortWhenCancelled abort_when_cancelled(cancel);
+  if (cancel) options.callbacks.push_back(&abort_when_cancelled);
   ceres::Solver::Summary summary;
   {
     ceres::Problem problem;
     addResiduals(problem, arms, b, E_free, E_upper, {}, which);
     ceres::Solve(options, &problem, &summary);
   }
+  if (isCancelled(cancel)) throw FitCancelled();
   std::vector<double> deltas(arms.size(), 0.0);
   if (pooled) {
     const double d = huberDelta(residuals(arms, b, which), arms[which[0]].min_loss, paper);
@@ -258,6 +274,7 @@ std::vector<double> solveBlocks(const std::vector<PreparedArm>& arms, Blocks& b,
     addResiduals(problem, arms, b, E_free, E_upper, deltas, which);
     ceres::Solve(options, &problem, &summary);
   }
+  if (isCancelled(cancel)) throw FitCancelled();
   return deltas;
 }
 
@@ -302,7 +319,8 @@ void standardErrors(const std::vector<PreparedArm>& arms, Blocks& b, bool E_free
 // --- public ---------------------------------------------------------------------------------
 
 std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref, bool joint,
-                                  bool with_standard_errors, FrontierEstimator estimator) {
+                                  bool with_standard_errors, FrontierEstimator estimator,
+                                  const Cancellation* cancel) {
   quietCeresWarnings();
   const bool paper = estimator == FrontierEstimator::Paper;
   joint = joint && !paper;
@@ -317,7 +335,7 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
   b.E = start.E;
   b.arm[0] = start;
   std::vector<double> deltas =
-      solveBlocks(arms, b, true, upperE(arms[0].min_loss, paper), {0}, false, paper);
+      solveBlocks(arms, b, true, upperE(arms[0].min_loss, paper), {0}, false, paper, cancel);
   std::vector<int> others;
   for (int a = 1; a < n_arms; ++a) others.push_back(a);
   std::vector<std::optional<LogExcessLine>> lines(n_arms);
@@ -329,7 +347,7 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
     }
   } else if (!others.empty()) {
     for (int a : others) b.arm[a] = gridStart(arms[a], false, b.E, false);
-    const auto d = solveBlocks(arms, b, false, b.E, others, false, false);
+    const auto d = solveBlocks(arms, b, false, b.E, others, false, false, cancel);
     for (int a : others) deltas[a] = d[a];
   }
   double global_min = HUGE_VAL;
@@ -338,7 +356,7 @@ std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& data, double c_ref
 
   std::vector<int> all(n_arms);
   for (int a = 0; a < n_arms; ++a) all[a] = a;
-  if (joint) deltas = solveBlocks(arms, b, true, E_upper, all, true, false);
+  if (joint) deltas = solveBlocks(arms, b, true, E_upper, all, true, false, cancel);
   int total_points = 0;
   for (const auto& arm : arms) total_points += static_cast<int>(arm.x.size());
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fitting/cancellation.h"
 #include "fitting/fit_types.h"
 
 namespace deepladder::fitting {
@@ -24,7 +25,9 @@ struct ArmData {
 // arms, paper (`joint` must be false): the OLS line of ln(L - E) on ln(C/C0) with the baseline's
 // E; an arm with a point at or below E gets NaN A and gamma and the flag "E>=arm min loss".
 // Fills every ArmFit field except the bootstrap intervals, the t-intervals and `method`.
+// Throws FitCancelled when `cancel` is cancelled before or while it solves (Ceres aborts).
 std::vector<ArmFit> solveFrontier(const std::vector<ArmData>& arms, double c_ref, bool joint,
-                                  bool with_standard_errors, FrontierEstimator estimator);
+                                  bool with_standard_errors, FrontierEstimator estimator,
+                                  const Cancellation* cancel = nullptr);
 
 }  // namespace deepladder::fitting

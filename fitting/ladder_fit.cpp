@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "fitting/cancellation.h"
 #include "fitting/fit_cache_key.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_result_json.h"
@@ -58,6 +59,7 @@ std::optional<FrontierResult> LadderFitter::lookup(const std::string& name,
 
 void LadderFitter::store(const std::string& name, const std::string& key, const FrontierResult& fit,
                          const std::vector<std::string>& arms) {
+  if (fit.cancelled) throw FitCancelled();  // an incomplete fit is neither kept nor cached
   refitted_.push_back(name);
   shares_[name] = {key, fit};
   if (!cache_) return;

@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/safe_text.h"
 #include "storage/database_impl.h"
+#include "storage/query_thread_guard.h"
 #include "storage/schema.h"
 
 namespace deepladder::storage {
@@ -239,6 +240,13 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
   requireCompleteSchema(db, path);
 }
 
+// Every statement a connection starts (sqlite3_exec's and direct sqlite3_step calls included)
+// passes storage's query hook first (query_thread_guard.h).
+int traceStatement(unsigned /*type*/, void* /*context*/, void* /*statement*/, void* /*sql*/) {
+  checkQueryThread();
+  return 0;
+}
+
 }  // namespace
 
 // ---- Impl -----------------------------------------------------------------------------------
@@ -294,6 +302,7 @@ std::unique_ptr<Database> Database::open(const std::string& path, bool read_only
                       "). Check the path and its permissions, or pass another --db path.");
     }
     sqlite3_extended_result_codes(impl->db, 0);
+    sqlite3_trace_v2(impl->db, SQLITE_TRACE_STMT, traceStatement, nullptr);
     prepareConnection(impl->db, impl->path, read_only);
   } catch (...) {
     impl.reset();  // closes the connection

@@ -56,6 +56,7 @@ TEST_F(LiveView, FrontierHistoryAndMultiplierFollowRunsAsTheyFinish) {
   MainWindow window;
   ASSERT_TRUE(window.openDatabase(db_path_, true));
   FrontierView& view = *window.frontier();
+  view.reloadSourcesNow();  // the list arrives in the background otherwise
   view.sourceChoice()->setCurrentText("live");
   RunTableModel model;
   model.setRuns(runs(), 1.8e9);
@@ -108,6 +109,7 @@ TEST_F(LiveView, FrontierHistoryAndMultiplierFollowRunsAsTheyFinish) {
 TEST_F(LiveView, SuggestionsRankCandidatesAndQueueTheSelectedOne) {
   FrontierView view;
   view.setDatabase(db_path_);
+  view.reloadSourcesNow();
   view.sourceChoice()->setCurrentText("live");
   SuggestionsPanel& panel = *view.suggestions();
   panel.suggestNow(/*blocking=*/true);

@@ -20,6 +20,7 @@
 #include "ui/plots/multiplier_plot.h"
 #include "ui/plots/offscreen_app.h"
 #include "ui/plots/plot_export.h"
+#include "ui/plots/plot_file.h"
 
 namespace deepladder::plots {
 namespace {
@@ -107,6 +108,19 @@ void expectWritten(QCustomPlot& plot, const std::string& stem) {
   }
   const QImage png(QString::fromStdString(outDir() + "/" + stem + ".png"));
   EXPECT_EQ(png.width(), 960 * 2);
+}
+
+// `deepladder plot`'s path: a plot's data in, a file out, no QCustomPlot in the caller.
+TEST(Plots, WritePlotFileDrawsAnyPlotsDataIntoAFile) {
+  const std::string stem = outDir() + "/data_to_file";
+  writePlotFile(LensPlotInput{"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}}, 2.0, "Lens"},
+                QString::fromStdString(stem + ".png"), 640, 400);
+  EXPECT_EQ(QImage(QString::fromStdString(stem + ".png")).width(), 640 * 2);
+  const DepthPlotInput depth{{{"vanilla", 2, 3.1}, {"vanilla", 4, 2.9}, {"looped", 4, 2.8}},
+                             "Depth"};
+  writePlotFile(depth, QString::fromStdString(stem + ".svg"));
+  EXPECT_GT(QFileInfo(QString::fromStdString(stem + ".svg")).size(), 1000);
+  EXPECT_THROW(writePlotFile(depth, QString::fromStdString(stem + ".bmp")), UserError);
 }
 
 TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {

@@ -188,6 +188,7 @@ TEST_F(Workbench, FrontierOffersTheSourcesArmsAsBaselineAndDrawsBootstrapBands) 
   MainWindow window;
   ASSERT_TRUE(window.openDatabase(db_path_, true));
   FrontierView& view = *window.frontier();
+  view.reloadSourcesNow();  // the list arrives in the background otherwise
   QComboBox& baseline = *view.baselineChoice();
   ASSERT_EQ(baseline.count(), 2);
   EXPECT_EQ(baseline.itemText(0), "growth");
@@ -226,13 +227,22 @@ TEST_F(Workbench, FrontierOffersTheSourcesArmsAsBaselineAndDrawsBootstrapBands) 
   EXPECT_EQ(view.result()->arms[1].method, "nls_huber_e_fixed");
 }
 
+// Waits (up to 20 s) for a view's background load to arrive.
+template <typename View>
+bool waitUntilLoaded(View& view) {
+  for (int i = 0; i < 2000 && view.loading(); ++i) QTest::qWait(10);
+  return !view.loading();
+}
+
 TEST_F(Workbench, LensAndSerialTaskViewsDrawTheFixture) {
   LensView lens;
   lens.setDatabase(db_path_);
+  ASSERT_TRUE(waitUntilLoaded(lens));
   EXPECT_GE(lens.profilePlot()->graphCount(), 3);  // 3 evals + eps line
   EXPECT_GE(lens.depthPlot()->graphCount(), 1);
   SerialTaskView serial;
   serial.setDatabase(db_path_);
+  ASSERT_TRUE(waitUntilLoaded(serial));
   EXPECT_EQ(serial.heatmap()->plottableCount(), 1);  // the colour map
   EXPECT_GT(serial.heatmap()->itemCount(), 7);       // cell labels + OOD outlines
   // The depth plot draws N = 323's population chance from core (1/9 from T = 4 on).
@@ -267,6 +277,7 @@ TEST(SerialTaskView, CellsShowPopulationChanceAndCompositionCeiling) {
   }
   SerialTaskView serial;
   serial.setDatabase(QString::fromStdString(path));
+  ASSERT_TRUE(waitUntilLoaded(serial));
   QStringList labels;
   for (int i = 0; i < serial.heatmap()->itemCount(); ++i)
     if (auto* text = qobject_cast<QCPItemText*>(serial.heatmap()->item(i))) labels << text->text();

@@ -143,6 +143,7 @@ TEST(Xvfb, MainWindowVisitsEveryViewAndSavesScreenshots) {
       ASSERT_TRUE(QTest::qWaitForWindowExposed(&live));
       ASSERT_TRUE(live.openDatabase(live_db));
       live.showView(MainWindow::kFrontier);
+      live.frontier()->reloadSourcesNow();
       live.frontier()->sourceChoice()->setCurrentText("live");
       live.frontier()->fitNow(/*blocking=*/true);
       live.frontier()->suggestions()->suggestNow(/*blocking=*/true);

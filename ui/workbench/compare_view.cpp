@@ -22,6 +22,7 @@
 #include "ui/plots/plot_sources.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/gui_query_guard.h"
 
 namespace deepladder::ui {
 namespace {
@@ -152,27 +153,51 @@ void CompareView::setDatabase(const QString& path) {
 }
 
 void CompareView::reloadRuns() {
+  if (db_path_.isEmpty()) return;
+  const int generation = ++list_generation_;
+  ++list_pending_;
+  using Runs = std::shared_ptr<const std::vector<storage::RunSummary>>;
+  std::function<Runs()> work = [path = db_path_]() -> Runs {
+    return std::make_shared<const std::vector<storage::RunSummary>>(
+        openExistingDatabase(path, /*read_only=*/true)->listRuns());
+  };
+  runInBackground<Runs>(
+      this, work,
+      [this, generation](Runs runs) {
+        --list_pending_;
+        if (generation == list_generation_) showRunList(*runs);
+      },
+      [this, generation](const QString& message) {
+        --list_pending_;
+        if (generation == list_generation_)
+          readout_->setText(tr("Cannot list the runs: %1").arg(message));
+      });
+}
+
+void CompareView::showRunList(const std::vector<storage::RunSummary>& runs) {
   const auto checked = checkedRuns();
   const std::set<int64_t> keep(checked.begin(), checked.end());
-  QString error;
-  auto db = tryOpenDatabase(db_path_, true, nullptr);
-  if (!db) return;
-  const auto runs = db->listRuns();
-  if (runs.size() == static_cast<size_t>(runs_->count())) return;  // nothing new
-  QSignalBlocker block(runs_);
-  runs_->clear();
-  for (const auto& s : runs) {
-    QString text = QStringLiteral("#%1  %2").arg(s.run.id).arg(QString::fromStdString(s.run.name));
-    if (!s.ladder_name.empty())
-      text += QStringLiteral("  (%1)").arg(QString::fromStdString(s.ladder_name));
-    auto* item = new QListWidgetItem(text, runs_);
-    item->setData(kRunIdRole, static_cast<qlonglong>(s.run.id));
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(keep.count(s.run.id) ? Qt::Checked : Qt::Unchecked);
+  const bool wanted = wanted_checked_.has_value();
+  wanted_checked_.reset();
+  if (runs.size() != static_cast<size_t>(runs_->count())) {  // else nothing new
+    QSignalBlocker block(runs_);
+    runs_->clear();
+    for (const auto& s : runs) {
+      QString text =
+          QStringLiteral("#%1  %2").arg(s.run.id).arg(QString::fromStdString(s.run.name));
+      if (!s.ladder_name.empty())
+        text += QStringLiteral("  (%1)").arg(QString::fromStdString(s.ladder_name));
+      auto* item = new QListWidgetItem(text, runs_);
+      item->setData(kRunIdRole, static_cast<qlonglong>(s.run.id));
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setCheckState(keep.count(s.run.id) ? Qt::Checked : Qt::Unchecked);
+    }
   }
+  if (wanted) setCheckedRuns(checked);
 }
 
 void CompareView::setCheckedRuns(const std::vector<int64_t>& ids) {
+  if (list_pending_ > 0) wanted_checked_ = ids;  // applied again when the list arrives
   const std::set<int64_t> want(ids.begin(), ids.end());
   {
     QSignalBlocker block(runs_);
@@ -186,6 +211,7 @@ void CompareView::setCheckedRuns(const std::vector<int64_t>& ids) {
 }
 
 std::vector<int64_t> CompareView::checkedRuns() const {
+  if (wanted_checked_) return *wanted_checked_;
   std::vector<int64_t> ids;
   for (int i = 0; i < runs_->count(); ++i)
     if (runs_->item(i)->checkState() == Qt::Checked)
@@ -213,6 +239,7 @@ void CompareView::requestCurves() {
 }
 
 void CompareView::loadNow() {
+  AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
   ++generation_;
   input_ = loadCurves(db_path_, checkedRuns(), metric_->currentText().toStdString(),
                       static_cast<plots::CurveAxis>(axis_->currentIndex()));

@@ -6,8 +6,10 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "storage/records.h"
 #include "ui/plots/curves_plot.h"
 
 class QCustomPlot;
@@ -25,8 +27,9 @@ class CompareView : public QWidget {
  public:
   explicit CompareView(QWidget* parent = nullptr);
   void setDatabase(const QString& path);
-  // Refreshes the run list (keeps the checked runs).
+  // Refreshes the run list in the background (keeps the checked runs).
   void reloadRuns();
+  // Checks `ids` (once the run list being loaded has arrived) and loads their curves.
   void setCheckedRuns(const std::vector<int64_t>& ids);
   std::vector<int64_t> checkedRuns() const;
   QCustomPlot* plot() const { return plot_; }
@@ -39,6 +42,7 @@ class CompareView : public QWidget {
 
  private:
   void requestCurves();
+  void showRunList(const std::vector<storage::RunSummary>& runs);
   void draw();
   void onHover(QMouseEvent* event);
   QString db_path_;
@@ -52,6 +56,9 @@ class CompareView : public QWidget {
   QCustomPlot* plot_;
   plots::CurvesPlotInput input_;
   int generation_ = 0;
+  int list_generation_ = 0;  // run lists of older requests are dropped
+  int list_pending_ = 0;
+  std::optional<std::vector<int64_t>> wanted_checked_;  // asked for while the list loads
 };
 
 }  // namespace deepladder::ui

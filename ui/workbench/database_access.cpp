@@ -60,14 +60,27 @@ std::unique_ptr<storage::Database> tryOpenDatabase(const QString& path, bool rea
   }
 }
 
-bool fillRunPicker(QComboBox& picker, storage::Database& db, const std::string& table) {
+std::vector<RunChoice> runChoices(storage::Database& db, const std::string& table) {
+  std::vector<RunChoice> choices;
+  if (db.queryInt("SELECT count(*) FROM " + table) == 0) return choices;
+  for (const auto& s : db.listRuns())
+    if (db.queryInt("SELECT EXISTS(SELECT 1 FROM " + table +
+                    " WHERE run_id = " + std::to_string(s.run.id) + ")"))
+      choices.push_back({s.run.id, plots::runLabel(db, s.run.id)});
+  return choices;
+}
+
+std::optional<int64_t> pickRun(const std::vector<RunChoice>& choices, int64_t current) {
+  for (const auto& c : choices)
+    if (c.id == current) return current;
+  if (choices.empty()) return std::nullopt;
+  return choices.front().id;
+}
+
+bool fillRunPicker(QComboBox& picker, const std::vector<RunChoice>& choices) {
   const qlonglong current = picker.currentData().toLongLong();
   picker.clear();
-  if (db.queryInt("SELECT count(*) FROM " + table) > 0)
-    for (const auto& s : db.listRuns())
-      if (db.queryInt("SELECT EXISTS(SELECT 1 FROM " + table +
-                      " WHERE run_id = " + std::to_string(s.run.id) + ")"))
-        picker.addItem(plots::runLabel(db, s.run.id), static_cast<qlonglong>(s.run.id));
+  for (const auto& c : choices) picker.addItem(c.label, static_cast<qlonglong>(c.id));
   if (picker.count() == 0) return false;
   const int keep = picker.findData(current);
   picker.setCurrentIndex(keep >= 0 ? keep : 0);

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <QString>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 class QComboBox;
-#include <memory>
 
 namespace deepladder::storage {
 class Database;
@@ -30,8 +33,21 @@ DatabaseProblem describeOpenFailure(const QString& path, const QString& error);
 std::unique_ptr<storage::Database> tryOpenDatabase(const QString& path, bool read_only,
                                                    DatabaseProblem* problem);
 
-// Refills a run picker with the runs that have rows in `table` ("lens", "evals"), keeping the
-// current choice when it is still listed. Returns false when no run has any (picker empty).
-bool fillRunPicker(QComboBox& picker, storage::Database& db, const std::string& table);
+// A run a picker offers: its id and label (plots::runLabel).
+struct RunChoice {
+  int64_t id = 0;
+  QString label;
+};
+
+// The runs that have rows in `table` ("lens", "evals"), in listRuns order. Queries: call it off
+// the GUI thread.
+std::vector<RunChoice> runChoices(storage::Database& db, const std::string& table);
+
+// The choice to show: `current` when it is listed, else the first; nullopt when none is.
+std::optional<int64_t> pickRun(const std::vector<RunChoice>& choices, int64_t current);
+
+// Refills a run picker with `choices`, keeping the current choice when it is still listed (no
+// database access). Returns false when there is none (picker empty).
+bool fillRunPicker(QComboBox& picker, const std::vector<RunChoice>& choices);
 
 }  // namespace deepladder::ui

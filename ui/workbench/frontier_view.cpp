@@ -17,7 +17,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
+#include "fitting/cancellation.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/ladder_fit.h"
 #include "fitting/projection_history.h"
@@ -30,6 +32,7 @@
 #include "ui/plots/multiplier_plot.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/run_table_model.h"
 #include "ui/workbench/suggestions_panel.h"
 
@@ -64,6 +67,17 @@ FitOutput fitSource(const QString& path, const std::string& source, fitting::Fro
   // Same options as the fit, so the newest point reuses the shares just fitted.
   if (ladder_id) out.history = fitting::projectionHistory(out.table, o, kTarget, &cache, source);
   return out;
+}
+
+// Each ladder with finished runs and each imported source, with its arms (a worker thread's
+// own connection).
+FrontierView::SourceArms loadSourceArms(const QString& path) {
+  auto db = openExistingDatabase(path, /*read_only=*/true);
+  FrontierView::SourceArms arms;
+  for (const auto& s : db->listRuns())
+    if (!s.ladder_name.empty() && s.run.status == "finished") arms[s.ladder_name].insert(s.run.arm);
+  for (const auto& e : db->externalPoints()) arms[e.source].insert(e.arm);
+  return arms;
 }
 
 // Which of `source`'s runs have finished, as the Runs view's model has them.
@@ -178,18 +192,49 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   connect(c_ref_, &QLineEdit::returnPressed, this, [this] { fitNow(); });
 }
 
+FrontierView::~FrontierView() {
+  cancelFit();  // a fit still running stops soon instead of holding a pool thread
+}
+
+void FrontierView::cancelFit() {
+  if (fit_cancel_) fit_cancel_->cancel();
+  fit_cancel_.reset();
+}
+
 void FrontierView::setDatabase(const QString& path) {
   db_path_ = path;
   reloadSources();
 }
 
 void FrontierView::reloadSources() {
-  auto db = tryOpenDatabase(db_path_, true, nullptr);
-  if (!db) return;
-  std::map<std::string, std::set<std::string>> arms;  // source -> its arms
-  for (const auto& s : db->listRuns())
-    if (!s.ladder_name.empty() && s.run.status == "finished") arms[s.ladder_name].insert(s.run.arm);
-  for (const auto& e : db->externalPoints()) arms[e.source].insert(e.arm);
+  if (db_path_.isEmpty()) return;
+  const int generation = ++sources_generation_;
+  ++sources_pending_;
+  std::function<SourceArms()> work = [path = db_path_] { return loadSourceArms(path); };
+  runInBackground<SourceArms>(
+      this, work,
+      [this, generation](SourceArms arms) {
+        --sources_pending_;
+        if (generation == sources_generation_) showSources(arms);
+      },
+      [this, generation](const QString& message) {
+        --sources_pending_;
+        if (generation == sources_generation_)
+          status_->setText(tr("Cannot list the ladders: %1").arg(message));
+      });
+}
+
+void FrontierView::reloadSourcesNow() {
+  AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
+  ++sources_generation_;
+  try {
+    showSources(loadSourceArms(db_path_));
+  } catch (const std::exception& e) {
+    status_->setText(tr("Cannot list the ladders: %1").arg(QString::fromUtf8(e.what())));
+  }
+}
+
+void FrontierView::showSources(const SourceArms& arms) {
   arms_by_source_.clear();
   std::set<std::string> names;
   for (const auto& [source, source_arms] : arms) {
@@ -205,12 +250,17 @@ void FrontierView::reloadSources() {
   fillBaselineChoices();
   suggestions_->setLadder(db_path_, source_->currentText(), kTarget);
   if (names.empty()) status_->setText(tr("No ladder has finished runs yet: nothing to fit."));
+  if (const RunTableModel* runs = std::exchange(follow_after_sources_, nullptr);
+      runs && !source_->currentText().isEmpty())
+    followRuns(*runs);
 }
 
 void FrontierView::followRuns(const RunTableModel& runs) {
   if (source_->currentText().isEmpty()) {
-    reloadSources();  // a ladder's first finished run makes it fittable
-    if (source_->currentText().isEmpty()) return;
+    // A ladder's first finished run makes it fittable: follow again once the list is in.
+    follow_after_sources_ = &runs;
+    reloadSources();
+    return;
   }
   const QString signature = finishedSignature(runs, source_->currentText());
   if (signature.isEmpty() || signature == fitted_signature_) return;
@@ -232,6 +282,7 @@ void FrontierView::fillBaselineChoices() {
 }
 
 void FrontierView::fitNow(bool blocking) {
+  if (blocking && sources_pending_ > 0) reloadSourcesNow();  // the list a blocking fit needs
   if (source_->currentText().isEmpty()) return;
   fitting::FrontierOptions o = fitting::defaultFrontierOptions();
   o.baseline = baseline_->currentText().toStdString();
@@ -246,7 +297,9 @@ void FrontierView::fitNow(bool blocking) {
   const std::string source = source_->currentText().toStdString();
   status_->setText(tr("Fitting %1…").arg(source_->currentText()));
   if (blocking) {
-    ++fit_generation_;  // a fit still running in the background is superseded
+    AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
+    ++fit_generation_;
+    cancelFit();  // a fit still running in the background is superseded
     try {
       auto out = fitSource(db_path_, source, o);
       show(out.table, out.result, std::move(out.history));
@@ -256,16 +309,26 @@ void FrontierView::fitNow(bool blocking) {
     return;
   }
   const int generation = ++fit_generation_;
-  std::function<FitOutput()> work = [path = db_path_, source, o] {
+  // The fit still running is superseded: abort it (Ceres stops at its next iteration, the
+  // bootstrap before its next resample) instead of letting it finish unseen.
+  if (fit_cancel_) fit_cancel_->cancel();
+  fit_cancel_ = std::make_shared<fitting::Cancellation>();
+  o.cancellation = fit_cancel_.get();
+  std::function<FitOutput()> work = [path = db_path_, source, o, keep = fit_cancel_] {
     return fitSource(path, source, o);
   };
   runInBackground<FitOutput>(
       this, work,
       [this, generation](FitOutput out) {
-        if (generation == fit_generation_) show(out.table, out.result, std::move(out.history));
+        if (generation != fit_generation_) return;
+        fit_cancel_.reset();
+        show(out.table, out.result, std::move(out.history));
       },
       [this, generation](const QString& message) {
-        if (generation == fit_generation_) status_->setText(tr("Fit failed: %1").arg(message));
+        if (generation == fit_generation_) {
+          fit_cancel_.reset();
+          status_->setText(tr("Fit failed: %1").arg(message));
+        }
       });
 }
 

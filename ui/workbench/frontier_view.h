@@ -12,7 +12,11 @@
 #include <QMap>
 #include <QStringList>
 #include <QWidget>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "fitting/fit_types.h"
 #include "fitting/live_projection.h"
@@ -24,6 +28,10 @@ class QSpinBox;
 class QPlainTextEdit;
 class QLabel;
 
+namespace deepladder::fitting {
+class Cancellation;
+}
+
 namespace deepladder::ui {
 
 class RunTableModel;
@@ -33,9 +41,19 @@ class FrontierView : public QWidget {
   Q_OBJECT
  public:
   explicit FrontierView(QWidget* parent = nullptr);
+  ~FrontierView() override;
   void setDatabase(const QString& path);
+  // Re-lists the ladders and imported sources in the background.
   void reloadSources();
+  // The same, now (blocking); for tests and benchmarks.
+  void reloadSourcesNow();
+  // Source -> its arms.
+  using SourceArms = std::map<std::string, std::set<std::string>>;
   void fitNow(bool blocking = false);
+  // Aborts the fit in flight, if any (its result is dropped); fitNow() does so itself.
+  void cancelFit();
+  // True while a background fit runs.
+  bool fitting() const { return fit_cancel_ != nullptr; }
   QCustomPlot* frontierPlot() const { return frontier_; }
   QCustomPlot* multiplierPlot() const { return multiplier_; }
   QCustomPlot* historyPlot() const { return history_; }
@@ -52,6 +70,8 @@ class FrontierView : public QWidget {
   QLineEdit* c0Field() const { return c_ref_; }
   // paper | robust (item data: the fitting::FrontierEstimator value).
   QComboBox* estimatorChoice() const { return estimator_; }
+  // Bootstrap resamples of the next fit.
+  QSpinBox* bootstrapChoice() const { return bootstrap_; }
 
  signals:
   void fitted();
@@ -60,9 +80,14 @@ class FrontierView : public QWidget {
   void show(const fitting::ResultsTable& table, const fitting::FrontierResult& result,
             std::vector<fitting::ProjectionSnapshot> history);
   void fillBaselineChoices();
+  void showSources(const SourceArms& arms);
+  int sources_generation_ = 0;  // source lists of older requests are dropped
+  int sources_pending_ = 0;
+  const RunTableModel* follow_after_sources_ = nullptr;  // followRuns() waiting for the list
   QString db_path_;
   QMap<QString, QStringList> arms_by_source_;
-  int fit_generation_ = 0;  // results of older fits are dropped
+  int fit_generation_ = 0;                             // results of older fits are dropped
+  std::shared_ptr<fitting::Cancellation> fit_cancel_;  // the background fit in flight
   QComboBox* source_;
   QComboBox* baseline_;
   QLineEdit* c_ref_;

@@ -23,6 +23,7 @@
 #include "storage/ladder_queue.h"
 #include "storage/queue_execution.h"
 #include "storage/run_store_sqlite.h"
+#include "ui/workbench/gui_query_guard.h"
 
 namespace deepladder::ui {
 
@@ -103,6 +104,7 @@ int64_t InProcessScheduler::enqueueAndRun(const QString& toml, const QString& so
   }
   if (!accepting) takeLock();  // like `deepladder run`: nothing is queued without the lock
   storage::EnqueueResult queued;
+  AllowGuiThreadQueries user_action;  // queueing the ladder the user asked to run
   try {
     auto db = storage::Database::open(db_path_.toStdString());
     queued = storage::enqueueLadder(*db, spec, storage::defaultWorkRoot(db_path_.toStdString()));
@@ -134,6 +136,7 @@ QStringList InProcessScheduler::resumeArguments() const {
                       QStringLiteral("--quiet")};
   if (session_ladders_.size() != 1) return args;
   try {
+    AllowGuiThreadQueries hand_off;  // one row, when the window closes
     auto db = storage::Database::open(db_path_.toStdString(), /*read_only=*/true);
     if (const auto stored = db->ladder(*session_ladders_.begin()))
       args << QStringLiteral("--ladder") << QString::fromStdString(stored->hash);

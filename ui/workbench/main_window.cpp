@@ -31,6 +31,7 @@
 #include "ui/workbench/compare_view.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/frontier_view.h"
+#include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/in_process_scheduler.h"
 #include "ui/workbench/ladder_designer_view.h"
 #include "ui/workbench/lens_view.h"
@@ -209,6 +210,7 @@ bool MainWindow::openDatabase(const QString& path, bool quiet) {
     return false;
   }
   DatabaseProblem problem;
+  AllowGuiThreadQueries open_check;  // a read-only open: schema reads, not the data
   auto db = tryOpenDatabase(path, /*read_only=*/true, &problem);
   if (!db) {
     if (!quiet) QMessageBox::critical(this, problem.title, problem.message);
@@ -326,67 +328,6 @@ void MainWindow::changeEvent(QEvent* event) {
         }
       },
       Qt::QueuedConnection);
-}
-
-namespace {
-
-enum class CloseChoice { kKeepRunning, kStop, kCancel };
-
-// Asks whether running runs keep going after the window closes.
-CloseChoice askAboutRunningRuns(QWidget* parent, const QString& text) {
-  QMessageBox box(QMessageBox::Question, QObject::tr("Runs are still running"), text,
-                  QMessageBox::NoButton, parent);
-  QPushButton* keep = box.addButton(QObject::tr("Keep running"), QMessageBox::AcceptRole);
-  QPushButton* stop = box.addButton(QObject::tr("Stop them"), QMessageBox::DestructiveRole);
-  box.addButton(QMessageBox::Cancel);
-  box.setDefaultButton(keep);
-  box.exec();
-  if (box.clickedButton() == keep) return CloseChoice::kKeepRunning;
-  if (box.clickedButton() == stop) return CloseChoice::kStop;
-  return CloseChoice::kCancel;
-}
-
-}  // namespace
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-  const int running = runs_->runningCount();
-  if (runs_->ownsScheduler()) {
-    const CloseChoice choice = askAboutRunningRuns(
-        this, tr("This window is running %n run(s). Keep them running in the background "
-                 "(a headless `deepladder resume` takes over from their last checkpoints) "
-                 "or stop them (they can be resumed later)?",
-                 "", std::max(running, runs_->scheduler()->activeRuns())));
-    if (choice == CloseChoice::kCancel) {
-      event->ignore();
-      return;
-    }
-    if (!stopOwnScheduler(choice == CloseChoice::kKeepRunning)) {
-      QMessageBox::warning(this, tr("Runs did not stop"),
-                           tr("The runs did not stop within a minute; the window stays open."));
-      event->ignore();
-      return;
-    }
-  } else if (const qint64 pid = runs_->otherSchedulerPid(); running > 0 && pid > 0) {
-    // (Runs marked running without a live scheduler are left over from one that stopped:
-    // nothing runs, so there is nothing to ask.)
-    const CloseChoice choice = askAboutRunningRuns(
-        this, tr("%n run(s) are running. They belong to a separate deepladder scheduler "
-                 "(pid %1) and can keep going without this window.",
-                 "", running)
-                  .arg(pid));
-    if (choice == CloseChoice::kCancel) {
-      event->ignore();
-      return;
-    }
-    if (choice == CloseChoice::kStop)
-      QProcess::startDetached(cliProgramPath(), {"cancel", "all", "--db", db_path_});
-  }
-  QSettings settings;
-  settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
-  settings.setValue("window/tab", tabs_->currentIndex());
-  saveLayout(settings);
-  event->accept();
 }
 
 }  // namespace deepladder::ui

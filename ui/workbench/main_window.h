@@ -3,7 +3,8 @@
 // plot (png/svg/pdf) or the scaling table (md/csv/tex/json); window layout, last database and
 // tab remembered with QSettings; a clear dialog for a database that cannot be opened. The window
 // can own a scheduler (the Runs view's InProcessScheduler); closing it while its runs are running
-// asks whether to hand them to a headless `deepladder resume` or stop them (resumable).
+// asks whether to hand them to a headless `deepladder resume` or stop them (resumable); either
+// way the window goes at once and the runs stop behind it (main_window_close.cpp).
 #pragma once
 
 #include <QMainWindow>
@@ -42,6 +43,9 @@ class MainWindow : public QMainWindow {
   // with `hand_off`, then starts a detached `deepladder resume` that carries the runs on.
   // False when it did not stop within `wait_ms`.
   bool stopOwnScheduler(bool hand_off, int wait_ms = 60000);
+  // True between a close that stops the window's scheduler and the scheduler's end (the window
+  // is hidden meanwhile).
+  bool closing() const { return closing_; }
   // Designer's Run: queue the ladder and run it with the window's scheduler (dialog on failure).
   bool runLadderText(const QString& toml, bool quiet = false);
 
@@ -61,6 +65,11 @@ class MainWindow : public QMainWindow {
   void restoreLayout(QSettings& settings);
   void saveLayout(QSettings& settings) const;
   void refreshAll();
+  // Closing while the window's scheduler runs: hides the window, asks the scheduler to stop and
+  // returns; finishClosing() closes for good once it has stopped.
+  void beginClosing(bool hand_off);
+  void finishClosing(bool hand_off);
+  bool closing_ = false;  // hidden, waiting for the scheduler to stop
   QString db_path_;
   QTabWidget* tabs_;
   RunMonitorView* runs_;

@@ -23,6 +23,7 @@
 #include "storage/database.h"
 #include "storage/run_control.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/in_process_scheduler.h"
 #include "ui/workbench/run_poller.h"
 #include "ui/workbench/run_table_model.h"
@@ -221,6 +222,8 @@ bool RunMonitorView::ownsScheduler() const {
 }
 
 void RunMonitorView::act(const std::function<QString()>& action) {
+  // A click's short write (cancel, retry, resume), which the user waits on.
+  AllowGuiThreadQueries user_action;
   try {
     last_action_ = action();
   } catch (const std::exception& e) {

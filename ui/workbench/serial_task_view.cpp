@@ -9,53 +9,40 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
-#include <map>
-#include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
-#include <tuple>
 
-#include "core/run_config.h"
 #include "core/squaring/baselines.h"
-#include "core/squaring/run_dataset.h"
-#include "core/squaring/run_maps.h"
-#include "core/squaring/tiers.h"
 #include "storage/database.h"
-#include "ui/plots/plot_sources.h"
 #include "ui/plots/plot_style.h"
+#include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/serial_task_data.h"
 
 namespace deepladder::ui {
+
+// What one request read: the run list (when asked for) and the shown run's cells.
+struct SerialTaskLoad {
+  bool listed = false;
+  std::vector<RunChoice> choices;
+  std::optional<int64_t> run_id;
+  std::optional<SerialTaskData> data;
+};
+
 namespace {
 
-// The run's squaring data options: tier, data_seed, data_dir (tier "" when it has none or is not
-// a squaring run).
-SquaringConfig squaringOf(const storage::RunRecord& run) {
-  SquaringConfig c;
-  c.tier.clear();
-  try {
-    const auto j = nlohmann::json::parse(run.config_json);
-    if (j.contains("squaring") && j["squaring"].contains("tier")) {
-      c.tier = j["squaring"]["tier"].get<std::string>();
-      c.data_seed = j["squaring"].value("data_seed", int64_t{0});
-      c.data_dir = j["squaring"].value("data_dir", std::string());
-    }
-  } catch (const std::exception&) {
-    c.tier.clear();
+// Runs on a worker thread with its own read-only connection.
+std::shared_ptr<const SerialTaskLoad> loadSerialTaskView(const QString& path, bool list_runs,
+                                                         int64_t run_id) {
+  auto db = openExistingDatabase(path, /*read_only=*/true);
+  auto load = std::make_shared<SerialTaskLoad>();
+  load->run_id = run_id;
+  if (list_runs) {
+    load->listed = true;
+    load->choices = runChoices(*db, "evals");
+    load->run_id = pickRun(load->choices, run_id);
   }
-  return c;
-}
-
-// A run's data (regenerated, or read from data_dir), once per (tier, seed, directory): the medium
-// tiers take a few hundred ms.
-std::shared_ptr<const squaring::TierDataset> runData(const SquaringConfig& config) {
-  static std::map<std::tuple<std::string, int64_t, std::string>,
-                  std::shared_ptr<const squaring::TierDataset>>
-      cache;
-  auto& slot = cache[{config.tier, config.data_seed, config.data_dir}];
-  if (!slot) slot = std::make_shared<const squaring::TierDataset>(squaring::runDataset(config));
-  return slot;
+  if (load->run_id) load->data = loadSerialTask(*db, *load->run_id);
+  return load;
 }
 
 }  // namespace
@@ -84,63 +71,58 @@ SerialTaskView::SerialTaskView(QWidget* parent) : QWidget(parent) {
   });
 }
 
+SerialTaskView::~SerialTaskView() = default;
+
 void SerialTaskView::setDatabase(const QString& path) {
   db_path_ = path;
   reloadRuns();
 }
 
 void SerialTaskView::reloadRuns() {
-  auto db = tryOpenDatabase(db_path_, true, nullptr);
-  if (!db) return;
-  QSignalBlocker block(run_);
-  if (!fillRunPicker(*run_, *db, "evals")) {
-    status_->setText(tr("No run has serial-task evals yet (squaring ladders record them)."));
-    return;
-  }
-  block.unblock();
-  showRun(run_->currentData().toLongLong());
+  request(/*list_runs=*/true, run_->currentData().toLongLong());
 }
 
 void SerialTaskView::showRun(int64_t run_id) {
-  auto db = tryOpenDatabase(db_path_, true, nullptr);
-  if (!db) return;
-  const auto evals = db->evals(run_id);
-  const auto run = db->run(run_id);
-  if (evals.empty() || !run) return;
-  // Latest step only.
-  int64_t last_step = 0;
-  for (const auto& e : evals) last_step = std::max(last_step, e.step);
-  // The latest step's cells (the iteration sweep "<task>@r=R" is not part of the map).
-  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> cells;  // (bits,T) -> c,t
-  std::set<int64_t> bits_set, t_set;
-  std::vector<squaring::CellCount> counts;
-  for (const auto& e : evals) {
-    if (e.step != last_step || e.task.find("@r=") != std::string::npos) continue;
-    auto& c = cells[{e.n_bits, e.T}];
-    c.first += e.correct;
-    c.second += e.total;
-    bits_set.insert(e.n_bits);
-    t_set.insert(e.T);
-    counts.push_back({e.task, static_cast<int>(e.n_bits), e.T, e.correct, e.total});
-  }
-  if (cells.empty()) return;
-  const std::vector<int64_t> bits(bits_set.begin(), bits_set.end()), ts(t_set.begin(), t_set.end());
-  const squaring::TierPreset* tier = nullptr;
-  const SquaringConfig data_options = squaringOf(*run);
-  std::optional<squaring::RunMaps> maps;  // chance and ceiling of each cell, from core
-  try {
-    if (!data_options.tier.empty()) {
-      tier = &squaring::tierPreset(data_options.tier);
-      maps = squaring::runMaps(*tier, *runData(data_options), counts);
-    }
-  } catch (const std::exception&) {
-  }
-  auto is_ood = [&](int64_t b, int64_t t) {
-    if (!tier) return false;
-    const bool seen_b = std::count(tier->modulus_bits.begin(), tier->modulus_bits.end(), b) > 0;
-    const bool seen_t = std::count(tier->train_t.begin(), tier->train_t.end(), t) > 0;
-    return !seen_b || !seen_t;
-  };
+  request(/*list_runs=*/false, run_id);
+}
+
+void SerialTaskView::request(bool list_runs, int64_t run_id) {
+  if (db_path_.isEmpty()) return;
+  const int generation = ++generation_;
+  ++pending_;
+  std::function<std::shared_ptr<const SerialTaskLoad>()> work =
+      [path = db_path_, list_runs, run_id] { return loadSerialTaskView(path, list_runs, run_id); };
+  runInBackground<std::shared_ptr<const SerialTaskLoad>>(
+      this, work,
+      [this, generation](std::shared_ptr<const SerialTaskLoad> load) {
+        --pending_;
+        if (generation != generation_) return;  // a newer request is on its way
+        if (load->listed) {
+          QSignalBlocker block(run_);
+          fillRunPicker(*run_, load->choices);
+        }
+        if (!load->run_id)
+          status_->setText(tr("No run has serial-task evals yet (squaring ladders record them)."));
+        else if (load->data)
+          draw(*load->data);
+        emit loaded();
+      },
+      [this, generation](const QString& message) {
+        --pending_;
+        if (generation != generation_) return;
+        status_->setText(tr("Cannot read the serial-task evals: %1").arg(message));
+        emit loaded();
+      });
+}
+
+void SerialTaskView::draw(const SerialTaskData& data) {
+  const auto& cells = data.cells;
+  const auto& bits = data.bits;
+  const auto& ts = data.ts;
+  const auto* tier = data.tier;
+  const auto& maps = data.maps;
+  const int64_t last_step = data.last_step;
+  auto is_ood = [&](int64_t b, int64_t t) { return data.outOfDistribution(b, t); };
 
   // Heatmap: x = T index, y = bits index.
   plots::preparePlot(*heatmap_, tr("Exact-match accuracy at step %1").arg(last_step),
@@ -241,13 +223,7 @@ void SerialTaskView::showRun(int64_t run_id) {
         g->addData(static_cast<double>(t),
                    static_cast<double>(it->second.first) / it->second.second);
     }
-    g->setName(
-        tr("%1-bit moduli%2")
-            .arg(b)
-            .arg(tier && is_ood(b, -1) &&
-                         std::count(tier->modulus_bits.begin(), tier->modulus_bits.end(), b) == 0
-                     ? tr(" (unseen)")
-                     : QString()));
+    g->setName(tr("%1-bit moduli%2").arg(b).arg(data.unseenBits(b) ? tr(" (unseen)") : QString()));
   }
   if (fixed_n) {
     QCPGraph* chance = by_t_->addGraph();

@@ -16,6 +16,7 @@
 #include "storage/result_points.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/suggestion_table_model.h"
 
 namespace deepladder::ui {
@@ -116,6 +117,7 @@ void SuggestionsPanel::suggestNow(bool blocking) {
     return rank(path, ladder, target);
   };
   if (!blocking) return runInBackground<SuggestResultPtr>(this, work, done, failed);
+  AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
   try {
     done(work());
   } catch (const std::exception& e) {
@@ -140,6 +142,7 @@ void SuggestionsPanel::queueSelected(bool blocking) {
   std::function<QString()> work = [path = db_path_, ladder = ladder_.toStdString(),
                                    run = s->candidate.run] { return queueRun(path, ladder, run); };
   if (!blocking) return runInBackground<QString>(this, work, done, failed);
+  AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
   try {
     done(work());
   } catch (const std::exception& e) {
