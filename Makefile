@@ -35,7 +35,7 @@ bench: build
 check-sanitize: setup
 	@cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DDEEPLADDER_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(SANITIZE_DIR) --parallel $(JOBS)
+	@cmake --build $(SANITIZE_DIR) --parallel $(JOBS) --target deepladder_tests
 	@cd $(SANITIZE_DIR) && \
 	  ASAN_OPTIONS=detect_leaks=1:strict_init_order=1:detect_stack_use_after_return=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/sanitizers/lsan.supp:print_suppressions=0 \
