@@ -1,0 +1,31 @@
+// What a training process actually holds, measured the way the memory plan (core/memory_model.h)
+// counts it: on CUDA the caching allocator's peak of allocated bytes (torch.cuda's
+// max_memory_allocated), on the CPU the process's peak resident set (getrusage's ru_maxrss).
+// The worker reports it as the metric value "peak_memory_gb" (decimal GB, as `plan --json`'s
+// peak_memory_gb) on its progress lines and once more before its done line.
+//
+// On the CPU the resident set follows the live tensors only if freed buffers go back to the
+// system: glibc's malloc serves blocks below its mmap threshold from heaps that keep freed memory,
+// and by default it raises that threshold (up to 32 MiB) each time a larger mmapped block is freed,
+// so after the first step every activation comes from a heap whose high-water mark, with the
+// fragmentation of many short-lived buffers, exceeds the live peak by 15-30%.
+// useReturningCpuAllocator() fixes the threshold at 64 KiB (every tensor of 64 KiB or more is its
+// own mapping, unmapped when freed) and trims the heap top beyond 1 MiB, so the peak RSS is the
+// peak of live bytes plus the runtime. The cost is a page fault per 4 KiB of each fresh tensor.
+// The worker calls it at start-up unless the environment already sets glibc's own tunables
+// (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES): the user's choice wins.
+#pragma once
+
+#include <torch/torch.h>
+
+namespace deepladder::trainers {
+
+// Sets glibc's mmap and trim thresholds as described above; returns false where the environment
+// sets them already (nothing changed) or the C library is not glibc.
+bool useReturningCpuAllocator();
+
+// Peak bytes so far of `device`: CUDA max allocated (in builds against a CUDA LibTorch, 0
+// otherwise), or the peak resident set of this process for the CPU.
+double peakMemoryBytes(const torch::Device& device);
+
+}  // namespace deepladder::trainers
