@@ -8,7 +8,8 @@
 // system: glibc's malloc serves blocks below its mmap threshold from heaps that keep freed memory,
 // and by default it raises that threshold (up to 32 MiB) each time a larger mmapped block is freed,
 // so after the first step every activation comes from a heap whose high-water mark, with the
-// fragmentation of many short-lived buffers, exceeds the live peak by 15-30%.
+// fragmentation of many short-lived buffers, exceeds the live peak (memory_bench's twelve runs
+// peaked 14-54% higher than with the set-up below).
 // useReturningCpuAllocator() fixes the threshold at 64 KiB (every tensor of 64 KiB or more is its
 // own mapping, unmapped when freed) and trims the heap top beyond 1 MiB, so the peak RSS is the
 // peak of live bytes plus the runtime. The cost is a page fault per 4 KiB of each fresh tensor.
