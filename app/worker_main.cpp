@@ -15,9 +15,9 @@
 // others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
 // 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
 //
-// On the CPU the worker sets glibc's malloc to give freed tensors back to the system at once
-// (trainers/memory_usage.h), so that its peak resident set, reported as the metric value
-// peak_memory_gb, is what the memory plan counts; the environment's own MALLOC_* settings win.
+// With DEEPLADDER_RETURN_FREED_MEMORY=1 the worker sets glibc's malloc to give freed tensors back
+// to the system at once (trainers/memory_usage.h; slower), so that its peak resident set, reported
+// as the metric value peak_memory_gb, is what the memory plan counts.
 //
 // Every protocol line is also appended to <workdir>/protocol.jsonl (the worker's own record, from
 // which a resumed run recovers what a killed scheduler never stored).

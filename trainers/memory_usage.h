@@ -12,17 +12,20 @@
 // peaked 14-54% higher than with the set-up below).
 // useReturningCpuAllocator() fixes the threshold at 64 KiB (every tensor of 64 KiB or more is its
 // own mapping, unmapped when freed) and trims the heap top beyond 1 MiB, so the peak RSS is the
-// peak of live bytes plus the runtime. The cost is a page fault per 4 KiB of each fresh tensor.
-// The worker calls it at start-up unless the environment already sets glibc's own tunables
-// (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES): the user's choice wins.
+// peak of live bytes plus the runtime. The cost is an mmap, a munmap and a page fault per 4 KiB
+// for every fresh tensor: a d32 x 64-block model trained 2.6x slower (170 vs 450 tokens/s on a
+// loaded machine), so it is opt-in: the worker calls it only when DEEPLADDER_RETURN_FREED_MEMORY=1
+// (memory_bench sets it to measure what the plan counts) and the environment does not set glibc's
+// own tunables (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES).
 #pragma once
 
 #include <torch/torch.h>
 
 namespace deepladder::trainers {
 
-// Sets glibc's mmap and trim thresholds as described above; returns false where the environment
-// sets them already (nothing changed) or the C library is not glibc.
+// Sets glibc's mmap and trim thresholds as described above when DEEPLADDER_RETURN_FREED_MEMORY=1;
+// returns false where it is not asked for, the environment sets glibc's tunables (nothing
+// changed) or the C library is not glibc.
 bool useReturningCpuAllocator();
 
 // Peak bytes so far of `device`: CUDA max allocated (in builds against a CUDA LibTorch, 0

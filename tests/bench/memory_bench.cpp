@@ -13,7 +13,10 @@
 //   --explain  each estimate's terms and phases, and the worker's own peak after its last step
 //              (before validation and the checkpoint write)
 //   --config   that run alone, for the steps its file sets, instead of the shapes above
-// The machine may be shared: tokens/s are what this run saw.
+// The machine may be shared: tokens/s are what this run saw. The workers run with
+// DEEPLADDER_RETURN_FREED_MEMORY=1 (trainers/memory_usage.h: freed tensors go back to the system,
+// so the peak RSS is the live peak the plan counts; slower) unless the bench's environment sets
+// it already (=0: glibc's default heaps, whose peaks run 14-54% above the estimate here).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -253,6 +256,9 @@ int main(int argc, char** argv) {
     if (flag == "--bf16-steps") args.bf16_steps = std::atoi(value.c_str());
     if (flag == "--threads") args.threads = std::atoi(value.c_str());
   }
+  setenv("DEEPLADDER_RETURN_FREED_MEMORY", "1", /*overwrite=*/0);
+  std::printf("workers run with DEEPLADDER_RETURN_FREED_MEMORY=%s\n",
+              std::getenv("DEEPLADDER_RETURN_FREED_MEMORY"));
   char pattern[] = "/tmp/deepladder-memory-bench-XXXXXX";
   const fs::path root = mkdtemp(pattern);
   if (!args.config.empty()) {
