@@ -15,6 +15,10 @@
 // others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
 // 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
 //
+// With DEEPLADDER_RETURN_FREED_MEMORY=1 the worker sets glibc's malloc to give freed tensors back
+// to the system at once (trainers/memory_usage.h; slower), so that its peak resident set, reported
+// as the metric value peak_memory_gb, is what the memory plan counts.
+//
 // Every protocol line is also appended to <workdir>/protocol.jsonl (the worker's own record, from
 // which a resumed run recovers what a killed scheduler never stored).
 //
@@ -48,6 +52,7 @@
 #include "core/safe_text.h"
 #include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
+#include "trainers/memory_usage.h"
 #include "trainers/squaring/squaring_trainer.h"
 #include "trainers/trainer.h"
 
@@ -186,6 +191,7 @@ void preferPassiveOpenMpWaiting(char** argv) {
 
 int main(int argc, char** argv) {
   preferPassiveOpenMpWaiting(argv);
+  deepladder::trainers::useReturningCpuAllocator();
   deepladder::watchParent();
   try {
     const WorkerArgs args = parseArgs(argc, argv);

@@ -14,11 +14,14 @@ namespace {
 
 constexpr double kFloat = 4;  // bytes of a float32
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// Fixed resident set of a CPU worker: LibTorch's libraries and thread pools, the protocol, the
-// built-in corpus, and what the allocator keeps beyond live tensors. A d32 x 2 worker peaks at
-// about 190 MB; runs with hundreds of MB of activations imply 240-390 MB here, so this errs on
-// the high side (tests/bench/memory_bench.cpp measures estimate against peak RSS).
-constexpr double kCpuRuntimeBytes = 330.0 * 1024 * 1024;
+// Fixed resident set of a CPU worker beyond its tensors, measured on this project's Debian build:
+// the shared libraries as loaded (LibTorch, oneDNN, BLAS and their dependencies: about 163 MB, the
+// peak RSS of a worker that stops at a missing config) plus LibTorch's first-use state, the thread
+// pools, the protocol and the built-in corpus (about 19 MB more: a one-step d16 x 1 run peaks at
+// 182 MB). memory_bench's "runtime" line measures it again. No allocator slack is added: the worker
+// has glibc hand freed tensors back to the system (trainers/memory_usage.h), so the resident set
+// follows the live tensors.
+constexpr double kCpuRuntimeBytes = 182e6;
 // CUDA context, cuBLAS / cuDNN workspaces and the caching allocator's slack beyond the tensors.
 constexpr double kCudaRuntimeBytes = 1.0 * kGiB;
 
@@ -98,11 +101,13 @@ double blockActivationBytesPerToken(const ModelConfig& m, Precision precision,
   double bytes = 0;
   bytes += kFloat * C;             // block input (read by the attention norm)
   bytes += 2 * kFloat;             // the two norms' 1/rms
+  bytes += 2 * kFloat * C;         // the two norms' x^2, kept by the mean (measured, LibTorch 1.13)
   bytes += gain * 2 * kFloat * C;  // x / rms kept for the two gains
   bytes += 2 * e * C;              // inputs of the qkv and up projections
   bytes += kFloat * C;             // h = x + attention branch (read by the MLP norm)
   bytes += e * C;                  // input of the output projection (heads merged)
-  if (m.qk_norm) bytes += 2 * e * C + 2 * kFloat * heads + gain * 2 * e * C;  // rotated q, k
+  if (m.qk_norm)                   // rotated q, k, their squares, 1/rms and x / rms
+    bytes += 2 * e * C + 2 * e * C + 2 * kFloat * heads + gain * 2 * e * C;
   if (attention == AttentionKernel::scores) {
     bytes += 3 * e * C;      // q, k, v as (B H, T, D) copies for the batched products
     bytes += e * heads * T;  // softmax probabilities (B H, T, T)
@@ -164,10 +169,12 @@ MemoryEstimate estimateMemory(const RunConfig& config, int64_t micro_batch,
   const int64_t executed = shape.after.executed_blocks;
   const double per_block = blockActivationBytesPerToken(m, t.precision, o.attention);
   const double boundary = static_cast<double>(boundaryOperators(m, executed));
-  const double per_boundary = kFloat * C + kFloat;  // the state before BO, and its 1/rms
-  const double outside = (m.embed_norm ? kFloat * C + kFloat : 0)   // raw embedding, normed
-                         + kFloat * C + kFloat + gain * kFloat * C  // final norm input
-                         + e * C;                                   // head input
+  // The state before the operator, its 1/rms and (unfused, without the CUDA kernel) its square.
+  const double per_boundary = kFloat * C + kFloat + (o.cuda ? 0 : kFloat * C);
+  const double norm_kept = kFloat * C + kFloat + kFloat * C + gain * kFloat * C;  // x, 1/rms, x^2
+  const double outside = (m.embed_norm ? norm_kept : 0)  // the raw embedding's norm
+                         + norm_kept                     // the final norm
+                         + e * C;                        // the head's input
   est.stretch = stretchFor(t, executed);
   if (est.stretch == 0) {
     est.activations =
@@ -199,7 +206,10 @@ MemoryEstimate estimateMemory(const RunConfig& config, int64_t micro_batch,
   // --- the four moments --------------------------------------------------------------------------
   const double resident =
       est.weights + est.gradients + est.optimizerState() + adamw_scratch + est.data + est.runtime;
-  est.training_peak = resident + est.cast_weights + est.activations + est.logits + est.transient;
+  // The logits' buffers live from the loss until the head's backward has run, before any block's
+  // backward allocates its transients: the two moments do not overlap.
+  est.training_peak =
+      resident + est.cast_weights + est.activations + std::max(est.logits, est.transient);
   est.optimizer_peak = resident - adamw_scratch + est.optimizer_workspace;
   // On the CPU a checkpoint is a clone of the weights plus the serialized archive (weights and
   // optimizer state) held in memory while it is written and hashed, about twice over.

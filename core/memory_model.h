@@ -11,18 +11,21 @@
 //   workspace    AdamW's persistent scratch 4 P_adamw; Muon's step buffers (after backward)
 //   cast weights bf16 only: 2 x (block matrices + head), autocast's cached bfloat16 copies
 //   activations  per micro-batch: L x N x blockActivationBytesPerToken (what backward keeps:
-//                the block input, the normed inputs of the four linears, q k v, the attention
+//                the block input, the norms' x^2 (LibTorch's mean keeps its squared input),
+//                1/rms and x / rms, the normed inputs of the four linears, q k v, the attention
 //                probabilities (N h T, without a fused kernel), the MLP's hidden states), plus
 //                the pre-operator state of every boundary operator, the embedding and the final
 //                norm's input. With checkpointing: one 4 C input per stretch of k blocks (and the
 //                anchor) plus one stretch recomputed in full.
 //   logits       12 N V: the float32 logits (or their copy from bf16), the kept log-softmax and
 //                its gradient, alive together at the start of backward
-//   transient    the largest short-lived buffers of one block: attention scores and their
-//                gradient (2 e N h T without a fused kernel) or the MLP's hidden gradients
+//   transient    the largest short-lived buffers of one block's backward: attention scores and
+//                their gradient (2 e N h T without a fused kernel) or the MLP's hidden gradients;
+//                the logits are freed by then, so a step peaks at max(logits, transient)
 //   data         the validation batches held on the device (int64)
-//   runtime      fixed overhead: on the CPU the resident LibTorch libraries and the corpus; on
-//                CUDA the context and library workspaces
+//   runtime      fixed overhead: on the CPU the resident LibTorch libraries, thread pools and the
+//                corpus (measured; the worker's allocator returns freed tensors, so the resident
+//                set follows the live tensors); on CUDA the context and library workspaces
 //
 // peak = max(training step, optimizer step, checkpoint write on the CPU, validation), each the
 // sum of what is alive at that moment.

@@ -23,6 +23,7 @@
 #include "trainers/gpt.h"
 #include "trainers/growth.h"
 #include "trainers/lr_schedule.h"
+#include "trainers/memory_usage.h"
 #include "trainers/micro_batches.h"
 #include "trainers/precision.h"
 #include "trainers/run_optimizer.h"
@@ -215,7 +216,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       metric({{"train/loss", loss_value},
               {"lr", lr},
               {"grad_norm", grad_norm},
-              {"tokens_per_s", seconds > 0 ? interval_tokens / seconds : 0.0}});
+              {"tokens_per_s", seconds > 0 ? interval_tokens / seconds : 0.0},
+              {"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
       if (dp.active()) metric({{"comm_s", dp.communicationSeconds()}});  // in collectives so far
       interval_start = Clock::now();
       interval_tokens = 0;
@@ -231,6 +233,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   }
   if (std::isnan(last_val_loss))
     last_val_loss = validate(model, val_batches, false, forward).loss;  // resumed at the end
+  // The peak over the whole run, validation and checkpoint writes included.
+  metric({{"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
 
   return endRun(emit, TrainStatus::kFinished, last_val_loss,
                 {state.step, state.tokens, state.flops, secondsSince(start)});

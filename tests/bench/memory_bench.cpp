@@ -9,7 +9,14 @@
 //      tokens/s and the loss after --bf16-steps steps.
 //
 //   memory_bench [--worker PATH] [--only estimate|depth|bf16] [--bf16-steps N] [--threads N]
-// The machine may be shared: tokens/s are what this run saw.
+//                [--explain] [--config RUN.toml]
+//   --explain  each estimate's terms and phases, and the worker's own peak after its last step
+//              (before validation and the checkpoint write)
+//   --config   that run alone, for the steps its file sets, instead of the shapes above
+// The machine may be shared: tokens/s are what this run saw. The workers run with
+// DEEPLADDER_RETURN_FREED_MEMORY=1 (trainers/memory_usage.h: freed tensors go back to the system,
+// so the peak RSS is the live peak the plan counts; slower) unless the bench's environment sets
+// it already (=0: glibc's default heaps, whose peaks run 14-54% above the estimate here).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +42,8 @@ struct Args {
   std::string only;
   int bf16_steps = 10;
   int threads = 1;
+  std::string config;    // --config: one run TOML of the user's, estimated and measured
+  bool explain = false;  // each estimate's terms and phases beside the measured peaks
 };
 
 struct Measured {
@@ -42,6 +51,7 @@ struct Measured {
   double peak_bytes = 0;    // ru_maxrss of the worker
   double tokens_per_s = 0;  // mean over the logged steps after the first
   double final_loss = 0;
+  double training_peak_bytes = 0;  // the worker's own peak_memory_gb after its last step
 };
 
 // A run TOML on the built-in corpus: `model` and `train` are extra lines of those sections.
@@ -53,11 +63,13 @@ std::string runToml(const std::string& model, const std::string& train, int step
          "\nlog_every = 1\nthreads = " + std::to_string(threads) + "\n" + train + "\n";
 }
 
-Measured runWorker(const Args& args, const fs::path& dir, const std::string& toml) {
+// Trains `toml` (a run's text) or, when `toml` is empty, the run file `config_path`.
+Measured runWorker(const Args& args, const fs::path& dir, const std::string& toml,
+                   const fs::path& config_path = {}) {
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const fs::path config = dir / "run.toml", out = dir / "out.jsonl";
-  std::ofstream(config) << toml;
+  const fs::path config = toml.empty() ? config_path : dir / "run.toml", out = dir / "out.jsonl";
+  if (!toml.empty()) std::ofstream(config) << toml;
   const pid_t pid = fork();
   if (pid == 0) {
     std::freopen(out.c_str(), "w", stdout);
@@ -83,6 +95,9 @@ Measured runWorker(const Args& args, const fs::path& dir, const std::string& tom
       sum += j["values"]["tokens_per_s"].get<double>();
       ++count;
     }
+    if (j.value("type", "") == "metric" && j["values"].contains("tokens_per_s") &&
+        j["values"].contains("peak_memory_gb"))
+      m.training_peak_bytes = j["values"]["peak_memory_gb"].get<double>() * 1e9;
     if (j.value("type", "") == "done") {
       m.ok = j.value("status", "") == "finished";
       m.final_loss = j.value("final_loss", 0.0);
@@ -94,9 +109,51 @@ Measured runWorker(const Args& args, const fs::path& dir, const std::string& tom
   return m;
 }
 
-double estimatePeak(const std::string& toml) {
+MemoryEstimate estimateFor(const std::string& toml) {
   const RunConfig c = parseRunConfigToml(toml, "memory-bench.toml");
-  return estimateMemory(c, c.train.micro_batch, memoryModelOptionsFor(c)).peak;
+  return estimateMemory(c, c.train.micro_batch, memoryModelOptionsFor(c));
+}
+
+double estimatePeak(const std::string& toml) {
+  return estimateFor(toml).peak;
+}
+
+// One "[ figure ]" line: estimate against measured peak (and with --explain the estimate's terms).
+void report(const Args& args, const std::string& label, const MemoryEstimate& est,
+            const Measured& m) {
+  std::printf(
+      "[ figure ] %-44s: estimate %7.1f MB, measured peak RSS %7.1f MB, estimate / measured "
+      "%.3f%s\n",
+      label.c_str(), est.peak / 1e6, m.peak_bytes / 1e6, est.peak / m.peak_bytes,
+      m.ok ? "" : " (worker failed)");
+  if (args.explain)
+    std::printf(
+        "           estimate: %s; training %.1f MB, validation %.1f MB, checkpoint write %.1f MB; "
+        "measured after the last step (before validation) %.1f MB\n",
+        describeMemory(est).c_str(), est.training_peak / 1e6, est.validation_peak / 1e6,
+        est.checkpoint_peak / 1e6, m.training_peak_bytes / 1e6);
+  std::fflush(stdout);
+}
+
+// The model's fixed CPU runtime term against the smallest worker that trains: one step of a
+// d16 x 1 model, whose tensors are a few MB.
+void runtime(const Args& args, const fs::path& root) {
+  const std::string toml = runToml("d_model = 16\nn_layer = 1\nn_head = 1\nseq_len = 16",
+                                   "batch_size = 1", 1, args.threads);
+  const MemoryEstimate est = estimateFor(toml);
+  const Measured m = runWorker(args, root / "runtime", toml);
+  std::printf(
+      "[ figure ] runtime: a one-step d16 x 1 worker peaks at %.1f MB; the model's runtime term "
+      "is %.1f MB, its whole estimate %.1f MB%s\n",
+      m.peak_bytes / 1e6, est.runtime / 1e6, est.peak / 1e6, m.ok ? "" : " (worker failed)");
+  std::fflush(stdout);
+}
+
+// --config FILE: the user's own run, for the number of steps in its file.
+void userConfig(const Args& args, const fs::path& root) {
+  const RunConfig c = loadRunConfigToml(args.config);
+  const MemoryEstimate est = estimateMemory(c, c.train.micro_batch, memoryModelOptionsFor(c));
+  report(args, args.config, est, runWorker(args, root / "config", "", fs::absolute(args.config)));
 }
 
 void estimates(const Args& args, const fs::path& root) {
@@ -125,13 +182,9 @@ void estimates(const Args& args, const fs::path& root) {
     for (const char* checkpointing : {"none", "blocks"}) {
       const std::string train = s.train + "\nactivation_checkpointing = \"" + checkpointing + "\"";
       const std::string toml = runToml(s.model, train, 3, args.threads);
-      const double estimate = estimatePeak(toml);
+      const MemoryEstimate est = estimateFor(toml);
       const Measured m = runWorker(args, root / ("estimate-" + std::to_string(index++)), toml);
-      std::printf(
-          "[ figure ] %-30s checkpointing %-6s: estimate %7.1f MB, measured peak RSS %7.1f MB, "
-          "estimate / measured %.3f%s\n",
-          s.label, checkpointing, estimate / 1e6, m.peak_bytes / 1e6, estimate / m.peak_bytes,
-          m.ok ? "" : " (worker failed)");
+      report(args, std::string(s.label) + " checkpointing " + checkpointing, est, m);
       std::fflush(stdout);
     }
 }
@@ -189,16 +242,34 @@ void bf16(const Args& args, const fs::path& root) {
 
 int main(int argc, char** argv) {
   Args args;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--explain") {
+      args.explain = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    const std::string value = argv[++i];
     if (flag == "--worker") args.worker = value;
     if (flag == "--only") args.only = value;
+    if (flag == "--config") args.config = value;
     if (flag == "--bf16-steps") args.bf16_steps = std::atoi(value.c_str());
     if (flag == "--threads") args.threads = std::atoi(value.c_str());
   }
+  setenv("DEEPLADDER_RETURN_FREED_MEMORY", "1", /*overwrite=*/0);
+  std::printf("workers run with DEEPLADDER_RETURN_FREED_MEMORY=%s\n",
+              std::getenv("DEEPLADDER_RETURN_FREED_MEMORY"));
   char pattern[] = "/tmp/deepladder-memory-bench-XXXXXX";
   const fs::path root = mkdtemp(pattern);
-  if (args.only.empty() || args.only == "estimate") estimates(args, root);
+  if (!args.config.empty()) {
+    userConfig(args, root);
+    fs::remove_all(root);
+    return 0;
+  }
+  if (args.only.empty() || args.only == "estimate") {
+    runtime(args, root);
+    estimates(args, root);
+  }
   if (args.only.empty() || args.only == "depth") depths(args, root);
   if (args.only.empty() || args.only == "bf16") bf16(args, root);
   fs::remove_all(root);

@@ -54,7 +54,7 @@ TEST(Trainer, EveryMetricCarriesTokensAndFlopsSoFar) {
   const auto run = runTiny(config, options);
   const double per_token = flopsPerToken(config.model);
   const auto metrics = run.all<protocol::Metric>();
-  ASSERT_EQ(metrics.size(), 3u + 2u);  // train at 2,4,6; val at 3,6
+  ASSERT_EQ(metrics.size(), 3u + 2u + 1u);  // train at 2,4,6; val at 3,6; peak memory at the end
   for (const auto& m : metrics) {
     EXPECT_EQ(m.tokens, m.step * config.train.batch_size * config.model.seq_len);
     EXPECT_DOUBLE_EQ(m.flops, static_cast<double>(m.tokens) * per_token);
@@ -65,6 +65,18 @@ TEST(Trainer, EveryMetricCarriesTokensAndFlopsSoFar) {
   EXPECT_EQ(run.curve("lr").size(), 3u);
   EXPECT_EQ(run.curve("grad_norm").size(), 3u);
   EXPECT_EQ(run.curve("tokens_per_s").size(), 3u);
+  // The process's peak RSS on the CPU: on every progress line and once more at the end, never
+  // falling, and at least the model's float32 weights.
+  std::vector<double> peak;
+  for (const auto& m : metrics)
+    for (const auto& [key, value] : m.values)
+      if (key == "peak_memory_gb") peak.push_back(value);
+  ASSERT_EQ(peak.size(), 4u);
+  const double weights_gb = 4.0 * static_cast<double>(countParameters(config.model).total) / 1e9;
+  for (size_t i = 0; i < peak.size(); ++i) {
+    EXPECT_GT(peak[i], weights_gb);
+    if (i > 0) EXPECT_GE(peak[i], peak[i - 1]);
+  }
   EXPECT_EQ(run.all<protocol::Hello>().at(0).flops_per_token, per_token);
   std::filesystem::remove_all(dir);
 }
