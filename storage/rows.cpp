@@ -10,6 +10,7 @@
 
 #include "storage/database.h"
 #include "storage/database_impl.h"
+#include "storage/pyramid_writer.h"
 
 namespace deepladder::storage {
 
@@ -121,6 +122,23 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   const size_t full_chunks_end = rows.size() - rows.size() % chunk;
   if (full_chunks_end > 0) insertRows(chunk_sql, chunk, full_chunks_end);
   if (next < rows.size()) insertRows(single_sql, 1, rows.size());
+  // Then the pyramid buckets these rows fell in, once per curve: `order` groups rows by
+  // (run_id, key), each group's steps ascending.
+  PyramidWriter pyramid(impl_->prepared(PyramidWriter::kReadRowsSql),
+                        impl_->prepared(PyramidWriter::kUpsertSql));
+  for (size_t begin = 0; begin < order.size();) {
+    const MetricRow& first = rows[order[begin]];
+    size_t end = begin + 1;
+    int64_t lo = first.step, hi = first.step;
+    for (; end < order.size(); ++end) {
+      const MetricRow& row = rows[order[end]];
+      if (row.run_id != first.run_id || row.key != first.key) break;
+      lo = std::min(lo, row.step);
+      hi = std::max(hi, row.step);
+    }
+    pyramid.rebuild(first.run_id, first.key, lo, hi);
+    begin = end;
+  }
   transaction.commit();
 }
 

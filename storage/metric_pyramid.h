@@ -1,0 +1,33 @@
+// The metric decimation pyramid (schema v4, table metric_pyramid): per run and metric key, a few
+// levels of buckets over the step axis, each holding the bucket's lowest and highest point, its
+// first and last step and its row count, so a plot of a long curve reads a few thousand buckets
+// instead of every row. Level l buckets span pyramidBucketSteps(l) = 8 << l steps (8 .. 4096),
+// aligned on multiples of that width, so each level's buckets are unions of the finer level's.
+// Database::writeMetrics keeps the pyramid in step with the rows (storage/pyramid_writer.h);
+// Database::readCurve reads the level that matches a plot's pixels.
+#pragma once
+
+#include <cstdint>
+
+namespace deepladder::storage {
+
+inline constexpr int kPyramidLevels = 10;
+inline constexpr int kPyramidFinestShift = 3;  // level 0 buckets span 1 << 3 = 8 steps
+
+// log2 of the steps one bucket of `level` spans.
+constexpr int pyramidShift(int level) {
+  return kPyramidFinestShift + level;
+}
+constexpr int64_t pyramidBucketSteps(int level) {
+  return int64_t{1} << pyramidShift(level);
+}
+// The bucket of `level` holding `step` (floor division, negative steps included).
+constexpr int64_t pyramidBucket(int64_t step, int level) {
+  return step >> pyramidShift(level);
+}
+
+// The coarsest level with at least `pixels` buckets across `span_steps` steps (bucket width <=
+// span / pixels), or -1 when even level 0 is coarser than that: then the plot reads every row.
+int pyramidLevelForPixels(int64_t span_steps, int pixels);
+
+}  // namespace deepladder::storage
