@@ -104,6 +104,7 @@ MetricCurve Database::readCurve(int64_t run_id, const std::string& key, int pixe
   const int level = pyramidLevelForPixels(curve.step_hi - curve.step_lo + 1, pixels);
   if (level < 0) {
     curve.points = readMetricRange(run_id, key, curve.step_lo, curve.step_hi);
+    curve.rows = static_cast<int64_t>(curve.points.size());
     return curve;
   }
   curve.level = level;
@@ -112,6 +113,7 @@ MetricCurve Database::readCurve(int64_t run_id, const std::string& key, int pixe
       readPyramidLevel(run_id, key, level, curve.step_lo, curve.step_hi);
   curve.points.reserve(2 * buckets.size());
   for (const MetricBucket& b : buckets) {
+    curve.rows += b.count;
     if (std::isnan(b.min.value)) continue;  // no finite value in the bucket
     const bool min_first = b.min.step <= b.max.step;
     curve.points.push_back(min_first ? b.min : b.max);

@@ -1,22 +1,23 @@
 // The metric decimation pyramid (schema v4, table metric_pyramid): per run and metric key, a few
 // levels of buckets over the step axis, each holding the bucket's lowest and highest point, its
 // first and last step and its row count, so a plot of a long curve reads a few thousand buckets
-// instead of every row. Level l buckets span pyramidBucketSteps(l) = 8 << l steps (8 .. 4096),
-// aligned on multiples of that width, so each level's buckets are unions of the finer level's.
-// Database::writeMetrics keeps the pyramid in step with the rows (storage/pyramid_writer.h);
-// Database::readCurve reads the level that matches a plot's pixels.
+// instead of every row. Level l buckets span pyramidBucketSteps(l) = 8 << 2l steps (8, 32, 128,
+// 512, 2048), aligned on multiples of that width, so each bucket is the union of 4 buckets of
+// the finer level. Database::writeMetrics keeps the pyramid in step with the rows
+// (storage/pyramid_writer.h); Database::readCurve reads the level that matches a plot's pixels.
 #pragma once
 
 #include <cstdint>
 
 namespace deepladder::storage {
 
-inline constexpr int kPyramidLevels = 10;
+inline constexpr int kPyramidLevels = 5;
 inline constexpr int kPyramidFinestShift = 3;  // level 0 buckets span 1 << 3 = 8 steps
+inline constexpr int kPyramidFanOutShift = 2;  // a bucket is made of 1 << 2 finer ones
 
 // log2 of the steps one bucket of `level` spans.
 constexpr int pyramidShift(int level) {
-  return kPyramidFinestShift + level;
+  return kPyramidFinestShift + kPyramidFanOutShift * level;
 }
 constexpr int64_t pyramidBucketSteps(int level) {
   return int64_t{1} << pyramidShift(level);

@@ -86,6 +86,7 @@ struct MetricCurve {
   int64_t bucket_steps = 1;           // steps one bucket spans (1 at full resolution)
   int64_t step_lo = 0, step_hi = -1;  // the step range read (empty when hi < lo)
   std::vector<MetricPoint> points;    // ascending step
+  int64_t rows = 0;                   // the metric rows those points stand for
 };
 
 // One row of `metrics`.

@@ -125,6 +125,7 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   // Then the pyramid buckets these rows fell in, once per curve: `order` groups rows by
   // (run_id, key), each group's steps ascending.
   PyramidWriter pyramid(impl_->prepared(PyramidWriter::kReadRowsSql),
+                        impl_->prepared(PyramidWriter::kReadLevelSql),
                         impl_->prepared(PyramidWriter::kUpsertSql));
   for (size_t begin = 0; begin < order.size();) {
     const MetricRow& first = rows[order[begin]];

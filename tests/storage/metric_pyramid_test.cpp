@@ -121,7 +121,7 @@ std::map<int64_t, std::pair<double, double>> perPixel(const std::vector<MetricPo
 
 TEST(MetricPyramid, LevelForPixelsIsTheCoarsestWithEnoughBuckets) {
   EXPECT_EQ(pyramidLevelForPixels(10000, 1000), 0);   // 10 steps a pixel: 8-step buckets
-  EXPECT_EQ(pyramidLevelForPixels(100000, 1000), 3);  // 100 a pixel: 64-step buckets
+  EXPECT_EQ(pyramidLevelForPixels(100000, 1000), 1);  // 100 a pixel: 32-step buckets
   EXPECT_EQ(pyramidLevelForPixels(5000, 1000), -1);   // 5 a pixel: every row
   EXPECT_EQ(pyramidLevelForPixels(1 << 30, 100), kPyramidLevels - 1);
   EXPECT_EQ(pyramidLevelForPixels(10000, 0), -1);
