@@ -16,6 +16,7 @@ class QComboBox;
 class QCheckBox;
 class QSlider;
 class QLabel;
+class QTimer;
 class QMouseEvent;
 
 namespace deepladder::ui {
@@ -30,15 +31,21 @@ class CompareView : public QWidget {
   void setCheckedRuns(const std::vector<int64_t>& ids);
   std::vector<int64_t> checkedRuns() const;
   QCustomPlot* plot() const { return plot_; }
+  // The curves as loaded (and refined by zooms since).
+  const plots::CurvesPlotInput& curves() const { return input_; }
   QString hoverText() const;
-  // Loads the checked runs' curves now (blocking); for tests and the benchmark.
-  void loadNow();
+  // Loads the checked runs' curves now (blocking); for tests and the benchmark. Curves are read
+  // through the metric pyramid at the plot's width, or every row with every_row.
+  void loadNow(bool every_row = false);
 
  signals:
   void curvesDrawn(int series, qint64 milliseconds);
 
  private:
   void requestCurves();
+  // After a pan or zoom: reads finer buckets for the visible steps of curves that need them.
+  void refineVisibleCurves();
+  int plotPixels() const;
   void draw();
   void onHover(QMouseEvent* event);
   QString db_path_;
@@ -52,6 +59,7 @@ class CompareView : public QWidget {
   QCustomPlot* plot_;
   plots::CurvesPlotInput input_;
   int generation_ = 0;
+  QTimer* refine_timer_;
 };
 
 }  // namespace deepladder::ui
