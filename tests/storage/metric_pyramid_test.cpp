@@ -238,6 +238,20 @@ TEST(MetricPyramid, AResumedRunRewritingStepsLeavesNoStaleExtreme) {
   EXPECT_LT(top.back().max.value, 5.0);  // the old, 10-higher values are gone
 }
 
+TEST(MetricPyramid, RewritingStepsInTheMiddleKeepsTheBucketsAroundThem) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t run = db->insertRun(RunRecord{});
+  auto rows = noisyCurve(run, "train/loss", 9000, 7);
+  db->writeMetrics(rows);
+  // Rows from the middle written again with other values (a partial replay of another attempt),
+  // their steps ending inside coarse buckets that hold stored rows after them.
+  std::vector<MetricRow> middle(rows.begin() + 3001, rows.begin() + 3377);
+  for (MetricRow& row : middle) row.value = -row.value;
+  db->writeMetrics(middle);
+  expectPyramidMatchesRows(*db, run, "train/loss");
+}
+
 TEST(MetricPyramid, MigratingAVersion3DatabaseBuildsThePyramid) {
   TempDir dir;
   const auto path = dir.file("v3.db");
