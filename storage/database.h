@@ -70,10 +70,10 @@ class Database {
 
   // --- the metric decimation pyramid (storage/metric_pyramid.h, metric_pyramid.cpp) --------
   // What a plot `pixels` wide reads of a curve over steps [step_lo, step_hi] (clamped to the
-  // curve's own steps): the buckets of the coarsest level with at least `pixels` buckets in the
-  // range, as each bucket's min and max point in step order (whole buckets, so points up to one
-  // bucket outside the range come too); every row in the range when even level 0 is coarser.
-  // pixels <= 0 reads every row.
+  // curve's own steps): the buckets of the coarsest level with at least pixels / 2 buckets in
+  // the range (pyramidLevelForPixels), as each bucket's min and max point in step order (whole
+  // buckets, so points up to one bucket outside the range come too); every row in the range
+  // when even level 0 is coarser. pixels <= 0 reads every row.
   MetricCurve readCurve(int64_t run_id, const std::string& key, int pixels,
                         int64_t step_lo = INT64_MIN, int64_t step_hi = INT64_MAX);
   // One level's buckets holding steps in [step_lo, step_hi], by bucket.

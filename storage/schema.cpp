@@ -190,7 +190,7 @@ CREATE INDEX decisions_ladder ON decisions(ladder_id, id);
 )sql";
 
 // ---- version 4: the metric decimation pyramid ------------------------------------------------
-// Per run and metric key, levels 0..4 of buckets spanning 8 << 2 level steps (metric_pyramid.h):
+// Per run and metric key, levels 0..4 of buckets spanning 16 << 2 level steps (metric_pyramid.h):
 // the bucket's row count, first and last step, and its lowest and highest point (min_* / max_*,
 // NULL when the bucket holds no finite value). Kept by Database::writeMetrics; the migration
 // builds it for the rows already stored.
@@ -199,7 +199,7 @@ CREATE TABLE metric_pyramid(
   run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   key        TEXT NOT NULL,
   level      INTEGER NOT NULL,
-  bucket     INTEGER NOT NULL,   -- step >> (3 + 2 level)
+  bucket     INTEGER NOT NULL,   -- step >> (4 + 2 level)
   count      INTEGER NOT NULL,
   first_step INTEGER NOT NULL,
   last_step  INTEGER NOT NULL,

@@ -120,9 +120,10 @@ std::map<int64_t, std::pair<double, double>> perPixel(const std::vector<MetricPo
 }
 
 TEST(MetricPyramid, LevelForPixelsIsTheCoarsestWithEnoughBuckets) {
-  EXPECT_EQ(pyramidLevelForPixels(10000, 1000), 0);   // 10 steps a pixel: 8-step buckets
-  EXPECT_EQ(pyramidLevelForPixels(100000, 1000), 1);  // 100 a pixel: 32-step buckets
+  EXPECT_EQ(pyramidLevelForPixels(10000, 1000), 0);   // 10 steps a pixel: 16-step buckets
+  EXPECT_EQ(pyramidLevelForPixels(100000, 1000), 1);  // 100 a pixel: 64-step buckets
   EXPECT_EQ(pyramidLevelForPixels(5000, 1000), -1);   // 5 a pixel: every row
+  EXPECT_EQ(pyramidLevelForPixels(8000, 1000), 0);    // 8 a pixel: 16 steps = 2 pixels
   EXPECT_EQ(pyramidLevelForPixels(1 << 30, 100), kPyramidLevels - 1);
   EXPECT_EQ(pyramidLevelForPixels(10000, 0), -1);
 }
@@ -149,9 +150,9 @@ TEST(MetricPyramid, ReadCurveGivesTheSameMinMaxPerPixelAsTheRawRows) {
                                        std::tuple<int64_t, int64_t, int>{8192, 16383, 300}}) {
     const MetricCurve curve = db->readCurve(run, "train/loss", pixels, lo, hi);
     ASSERT_GE(curve.level, 0);
-    EXPECT_LE(curve.bucket_steps * pixels, curve.step_hi - curve.step_lo + 1);
+    EXPECT_LE(curve.bucket_steps * pixels, 2 * (curve.step_hi - curve.step_lo + 1));
     EXPECT_LT(curve.points.size(), raw.size() / 2);
-    const int64_t column = 2 * curve.bucket_steps;
+    const int64_t column = curve.bucket_steps;  // a pixel column per bucket, aligned
     const auto from_raw = perPixel(raw, column, lo, hi);
     const auto from_pyramid = perPixel(curve.points, column, lo, hi);
     EXPECT_EQ(from_pyramid, from_raw) << "steps " << lo << ".." << hi;
