@@ -3,7 +3,7 @@
 protocol message on stdout), for one or more worker binaries side by side in one run, alternating
 launches so background load hits each alike. A tiny text run (d32, one layer) is trained to its
 hello only: the worker is killed once it said hello. Also prints, per binary, the OpenMP wait
-policy libgomp ended up with (OMP_DISPLAY_ENV), with OMP_WAIT_POLICY unset.
+policy libgomp ended up with (OMP_DISPLAY_ENV=VERBOSE), with OMP_WAIT_POLICY unset.
 Usage: worker_startup_bench.py WORKER [WORKER ...] [--runs N]
 """
 import os
@@ -53,7 +53,7 @@ def launch_to_hello(worker, config, workdir):
 
 def wait_policy(worker, config, workdir):
     env = clean_env()
-    env["OMP_DISPLAY_ENV"] = "TRUE"
+    env["OMP_DISPLAY_ENV"] = "VERBOSE"
     p = subprocess.Popen([worker, "--config", config, "--workdir", workdir, "--run-id", "1"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     for line in p.stdout:
@@ -61,10 +61,10 @@ def wait_policy(worker, config, workdir):
             break
     p.kill()
     _, err = p.communicate()
-    for line in err.decode(errors="replace").splitlines():
-        if "OMP_WAIT_POLICY" in line:
-            return line.strip()
-    return "(libgomp printed no OMP_WAIT_POLICY)"
+    # libgomp prints 'PASSIVE' for an unset policy too: the spin count tells (0 when passive).
+    lines = [line.strip() for line in err.decode(errors="replace").splitlines()
+             if "OMP_WAIT_POLICY" in line or "GOMP_SPINCOUNT" in line]
+    return ", ".join(lines) or "(libgomp printed no wait policy)"
 
 
 def main():
