@@ -13,8 +13,7 @@
 // OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless the environment says otherwise:
 // the scheduler runs several workers side by side, and spinning waiters then steal the cores the
 // others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
-// 2-core machine). libgomp reads the variable when it loads: passive_openmp_preinit.cpp sets it
-// before any library's initializer runs.
+// 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
 //
 // Every protocol line is also appended to <workdir>/protocol.jsonl (the worker's own record, from
 // which a resumed run recovers what a killed scheduler never stored).
@@ -176,9 +175,17 @@ std::unique_ptr<deepladder::RunDirLock> lockRunDirectory(const std::string& work
   return lock;
 }
 
+// Sets OMP_WAIT_POLICY=PASSIVE and re-executes this program once when the variable is unset.
+void preferPassiveOpenMpWaiting(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  ::setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  ::execv("/proc/self/exe", argv);  // returns only on failure: then carry on as we are
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  preferPassiveOpenMpWaiting(argv);
   deepladder::watchParent();
   try {
     const WorkerArgs args = parseArgs(argc, argv);

@@ -1,6 +1,6 @@
-// The worker's OpenMP threads wait passively unless the environment chooses otherwise, set before
-// libgomp initializes (no re-execution): libgomp itself reports the policy it took
-// (OMP_DISPLAY_ENV=VERBOSE), here for a worker that stops at once on a missing argument.
+// The worker's OpenMP threads wait passively unless the environment chooses otherwise: libgomp
+// itself reports the policy it took (OMP_DISPLAY_ENV=VERBOSE), here for a worker that stops at
+// once on a missing argument.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
