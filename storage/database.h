@@ -22,7 +22,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -67,6 +67,22 @@ class Database {
   void writeMetrics(const std::vector<MetricRow>& rows);
   std::vector<MetricPoint> readMetric(int64_t run_id, const std::string& key);  // by step
   std::vector<std::string> metricKeys(int64_t run_id);                          // sorted
+
+  // --- the metric decimation pyramid (storage/metric_pyramid.h, metric_pyramid.cpp) --------
+  // What a plot `pixels` wide reads of a curve over steps [step_lo, step_hi] (clamped to the
+  // curve's own steps): the buckets of the coarsest level with at least pixels / 2 buckets in
+  // the range (pyramidLevelForPixels), as each bucket's min and max point in step order (whole
+  // buckets, so points up to one bucket outside the range come too); every row in the range
+  // when even level 0 is coarser. pixels <= 0 reads every row.
+  MetricCurve readCurve(int64_t run_id, const std::string& key, int pixels,
+                        int64_t step_lo = INT64_MIN, int64_t step_hi = INT64_MAX);
+  // One level's buckets holding steps in [step_lo, step_hi], by bucket.
+  std::vector<MetricBucket> readPyramidLevel(int64_t run_id, const std::string& key, int level,
+                                             int64_t step_lo = INT64_MIN,
+                                             int64_t step_hi = INT64_MAX);
+  // The rows of one curve with steps in [step_lo, step_hi], by step.
+  std::vector<MetricPoint> readMetricRange(int64_t run_id, const std::string& key, int64_t step_lo,
+                                           int64_t step_hi);
 
   // --- checkpoints, lens, evals, events (all upserts on their primary key) ----------------
   void addCheckpoint(const CheckpointRow& row);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/ladder/run_plan.h"
 
@@ -63,6 +64,29 @@ struct MetricPoint {
   double flops;
   double value;  // NaN when the logged value was NaN (or Inf becomes +-Inf, kept as is)
   double wall;
+};
+
+// One bucket of a curve's decimation pyramid (schema v4, storage/metric_pyramid.h): the rows of
+// one metric of one run whose steps fall in [bucket * width, (bucket + 1) * width), width =
+// pyramidBucketSteps(level). min/max are the points with the lowest and the highest finite value
+// (value NaN, step -1 when the bucket has no finite value); their wall is NaN.
+struct MetricBucket {
+  int level = 0;
+  int64_t bucket = 0;
+  int64_t count = 0;  // rows in the bucket (NaN values included)
+  int64_t first_step = 0, last_step = 0;
+  MetricPoint min, max;
+};
+
+// What a plot reads of one curve (Database::readCurve): the points of the pyramid level that
+// matches the pixels asked for (each bucket's min and max point, in step order), or every row
+// when zoomed in further than the finest level.
+struct MetricCurve {
+  int level = -1;                     // -1: full resolution
+  int64_t bucket_steps = 1;           // steps one bucket spans (1 at full resolution)
+  int64_t step_lo = 0, step_hi = -1;  // the step range read (empty when hi < lo)
+  std::vector<MetricPoint> points;    // ascending step
+  int64_t rows = 0;                   // the metric rows those points stand for
 };
 
 // One row of `metrics`.

@@ -10,6 +10,7 @@
 
 #include "storage/database.h"
 #include "storage/database_impl.h"
+#include "storage/pyramid_writer.h"
 
 namespace deepladder::storage {
 
@@ -105,6 +106,24 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   static const std::string single_sql = metricUpsertSql(1);
   const std::vector<uint32_t> order = primaryKeyOrder(rows);
   Transaction transaction(*this);
+  // The curves written (runs of `order` with one run_id and key, steps ascending), and whether
+  // each only appends after its stored steps: checked before inserting, for the pyramid.
+  PyramidWriter pyramid(
+      [this](const std::string& sql) -> Statement& { return impl_->prepared(sql); });
+  struct Curve {
+    size_t begin, end;
+    bool appended;
+  };
+  std::vector<Curve> curves;
+  for (size_t begin = 0; begin < order.size();) {
+    const MetricRow& first = rows[order[begin]];
+    size_t end = begin + 1;
+    while (end < order.size() && rows[order[end]].run_id == first.run_id &&
+           rows[order[end]].key == first.key)
+      ++end;
+    curves.push_back({begin, end, pyramid.lastStoredStep(first.run_id, first.key) < first.step});
+    begin = end;
+  }
   size_t next = 0;
   auto insertRows = [&](const std::string& sql, size_t rows_per_statement, size_t end) {
     Statement& insert = impl_->prepared(sql);
@@ -121,6 +140,17 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   const size_t full_chunks_end = rows.size() - rows.size() % chunk;
   if (full_chunks_end > 0) insertRows(chunk_sql, chunk, full_chunks_end);
   if (next < rows.size()) insertRows(single_sql, 1, rows.size());
+  // Then the pyramid buckets these rows fell in, once per curve.
+  std::vector<PyramidWriter::Point> points;
+  for (const Curve& curve : curves) {
+    points.clear();
+    for (size_t i = curve.begin; i < curve.end; ++i) {
+      const MetricRow& row = rows[order[i]];
+      points.push_back({row.step, row.tokens, row.flops, row.value});
+    }
+    const MetricRow& first = rows[order[curve.begin]];
+    pyramid.rebuild(first.run_id, first.key, points, curve.appended);
+  }
   transaction.commit();
 }
 

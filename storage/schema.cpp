@@ -1,6 +1,7 @@
 // The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
-// adaptive ladders' decisions) and its migration steps. Each step takes the database from version
-// k-1 to k; add a step (never edit an old one) when the schema changes.
+// adaptive ladders' decisions; v4 the metric decimation pyramid) and its migration steps. Each step
+// takes the database from version k-1 to k; add a step (never edit an old one) when the schema
+// changes.
 #include "storage/schema.h"
 
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 
 #include "storage/database.h"
 #include "storage/plan_backfill.h"
+#include "storage/pyramid_writer.h"
 #include "storage/statement.h"
 
 namespace deepladder::storage {
@@ -187,6 +189,32 @@ CREATE TABLE decisions(
 CREATE INDEX decisions_ladder ON decisions(ladder_id, id);
 )sql";
 
+// ---- version 4: the metric decimation pyramid ------------------------------------------------
+// Per run and metric key, levels 0..4 of buckets spanning 16 << 2 level steps (metric_pyramid.h):
+// the bucket's row count, first and last step, and its lowest and highest point (min_* / max_*,
+// NULL when the bucket holds no finite value). Kept by Database::writeMetrics; the migration
+// builds it for the rows already stored.
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE metric_pyramid(
+  run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key        TEXT NOT NULL,
+  level      INTEGER NOT NULL,
+  bucket     INTEGER NOT NULL,   -- step >> (4 + 2 level)
+  count      INTEGER NOT NULL,
+  first_step INTEGER NOT NULL,
+  last_step  INTEGER NOT NULL,
+  min_step   INTEGER,
+  min_tokens INTEGER,
+  min_flops  REAL,
+  min_value  REAL,
+  max_step   INTEGER,
+  max_tokens INTEGER,
+  max_flops  REAL,
+  max_value  REAL,
+  PRIMARY KEY(run_id, key, level, bucket)
+) WITHOUT ROWID;
+)sql";
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -238,13 +266,17 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 3, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 4, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
     backfillPlans(db);
   }
   if (from_version < 3) exec(db, kSchemaV3, "migrating to schema v3 (fit cache, decisions)");
+  if (from_version < 4) {
+    exec(db, kSchemaV4, "adding the metric pyramid (schema v4)");
+    buildPyramidForAllMetrics(db);
+  }
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

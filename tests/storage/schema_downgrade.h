@@ -8,9 +8,10 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v3 (the fit cache columns, its trigger and indexes, the decisions table) and v2 (the
-// stored plan's columns); user_version becomes 1. SQLite >= 3.35 drops columns.
+// Undoes v4 (the metric pyramid), v3 (the fit cache columns, its trigger and indexes, the decisions
+// table) and v2 (the stored plan's columns); user_version becomes 1. SQLite >= 3.35 drops columns.
 inline void downgradeToSchemaV1(Database& db) {
+  db.execute("DROP TABLE metric_pyramid");
   db.execute(
       "DROP TRIGGER fits_drop_when_a_run_finishes; DROP TABLE decisions;"
       "DROP INDEX fits_cache_key; DROP INDEX fits_ladder;");

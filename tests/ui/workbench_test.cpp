@@ -157,6 +157,44 @@ TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {
   EXPECT_TRUE(message->text().contains("No runs checked")) << message->text().toStdString();
 }
 
+TEST_F(Workbench, CompareReadsThePyramidThenEveryRowOfAZoomedRange) {
+  const QString path = dir_->filePath("long_curve.db");
+  int64_t run = 0;
+  {
+    auto db = storage::Database::open(path.toStdString());
+    run = db->insertRun(storage::RunRecord{});
+    std::vector<storage::MetricRow> rows;
+    for (int64_t step = 0; step < 60000; ++step)
+      rows.push_back({run, "train/loss", step, step * 64, step * 1e9,
+                      3.0 + 1.0 / (1.0 + 0.01 * step) + 0.01 * (step % 7), 0.0});
+    db->writeMetrics(rows);
+  }
+  CompareView view;
+  view.resize(1100, 700);
+  view.show();
+  view.setDatabase(path);
+  view.findChild<QComboBox*>()->setCurrentText("train/loss");
+  view.setCheckedRuns({run});
+  view.loadNow();
+  ASSERT_EQ(view.curves().series.size(), 1u);
+  const plots::CurveSeries& whole = view.curves().series[0];
+  EXPECT_GT(whole.bucket_steps, 1);  // a pyramid level, not every row
+  EXPECT_LT(whole.x.size(), 60000u / 4);
+  // Zoom into 300 steps: once the view settles, those steps are read again, every row.
+  view.plot()->xAxis->setRange(30000, 30300);
+  view.plot()->replot();
+  QTRY_VERIFY_WITH_TIMEOUT(view.curves().series[0].fine_hi >= 30300, 5000);
+  const plots::CurveSeries& zoomed = view.curves().series[0];
+  EXPECT_LE(zoomed.fine_lo, 30000);
+  EXPECT_EQ(zoomed.fine_bucket_steps, 1);
+  auto first = std::lower_bound(zoomed.steps.begin(), zoomed.steps.end(), 30000);
+  for (int64_t step = 30000; step <= 30300; ++step, ++first) {
+    ASSERT_NE(first, zoomed.steps.end());
+    ASSERT_EQ(*first, step);
+  }
+  for (size_t i = 1; i < zoomed.steps.size(); ++i) ASSERT_LT(zoomed.steps[i - 1], zoomed.steps[i]);
+}
+
 TEST_F(Workbench, FrontierFitsAndExportsTables) {
   MainWindow window;
   ASSERT_TRUE(window.openDatabase(db_path_, true));

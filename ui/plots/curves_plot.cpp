@@ -126,9 +126,10 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
       y_lo = std::min(y_lo, ys[i]);
       y_hi = std::max(y_hi, ys[i]);
     }
-    if (input.ema > 0 && (!source.smooth || source.ema != input.ema)) {
-      source.smooth = std::make_shared<const std::vector<double>>(emaSmooth(ys, input.ema));
-      source.ema = input.ema;
+    const double ema = input.ema > 0 ? std::pow(input.ema, std::max(1.0, s.rows_per_point)) : 0.0;
+    if (ema > 0 && (!source.smooth || source.ema != ema)) {
+      source.smooth = std::make_shared<const std::vector<double>>(emaSmooth(ys, ema));
+      source.ema = ema;
     }
     if (raw_behind) {
       QCPGraph* faint = plot.addGraph();

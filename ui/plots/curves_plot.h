@@ -23,6 +23,16 @@ struct CurveSeries {
   std::vector<double> x;  // ascending
   std::vector<double> y;
   bool visible = true;
+  // Where the points came from, when read through the metric pyramid (plot_sources.h): the run,
+  // each point's step, the steps one bucket spans (1 = every row), the finer range a zoom read
+  // since (curve_refinement.h), and how many rows one point stands for on average. EMA
+  // smoothing raises its weight to that power, so a curve smooths over as many steps as its
+  // full-resolution rows would.
+  int64_t run_id = 0;
+  std::vector<int64_t> steps;
+  int64_t bucket_steps = 1;
+  int64_t fine_lo = 0, fine_hi = -1, fine_bucket_steps = 1;
+  double rows_per_point = 1.0;
 };
 
 struct CurvesPlotInput {

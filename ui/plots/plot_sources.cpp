@@ -18,12 +18,23 @@ QString runLabel(storage::Database& db, int64_t run_id) {
 }
 
 CurveSeries curveFromDatabase(storage::Database& db, int64_t run_id, const std::string& key,
-                              CurveAxis axis) {
+                              CurveAxis axis, int pixels, int64_t step_lo, int64_t step_hi) {
   CurveSeries series;
   series.label = runLabel(db, run_id);
-  const auto points = db.readMetric(run_id, key);
+  series.run_id = run_id;
+  storage::MetricCurve curve;
+  if (pixels > 0) {
+    curve = db.readCurve(run_id, key, pixels, step_lo, step_hi);
+  } else {
+    curve.points = db.readMetricRange(run_id, key, step_lo, step_hi);
+  }
+  const auto& points = curve.points;
+  series.bucket_steps = curve.bucket_steps;
+  if (!points.empty() && curve.rows > 0)
+    series.rows_per_point = static_cast<double>(curve.rows) / static_cast<double>(points.size());
   series.x.reserve(points.size());
   series.y.reserve(points.size());
+  series.steps.reserve(points.size());
   for (const auto& p : points) {
     switch (axis) {
       case CurveAxis::kStep:
@@ -37,6 +48,7 @@ CurveSeries curveFromDatabase(storage::Database& db, int64_t run_id, const std::
         break;
     }
     series.y.push_back(p.value);
+    series.steps.push_back(p.step);
   }
   return series;
 }

@@ -13,12 +13,14 @@
 #include <QListWidget>
 #include <QSlider>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "storage/database.h"
+#include "ui/plots/curve_refinement.h"
 #include "ui/plots/plot_sources.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
@@ -29,18 +31,25 @@ namespace {
 
 constexpr int kRunIdRole = Qt::UserRole + 1;
 
+// pixels: the plot's width, for reads through the metric pyramid; 0 reads every row.
 plots::CurvesPlotInput loadCurves(const QString& path, std::vector<int64_t> ids, std::string key,
-                                  plots::CurveAxis axis) {
+                                  plots::CurveAxis axis, int pixels) {
   auto db = openExistingDatabase(path, /*read_only=*/true);
   plots::CurvesPlotInput input;
   input.axis = axis;
   input.metric = QString::fromStdString(key);
   for (int64_t id : ids) {
-    auto s = plots::curveFromDatabase(*db, id, key, axis);
+    auto s = plots::curveFromDatabase(*db, id, key, axis, pixels);
     if (!s.x.empty()) input.series.push_back(std::move(s));
   }
   return input;
 }
+
+// Finer reads of the visible steps of some series (their index in the input and the range).
+struct Refinement {
+  std::vector<std::pair<size_t, plots::StepRange>> wanted;
+  std::vector<plots::CurveSeries> fine;
+};
 
 }  // namespace
 
@@ -114,8 +123,14 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   connect(log_y_, &QCheckBox::toggled, this, [this] { draw(); });
   connect(smoothing_, &QSlider::valueChanged, this, [this] { draw(); });
   // Pan, zoom or resize: redecimate once per replot, for whatever range it will draw.
-  connect(plot_, &QCustomPlot::beforeReplot, this,
-          [this] { plots::redecimateCurves(*plot_, /*only_if_view_changed=*/true); });
+  // A zoom that needs finer buckets than were loaded reads them once the view settles.
+  refine_timer_ = new QTimer(this);
+  refine_timer_->setSingleShot(true);
+  refine_timer_->setInterval(120);
+  connect(refine_timer_, &QTimer::timeout, this, &CompareView::refineVisibleCurves);
+  connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
+    if (plots::redecimateCurves(*plot_, /*only_if_view_changed=*/true) > 0) refine_timer_->start();
+  });
   connect(plot_, &QCustomPlot::mouseMove, this, &CompareView::onHover);
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
     plot_->rescaleAxes();
@@ -219,13 +234,17 @@ std::vector<int64_t> CompareView::checkedRuns() const {
   return ids;
 }
 
+int CompareView::plotPixels() const {
+  const int w = plot_->axisRect()->width();
+  return std::max(400, w > 0 ? w : plot_->width());
+}
+
 void CompareView::requestCurves() {
   const int generation = ++generation_;
   const auto axis = static_cast<plots::CurveAxis>(axis_->currentIndex());
   std::function<plots::CurvesPlotInput()> work =
-      [path = db_path_, ids = checkedRuns(), key = metric_->currentText().toStdString(), axis] {
-        return loadCurves(path, ids, key, axis);
-      };
+      [path = db_path_, ids = checkedRuns(), key = metric_->currentText().toStdString(), axis,
+       pixels = plotPixels()] { return loadCurves(path, ids, key, axis, pixels); };
   runInBackground<plots::CurvesPlotInput>(
       this, work,
       [this, generation](plots::CurvesPlotInput input) {
@@ -238,12 +257,58 @@ void CompareView::requestCurves() {
       });
 }
 
-void CompareView::loadNow() {
+void CompareView::loadNow(bool every_row) {
   AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
   ++generation_;
   input_ = loadCurves(db_path_, checkedRuns(), metric_->currentText().toStdString(),
-                      static_cast<plots::CurveAxis>(axis_->currentIndex()));
+                      static_cast<plots::CurveAxis>(axis_->currentIndex()),
+                      every_row ? 0 : plotPixels());
   draw();
+}
+
+void CompareView::refineVisibleCurves() {
+  const QCPRange view = plot_->xAxis->range();
+  const int pixels = plotPixels();
+  Refinement refinement;
+  for (size_t i = 0; i < input_.series.size(); ++i) {
+    const plots::CurveSeries& s = input_.series[i];
+    if (!s.visible) continue;
+    if (auto range = plots::stepsToRefine(s, view.lower, view.upper, pixels))
+      refinement.wanted.emplace_back(i, *range);
+  }
+  if (refinement.wanted.empty()) return;
+  const int generation = generation_;
+  std::vector<int64_t> run_ids;
+  for (const auto& [i, range] : refinement.wanted) run_ids.push_back(input_.series[i].run_id);
+  std::function<Refinement()> work = [path = db_path_, key = input_.metric.toStdString(),
+                                      axis = input_.axis, pixels, refinement, run_ids]() mutable {
+    auto db = openExistingDatabase(path, /*read_only=*/true);
+    for (size_t k = 0; k < refinement.wanted.size(); ++k) {
+      const plots::StepRange range = refinement.wanted[k].second;
+      refinement.fine.push_back(
+          plots::curveFromDatabase(*db, run_ids[k], key, axis, pixels, range.lo, range.hi));
+    }
+    return refinement;
+  };
+  runInBackground<Refinement>(
+      this, work,
+      [this, generation](Refinement refinement) {
+        if (generation != generation_) return;  // other curves were loaded meanwhile
+        for (size_t k = 0; k < refinement.wanted.size(); ++k) {
+          auto& [i, range] = refinement.wanted[k];
+          if (i < input_.series.size())
+            plots::spliceFinerPoints(input_.series[i], refinement.fine[k], range);
+        }
+        // Redraw the spliced curves in the view the user is looking at.
+        const QCPRange x = plot_->xAxis->range(), y = plot_->yAxis->range();
+        plots::drawCurves(*plot_, input_);
+        plot_->xAxis->setRange(x);
+        plot_->yAxis->setRange(y);
+        plot_->replot();
+      },
+      [this](const QString& message) {
+        readout_->setText(tr("Cannot read the zoomed curves: %1").arg(message));
+      });
 }
 
 void CompareView::draw() {

@@ -18,6 +18,7 @@ class QComboBox;
 class QCheckBox;
 class QSlider;
 class QLabel;
+class QTimer;
 class QMouseEvent;
 
 namespace deepladder::ui {
@@ -33,9 +34,12 @@ class CompareView : public QWidget {
   void setCheckedRuns(const std::vector<int64_t>& ids);
   std::vector<int64_t> checkedRuns() const;
   QCustomPlot* plot() const { return plot_; }
+  // The curves as loaded (and refined by zooms since).
+  const plots::CurvesPlotInput& curves() const { return input_; }
   QString hoverText() const;
-  // Loads the checked runs' curves now (blocking); for tests and the benchmark.
-  void loadNow();
+  // Loads the checked runs' curves now (blocking); for tests and the benchmark. Curves are read
+  // through the metric pyramid at the plot's width, or every row with every_row.
+  void loadNow(bool every_row = false);
 
  signals:
   void curvesDrawn(int series, qint64 milliseconds);
@@ -43,6 +47,9 @@ class CompareView : public QWidget {
  private:
   void requestCurves();
   void showRunList(const std::vector<storage::RunSummary>& runs);
+  // After a pan or zoom: reads finer buckets for the visible steps of curves that need them.
+  void refineVisibleCurves();
+  int plotPixels() const;
   void draw();
   void onHover(QMouseEvent* event);
   QString db_path_;
@@ -59,6 +66,7 @@ class CompareView : public QWidget {
   int list_generation_ = 0;  // run lists of older requests are dropped
   int list_pending_ = 0;
   std::optional<std::vector<int64_t>> wanted_checked_;  // asked for while the list loads
+  QTimer* refine_timer_;
 };
 
 }  // namespace deepladder::ui
