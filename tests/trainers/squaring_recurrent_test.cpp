@@ -237,6 +237,25 @@ TEST(SquaringRecurrentRun, PlainLoopTrainsWithDeepSupervisionOfEveryStep) {
   }
 }
 
+// The FLOPs a squaring run on `data` reports at its end.
+double trainedFlops(const RunConfig& c, const sq::TierDataset& data, const std::string& name) {
+  TrainerOptions options;
+  options.run_id = name;
+  options.workdir =
+      (std::filesystem::temp_directory_path() / ("deepladder-sqrecur-" + name)).string();
+  std::filesystem::remove_all(options.workdir);
+  double flops = 0;
+  runSquaringTrainingOn(
+      c, options,
+      [&](const protocol::Message& m) {
+        if (auto* metric = std::get_if<protocol::Metric>(&m))
+          flops = std::max(flops, metric->flops);
+      },
+      data);
+  std::filesystem::remove_all(options.workdir);
+  return flops;
+}
+
 TEST(SquaringRecurrentRun, CountsTheFlopsOfEveryLoopRowStep) {
   // Only T = 2 prompts: every row is 2 steps of the 12-token loop row through prelude, one core
   // pass and coda, whatever rows the batches draw.
@@ -248,19 +267,7 @@ TEST(SquaringRecurrentRun, CountsTheFlopsOfEveryLoopRowStep) {
     if (e.t == 2) two.push_back(e);
   ASSERT_GE(two.size(), static_cast<size_t>(c.train.batch_size));
   data.train = two;
-  TrainerOptions options;
-  options.run_id = "flops";
-  options.workdir = (std::filesystem::temp_directory_path() / "deepladder-sqrecur-flops").string();
-  std::filesystem::remove_all(options.workdir);
-  double flops = 0;
-  runSquaringTrainingOn(
-      c, options,
-      [&](const protocol::Message& m) {
-        if (auto* metric = std::get_if<protocol::Metric>(&m))
-          flops = std::max(flops, metric->flops);
-      },
-      data);
-  std::filesystem::remove_all(options.workdir);
+  const double flops = trainedFlops(c, data, "flops");
   const double per_row = 2.0 * sq::loopRowLength(4) * flopsPerToken(c.model);
   EXPECT_DOUBLE_EQ(flops, static_cast<double>(c.train.steps * c.train.batch_size) * per_row);
 }
@@ -284,20 +291,7 @@ TEST(SquaringRecurrentRun, PlannedFlopsEqualTheTrainersWhenEveryTIsDrawnEqually)
   }
   data.train = balanced;
   c.train.batch_size = static_cast<int64_t>(balanced.size());
-  TrainerOptions options;
-  options.run_id = "planned-flops";
-  options.workdir =
-      (std::filesystem::temp_directory_path() / "deepladder-sqrecur-planned-flops").string();
-  std::filesystem::remove_all(options.workdir);
-  double flops = 0;
-  runSquaringTrainingOn(
-      c, options,
-      [&](const protocol::Message& m) {
-        if (auto* metric = std::get_if<protocol::Metric>(&m))
-          flops = std::max(flops, metric->flops);
-      },
-      data);
-  std::filesystem::remove_all(options.workdir);
+  const double flops = trainedFlops(c, data, "planned-flops");
   const double planned = ladder::planRunConfig(c, 0).flops;
   EXPECT_NEAR(flops / planned, 1.0, 1e-12);
   // The plain model's FLOPs per token would count one 13-token row at `passes` passes instead.
