@@ -85,47 +85,13 @@ std::string checkpointPath(const std::string& workdir, int64_t step) {
   return (fs::path(workdir) / ("ckpt-" + std::to_string(step) + ".pt")).string();
 }
 
-namespace {
-
-using SaveOptimizer = std::function<void(torch::serialize::OutputArchive&)>;
-using LoadOptimizer = std::function<void(torch::serialize::InputArchive&)>;
-using PreparePhase = std::function<void(bool grown)>;
-
-CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
-                          const SaveOptimizer& optimizer, const TrainingState& state);
-
-}  // namespace
-
 CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
-                                const AdamW& optimizer, const TrainingState& state) {
-  return saveWith(
-      workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
-      state);
-}
-
-CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
-                                const ParamGroups& optimizer, const TrainingState& state) {
-  return saveWith(
-      workdir, model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
-      state);
-}
-
-CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
                                 const RunOptimizer& optimizer, const TrainingState& state) {
-  return saveWith(
-      workdir, *model, [&](torch::serialize::OutputArchive& a) { optimizer.save(a, "optim."); },
-      state);
-}
-
-namespace {
-
-CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
-                          const SaveOptimizer& optimizer, const TrainingState& state) {
   torch::serialize::OutputArchive archive;
   for (const auto& item : model.named_parameters())
     archive.write("model." + item.key(), item.value().detach().to(torch::kCPU).clone(),
                   /*is_buffer=*/true);
-  optimizer(archive);
+  optimizer.save(archive, "optim.");
   archive.write("state.step", scalar(state.step));
   archive.write("state.tokens", scalar(state.tokens));
   archive.write("state.flops", scalar(state.flops));
@@ -150,8 +116,6 @@ CheckpointRecord saveWith(const std::string& workdir, torch::nn::Module& model,
                       record.sha256 + "  " + fs::path(record.path).filename().string() + "\n");
   return record;
 }
-
-}  // namespace
 
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir) {
   std::vector<CheckpointRecord> found;
@@ -188,6 +152,9 @@ void pruneCheckpoints(const std::string& workdir, int64_t keep) {
 
 namespace {
 
+using LoadOptimizer = std::function<void(torch::serialize::InputArchive&)>;
+using PreparePhase = std::function<void(bool grown)>;
+
 // The loader behind the overloads; `optimizer` reads the optimizer state, called after
 // `prepare_phase` has run (it may grow the model and rebuild the optimizer). `prepare_phase`
 // accepts or refuses (throws) the checkpoint's growth phase.
@@ -209,18 +176,8 @@ PreparePhase requirePhase(bool model_grown) {
 
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash,
-                                                       torch::nn::Module& model, AdamW& optimizer,
-                                                       std::vector<std::string>* skipped) {
-  return loadNewest(
-      workdir, config_hash, model,
-      [&](torch::serialize::InputArchive& a) { optimizer.load(a, "optim."); }, skipped,
-      requirePhase(false));
-}
-
-std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
-                                                       const std::string& config_hash,
                                                        torch::nn::Module& model,
-                                                       ParamGroups& optimizer,
+                                                       RunOptimizer& optimizer,
                                                        std::vector<std::string>* skipped) {
   return loadNewest(
       workdir, config_hash, model,

@@ -3,9 +3,9 @@
 // sampler position and epoch size, the torch CPU RNG state and the config hash. Each is written
 // atomically (temp file, fsync, rename, fsync of the directory) with its SHA-256 in a sidecar
 // ckpt-<step>.sha256 (sha256sum format), so a torn or corrupt file is found before a resume trusts
-// it; the newest valid checkpoint with a matching config hash wins. The GPT overloads serve the LM
-// trainer (with its growth phase); the torch::nn::Module overloads serve models without growth (the
-// squaring trainer), whose checkpoints are never "grown".
+// it; the newest valid checkpoint with a matching config hash wins. The optimizer is the run's
+// (trainers/run_optimizer.h) for both trainers; loading into a GPT follows its growth phase, a
+// model without growth (the squaring trainer's) refuses checkpoints saved after growth.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "trainers/adamw.h"
 #include "trainers/gpt.h"
-#include "trainers/param_groups.h"
 #include "trainers/run_optimizer.h"
 
 namespace deepladder::trainers {
@@ -43,18 +41,11 @@ struct CheckpointRecord {
 
 std::string checkpointPath(const std::string& workdir, int64_t step);
 
-// Writes ckpt-<step>.pt and its .sha256 sidecar atomically. Throws std::runtime_error naming the
-// path on an I/O failure.
-// The LM trainer's GPT with its optimizer (AdamW or the recipe's Muon + AdamW groups).
-CheckpointRecord saveCheckpoint(const std::string& workdir, GPT& model,
+// Writes ckpt-<step>.pt and its .sha256 sidecar atomically: `model`'s parameters, `optimizer`'s
+// state and `state` (its `grown` flag included). Throws std::runtime_error naming the path on an
+// I/O failure.
+CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
                                 const RunOptimizer& optimizer, const TrainingState& state);
-// A model without growth with AdamW (the squaring trainer).
-CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
-                                const AdamW& optimizer, const TrainingState& state);
-
-// A model without growth with Muon + AdamW groups (the squaring trainer's muon).
-CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& model,
-                                const ParamGroups& optimizer, const TrainingState& state);
 
 // Checkpoint files in `workdir`, newest (highest step) first.
 std::vector<CheckpointRecord> listCheckpoints(const std::string& workdir);
@@ -75,12 +66,8 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
 // For a model without growth: a checkpoint saved after growth is skipped.
 std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
                                                        const std::string& config_hash,
-                                                       torch::nn::Module& model, AdamW& optimizer,
-                                                       std::vector<std::string>* skipped);
-std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdir,
-                                                       const std::string& config_hash,
                                                        torch::nn::Module& model,
-                                                       ParamGroups& optimizer,
+                                                       RunOptimizer& optimizer,
                                                        std::vector<std::string>* skipped);
 
 }  // namespace deepladder::trainers

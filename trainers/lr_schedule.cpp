@@ -27,4 +27,8 @@ double learningRate(const TrainConfig& t, int64_t step) {
   return floor + (peak - floor) * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
+double scheduleMultiplier(const TrainConfig& train, int64_t step) {
+  return train.lr > 0 ? learningRate(train, step) / train.lr : 0.0;
+}
+
 }  // namespace deepladder::trainers

@@ -4,7 +4,7 @@
 //           step
 //   wsd:    lr x the growth paper's warmup-stable-decay multiplier (trainers/wsd_schedule.h) with
 //           the decay over the final decay_fraction of the steps ending at min_lr_ratio x lr at
-//           the last step
+//           the last step (the recipe's ladders set min_lr_ratio = 0: the paper's schedule)
 #pragma once
 
 #include <cstdint>
@@ -15,5 +15,7 @@ namespace deepladder::trainers {
 
 // Rate for update number `step` (0-based: 0 is the first update, steps-1 the last).
 double learningRate(const TrainConfig& train, int64_t step);
+// learningRate / lr: the schedule as a multiplier of every group's base rate (0 when lr = 0).
+double scheduleMultiplier(const TrainConfig& train, int64_t step);
 
 }  // namespace deepladder::trainers

@@ -8,7 +8,6 @@
 #include "trainers/adamw.h"
 #include "trainers/lr_schedule.h"
 #include "trainers/param_groups.h"
-#include "trainers/wsd_schedule.h"
 
 namespace deepladder::trainers {
 
@@ -23,18 +22,21 @@ bool endsWith(const std::string& text, const std::string& suffix) {
 
 class AdamWRunOptimizer : public RunOptimizer {
  public:
-  AdamWRunOptimizer(const TrainConfig& train, GPT& model) : train_(train) {
+  AdamWRunOptimizer(const TrainConfig& train, torch::nn::Module& model) : train_(train) {
     options_.beta1 = train.beta1;
     options_.beta2 = train.beta2;
     options_.eps = train.eps;
     options_.weight_decay = train.weight_decay;
-    adamw_ = std::make_unique<AdamW>(model->parameters(), options_);
+    adamw_ = std::make_unique<AdamW>(model.parameters(), options_);
   }
   void zeroGrad() override { adamw_->zeroGrad(); }
   double clipGradNorm(double max_norm) override { return adamw_->clipGradNorm(max_norm); }
   void step(int64_t step, double rewarm) override { adamw_->step(learningRate(step, rewarm)); }
   double learningRate(int64_t step, double rewarm) const override {
     return trainers::learningRate(train_, step) * rewarm;
+  }
+  std::vector<std::pair<std::string, double>> baseRates() const override {
+    return {{"adamw", train_.lr}};
   }
   std::string grow(GPT& model) override {
     const std::string detail = model->grow();
@@ -60,8 +62,9 @@ class AdamWRunOptimizer : public RunOptimizer {
 
 class MuonRunOptimizer : public RunOptimizer {
  public:
-  MuonRunOptimizer(const TrainConfig& train, GPT& model, BatchOrthogonalizer orthogonalizer)
-      : train_(train), orthogonalizer_(std::move(orthogonalizer)) {
+  MuonRunOptimizer(const TrainConfig& train, torch::nn::Module& model, MlpKind mlp,
+                   BatchOrthogonalizer orthogonalizer)
+      : train_(train), mlp_(mlp), orthogonalizer_(std::move(orthogonalizer)) {
     groups_ = build(model);
   }
   void zeroGrad() override { groups_->zeroGrad(); }
@@ -69,15 +72,21 @@ class MuonRunOptimizer : public RunOptimizer {
     return trainers::clipGradNorm(params_, max_norm);
   }
   void step(int64_t step, double rewarm) override {
-    groups_->step(step, recipeScheduleMultiplier(train_, step) * rewarm);
+    groups_->step(step, scheduleMultiplier(train_, step) * rewarm);
   }
   double learningRate(int64_t step, double rewarm) const override {
-    return groups_->learningRate("muon", recipeScheduleMultiplier(train_, step) * rewarm);
+    return groups_->learningRate("muon", scheduleMultiplier(train_, step) * rewarm);
+  }
+  std::vector<std::pair<std::string, double>> baseRates() const override {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& name : groups_->groupNames())
+      out.emplace_back(name, groups_->learningRate(name, 1.0));
+    return out;
   }
   std::string grow(GPT& model) override {
     std::vector<torch::Tensor> before = params_;
     const std::string detail = model->grow();
-    auto grown = build(model);
+    auto grown = build(*model);
     grown->inheritState(*groups_);
     // The copied blocks' parameters are new tensors: fresh state (inheritState left them so;
     // said explicitly, since the recipe requires it).
@@ -99,8 +108,8 @@ class MuonRunOptimizer : public RunOptimizer {
   }
 
  private:
-  std::unique_ptr<ParamGroups> build(GPT& model) {
-    const bool swiglu = model->config.mlp == MlpKind::swiglu;
+  std::unique_ptr<ParamGroups> build(torch::nn::Module& model) {
+    const bool swiglu = mlp_ == MlpKind::swiglu;
     MuonGroup muon;
     muon.lr = train_.lr;
     muon.options.weight_decay = train_.weight_decay;
@@ -122,13 +131,15 @@ class MuonRunOptimizer : public RunOptimizer {
     AdamWGroup head = adamw("head", train_.head_lr, embed_head_decay);
     AdamWGroup gains = adamw("gains", train_.lr, 0.0);
     params_.clear();
-    for (const auto& item : model->named_parameters()) {
+    // The names of both models: GPT (trainers/gpt.h) and SquaringModel (its learned positions
+    // and untied "head").
+    for (const auto& item : model.named_parameters()) {
       const std::string& name = item.key();
       const torch::Tensor& p = item.value();
       params_.push_back(p);
-      if (name == "token_embedding.weight") {
+      if (name == "token_embedding.weight" || name == "positions") {
         embedding.parameters.push_back(p);
-      } else if (name == "unembedding.weight") {
+      } else if (name == "unembedding.weight" || name == "head.weight") {
         head.parameters.push_back(p);
       } else if (endsWith(name, "attn.qkv.weight")) {
         muon.parameters.push_back({p, 3});  // q, k, v
@@ -149,6 +160,7 @@ class MuonRunOptimizer : public RunOptimizer {
   }
 
   TrainConfig train_;
+  MlpKind mlp_;
   BatchOrthogonalizer orthogonalizer_;
   std::unique_ptr<ParamGroups> groups_;
   std::vector<torch::Tensor> params_;  // every parameter, for gradient clipping
@@ -156,21 +168,21 @@ class MuonRunOptimizer : public RunOptimizer {
 
 }  // namespace
 
-double recipeScheduleMultiplier(const TrainConfig& train, int64_t step) {
-  if (train.schedule == Schedule::wsd)
-    return wsdMultiplier(WsdSchedule{train.steps, train.warmup_steps, train.decay_fraction}, step);
-  return train.lr > 0 ? trainers::learningRate(train, step) / train.lr : 0.0;
-}
-
-std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train, GPT& model,
+std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train,
+                                                   torch::nn::Module& model, MlpKind mlp,
                                                    BatchOrthogonalizer orthogonalizer) {
   switch (train.optimizer) {
     case OptimizerKind::adamw:
       return std::make_unique<AdamWRunOptimizer>(train, model);
     case OptimizerKind::muon:
-      return std::make_unique<MuonRunOptimizer>(train, model, std::move(orthogonalizer));
+      return std::make_unique<MuonRunOptimizer>(train, model, mlp, std::move(orthogonalizer));
   }
   throw std::logic_error("RunOptimizer::create: an optimizer kind without an implementation");
+}
+
+std::unique_ptr<RunOptimizer> RunOptimizer::create(const TrainConfig& train, GPT& model,
+                                                   BatchOrthogonalizer orthogonalizer) {
+  return create(train, *model, model->config.mlp, std::move(orthogonalizer));
 }
 
 }  // namespace deepladder::trainers

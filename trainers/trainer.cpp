@@ -27,6 +27,7 @@
 #include "trainers/micro_batches.h"
 #include "trainers/precision.h"
 #include "trainers/run_optimizer.h"
+#include "trainers/run_session.h"
 
 namespace deepladder::trainers {
 
@@ -62,11 +63,8 @@ int resolveThreadCount(int64_t requested) {
 TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                          const MessageSink& emit_all) {
   assert(options::isValidRunConfig(config));  // validated before it was queued
-  const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;
-  torch::set_num_threads(resolveThreadCount(tc.threads));
-  torch::manual_seed(static_cast<uint64_t>(tc.seed));
   // Data parallelism: one of P ranks when a launcher says so (a world of one
   // otherwise); rank 0 alone speaks the protocol and writes checkpoints.
   DataParallel dp = DataParallel::join(tc.device);
@@ -76,7 +74,8 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                     ": start the run with 'deepladder run' (which launches every rank) or with a "
                     "launcher that starts " +
                     std::to_string(tc.ranks) + " ranks");
-  const MessageSink emit = dp.rootOnly(emit_all);
+  RunSession session(config, options, dp.rootOnly(emit_all));
+  TrainingState& state = session.state();
   const torch::Device device(dp.deviceFor(tc.device));
 
   // --- data ---------------------------------------------------------------------------------
@@ -111,64 +110,41 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
       RunOptimizer::create(tc, model, dp.muonOrthogonalizer());
 
   dp.broadcastParameters(model->parameters());  // every rank starts from rank 0's init
-  const std::string hash = configHash(config);
   const double flops_per_token = flopsPerToken(mc);
   const int64_t tokens_per_step = tc.batch_size * mc.seq_len;
   const int64_t growth_step = growthStep(mc, tc.steps);  // -1: no growth
 
   // --- resume ---------------------------------------------------------------------------------
-  TrainingState state;
-  state.config_hash = hash;
-  std::filesystem::create_directories(options.workdir);
-  int64_t resumed_from = -1;
-  std::vector<std::string> skipped;
-  if (options.resume) {
-    if (auto loaded =
-            loadNewestValidCheckpoint(options.workdir, hash, model, *optimizer, &skipped)) {
-      state = *loaded;
-      resumed_from = state.step;
-      if (state.sampler_windows != 0 && state.sampler_windows != sampler.epochWindows())
-        throw UserError("resume from step " + std::to_string(state.step) + " in " +
-                        options.workdir + ": the checkpoint read " + train_data->describe() +
-                        " as " + std::to_string(state.sampler_windows) +
-                        " windows an epoch, now it holds " +
-                        std::to_string(sampler.epochWindows()) +
-                        ": the training data changed since the run started. Restore the data "
-                        "it was started with, or start the run afresh in an empty work directory");
-      sampler.seek(state.sampler_position);
-    }
+  const bool resumed = session.resume(
+      [&](const std::string& workdir, const std::string& hash, std::vector<std::string>* skipped) {
+        return loadNewestValidCheckpoint(workdir, hash, model, *optimizer, skipped);
+      });
+  if (resumed) {
+    if (state.sampler_windows != 0 && state.sampler_windows != sampler.epochWindows())
+      throw UserError("resume from step " + std::to_string(state.step) + " in " + options.workdir +
+                      ": the checkpoint read " + train_data->describe() + " as " +
+                      std::to_string(state.sampler_windows) + " windows an epoch, now it holds " +
+                      std::to_string(sampler.epochWindows()) +
+                      ": the training data changed since the run started. Restore the data "
+                      "it was started with, or start the run afresh in an empty work directory");
+    sampler.seek(state.sampler_position);
   }
 
-  dp.requireReplicasEqual(model->parameters(), state,
-                          resumed_from >= 0 ? "after resume" : "at start");
+  dp.requireReplicasEqual(model->parameters(), state, resumed ? "after resume" : "at start");
 
   protocol::Hello hello;
-  hello.run_id = options.run_id;
-  hello.config_hash = hash;
   hello.device = dp.active() ? device.str() + " x " + dp.describe() : tc.device;
-  hello.resumed_from = resumed_from;
   hello.params = model->parameterCount();
   hello.flops_per_token = flops_per_token;
-  announceStart(emit, hello, skipped, state.step, options.resume);
+  session.announce(hello);
 
   // --- training loop --------------------------------------------------------------------------
-  auto metric = [&](std::vector<std::pair<std::string, double>> values) {
-    protocol::Metric m;
-    m.step = state.step;
-    m.tokens = state.tokens;
-    m.flops = state.flops;
-    m.wall_s = secondsSince(start);
-    m.values = std::move(values);
-    emit(m);
-  };
   auto checkpoint = [&]() {
     if (!dp.isRoot()) return;
     state.sampler_position = sampler.position();
     state.sampler_windows = sampler.epochWindows();
     state.grown = model->grown();
-    const CheckpointRecord record = saveCheckpoint(options.workdir, model, *optimizer, state);
-    pruneCheckpoints(options.workdir, tc.keep_checkpoints);
-    emit(protocol::Checkpoint{record.step, record.path, record.sha256});
+    session.checkpoint(*model, *optimizer);
   };
 
   double last_val_loss = std::nan("");
@@ -177,26 +153,21 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   double step_seconds = 0;  // running mean of one training step's wall time (lens cost unit)
   int64_t timed_steps = 0;
   model->train();
-  while (state.step < tc.steps) {
+  while (!session.done()) {
     if (growth_step >= 0 && state.step >= growth_step && !model->grown()) {
       const std::string detail = optimizer->grow(model);  // copied blocks: fresh state
-      emit(protocol::Event{state.step, "growth", detail});
+      session.emit()(protocol::Event{state.step, "growth", detail});
       dp.requireReplicasEqual(model->parameters(), state, "after growth");
     }
     const auto step_start = Clock::now();
-    if (options.max_steps >= 0 && state.step >= options.max_steps) {
-      return TrainOutcome{TrainStatus::kStopped, state.step, last_val_loss};  // no Done
-    }
+    if (session.stopRequested()) return session.stopped(last_val_loss);
     const torch::Tensor batch = dp.localRows(toTensor(sampler.next(), device));  // (B/P, T+1)
     // Forward and backward in micro-batches; .grad holds the gradient of the rows' mean loss.
     const double loss_value = dp.meanLoss(accumulateGradients(model, batch, forward));
-    if (!std::isfinite(loss_value)) {
-      return endRun(emit, TrainStatus::kDiverged, loss_value,
-                    {state.step, state.tokens, state.flops, secondsSince(start)},
-                    divergenceMessage(loss_value, state.step + 1) + " (lr " +
-                        formatNumber(optimizer->learningRate(state.step, 1.0)) +
-                        "); lower train.lr (e.g. by 3x) or raise warmup_steps");
-    }
+    if (!std::isfinite(loss_value))
+      return session.diverged(loss_value,
+                              " (lr " + formatNumber(optimizer->learningRate(state.step)) +
+                                  "); lower train.lr (e.g. by 3x) or raise warmup_steps");
     dp.averageGradients(model->parameters());
     const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);  // 0: no clipping
     const double rewarm = rewarmFactor(mc, tc.steps, state.step);
@@ -204,72 +175,38 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     optimizer->step(state.step, rewarm);
     optimizer->zeroGrad();
 
-    ++state.step;
-    state.tokens += tokens_per_step;
+    session.countStep(tokens_per_step);
     state.flops = flopsAfterSteps(mc, tc.steps, state.step, tokens_per_step);  // sums the phases
     step_seconds += (secondsSince(step_start) - step_seconds) / static_cast<double>(++timed_steps);
     interval_tokens += tokens_per_step;
-    const bool last = state.step == tc.steps;
 
-    if (state.step % tc.log_every == 0 || last) {
+    if (session.due(tc.log_every)) {
       const double seconds = secondsSince(interval_start);
-      metric({{"train/loss", loss_value},
-              {"lr", lr},
-              {"grad_norm", grad_norm},
-              {"tokens_per_s", seconds > 0 ? interval_tokens / seconds : 0.0},
-              {"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
-      if (dp.active()) metric({{"comm_s", dp.communicationSeconds()}});  // in collectives so far
+      session.metric({{"train/loss", loss_value},
+                      {"lr", lr},
+                      {"grad_norm", grad_norm},
+                      {"tokens_per_s", seconds > 0 ? interval_tokens / seconds : 0.0},
+                      {"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
+      if (dp.active())
+        session.metric({{"comm_s", dp.communicationSeconds()}});  // in collectives so far
       interval_start = Clock::now();
       interval_tokens = 0;
     }
-    if (state.step % tc.eval_every == 0 || last) {
+    if (session.due(tc.eval_every)) {
       const ValidationResult val = validate(model, val_batches, /*with_lens=*/true, forward);
       last_val_loss = val.loss;
-      metric({{"val/loss", last_val_loss},
-              {"lens/cost_steps", step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
-      emit(protocol::Lens{state.step, val.lens_kl});
+      session.metric(
+          {{"val/loss", last_val_loss},
+           {"lens/cost_steps", step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
+      session.emit()(protocol::Lens{state.step, val.lens_kl});
     }
-    if ((tc.checkpoint_every > 0 && state.step % tc.checkpoint_every == 0) || last) checkpoint();
+    if (session.due(tc.checkpoint_every)) checkpoint();
   }
   if (std::isnan(last_val_loss))
     last_val_loss = validate(model, val_batches, false, forward).loss;  // resumed at the end
   // The peak over the whole run, validation and checkpoint writes included.
-  metric({{"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
-
-  return endRun(emit, TrainStatus::kFinished, last_val_loss,
-                {state.step, state.tokens, state.flops, secondsSince(start)});
-}
-
-TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_loss,
-                    const RunTotals& totals, const std::string& message) {
-  protocol::Done done;
-  done.status = status == TrainStatus::kDiverged ? "diverged" : "finished";
-  done.final_loss = final_loss;
-  done.steps = totals.steps;
-  done.tokens = totals.tokens;
-  done.flops = totals.flops;
-  done.wall_s = totals.wall_s;
-  done.message = message;
-  emit(done);
-  TrainOutcome outcome;
-  outcome.status = status;
-  outcome.steps = totals.steps;
-  outcome.final_loss = final_loss;
-  return outcome;
-}
-
-void announceStart(const MessageSink& emit, const protocol::Hello& hello,
-                   const std::vector<std::string>& skipped, int64_t step, bool resume_asked) {
-  emit(hello);
-  for (const auto& why : skipped)
-    emit(protocol::Event{step, "checkpoint_skipped", why + "; using an older checkpoint"});
-  if (resume_asked && hello.resumed_from < 0 && !skipped.empty())
-    emit(protocol::Event{0, "fresh_start", "no usable checkpoint; training from step 0"});
-}
-
-std::string divergenceMessage(double loss, int64_t step) {
-  return "training loss became " + std::string(std::isnan(loss) ? "NaN" : "Inf") + " at step " +
-         std::to_string(step);
+  session.metric({{"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
+  return session.finished(last_val_loss);
 }
 
 }  // namespace deepladder::trainers

@@ -39,21 +39,4 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
 // Intra-op threads the trainer uses for `requested` (0 = all cores).
 int resolveThreadCount(int64_t requested);
 
-// How a training loop (the LM one here, the squaring one) ends a run: emits Done ("finished" or
-// "diverged" for `status`) with the totals and `message`, and returns the matching outcome.
-struct RunTotals {
-  int64_t steps = 0;
-  int64_t tokens = 0;
-  double flops = 0;
-  double wall_s = 0;
-};
-TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_loss,
-                    const RunTotals& totals, const std::string& message = "");
-// How a training loop starts a run's protocol: `hello`, then an event per checkpoint the resume
-// passed over (`skipped`), and "fresh_start" when a resume was asked for and none was usable.
-void announceStart(const MessageSink& emit, const protocol::Hello& hello,
-                   const std::vector<std::string>& skipped, int64_t step, bool resume_asked);
-// "training loss became NaN at step N" (step counted from 1): how a diverged run's message starts.
-std::string divergenceMessage(double loss, int64_t step);
-
 }  // namespace deepladder::trainers

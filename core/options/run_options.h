@@ -167,7 +167,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "muon: the head's AdamW learning rate; 0 = lr.")                                             \
   X(bool, cautious_weight_decay, false, 0, 0, "", kHashed | kBothTasks,                          \
     "Decay a weight only where the update and the weight agree in sign.")                        \
-  X(bool, embed_head_weight_decay, true, 0, 0, "", kHashed | kLm,                                \
+  X(bool, embed_head_weight_decay, true, 0, 0, "", kHashed | kBothTasks,                         \
     "muon: the embedding and head AdamW groups decay with weight_decay (decoupled, "             \
     "p *= 1 - lr wd at their own rates, never cautious), as the growth paper; false: no decay.") \
   X(int64_t, ranks, 1, 1, 4096, "processes", kHashed | kLm,                                      \

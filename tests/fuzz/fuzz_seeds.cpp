@@ -80,7 +80,8 @@ std::vector<std::string> checkpointSeeds() {
   state.config_hash = "0123456789abcdef";
   const std::string dir = fuzzScratchDirectory() + "/seed_checkpoint";
   fs::create_directories(dir);
-  const trainers::CheckpointRecord record = trainers::saveCheckpoint(dir, model, *optimizer, state);
+  const trainers::CheckpointRecord record =
+      trainers::saveCheckpoint(dir, *model, *optimizer, state);
   return {readFile(record.path)};
 }
 

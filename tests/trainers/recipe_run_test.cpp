@@ -14,6 +14,7 @@
 #include "core/ladder/ladder_spec.h"
 #include "tiny_run.h"
 #include "trainers/gpt.h"
+#include "trainers/lr_schedule.h"
 #include "trainers/run_optimizer.h"
 #include "trainers/wsd_schedule.h"
 
@@ -58,6 +59,7 @@ RunConfig recipeConfig(const std::filesystem::path& dir, const std::string& arm)
   t.schedule = Schedule::wsd;
   t.warmup_steps = 2;
   t.decay_fraction = 0.5;
+  t.min_lr_ratio = 0;  // as the ladder's recipe section sets it: the decay ends at zero
   t.grad_clip = 0;
   t.steps = 10;
   t.eval_every = 5;
@@ -96,9 +98,9 @@ TEST(RecipeRun, RateIsWsdTimesRewarmAndGradientsAreNotClipped) {
   }
   EXPECT_EQ(lr.at(6), 0.0);  // the first update after growth
   // WSD from start max(W, S - D) = 5: 1 - (t - 5) / 4, zero at the last update.
-  EXPECT_EQ(recipeScheduleMultiplier(config.train, 5), 1.0);
-  EXPECT_DOUBLE_EQ(recipeScheduleMultiplier(config.train, 7), 0.5);
-  EXPECT_EQ(recipeScheduleMultiplier(config.train, 9), 0.0);
+  EXPECT_EQ(scheduleMultiplier(config.train, 5), 1.0);
+  EXPECT_DOUBLE_EQ(scheduleMultiplier(config.train, 7), 0.5);
+  EXPECT_EQ(scheduleMultiplier(config.train, 9), 0.0);
   // grad_clip = 0: norms above 1 are reported and not clipped (a clip would not change the
   // reported norm, so check the run differs from one clipped at a tiny norm).
   RunConfig clipped = config;

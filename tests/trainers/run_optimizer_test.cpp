@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "trainers/gpt.h"
+#include "trainers/lr_schedule.h"
 
 namespace deepladder::trainers {
 namespace {
@@ -76,7 +77,7 @@ TEST(RunOptimizer, EmbeddingAndHeadDecayAtTheirOwnScheduledRates) {
   head.mutable_grad() = g_head.clone();
 
   const double multiplier = 0.5;  // WSD warmup: (1 + 1) / 4
-  EXPECT_DOUBLE_EQ(recipeScheduleMultiplier(train, 1), multiplier);
+  EXPECT_DOUBLE_EQ(scheduleMultiplier(train, 1), multiplier);
   optimizer->step(/*step=*/1, /*rewarm=*/1.0);
   for (int64_t i = 0; i < 8; ++i) {
     for (int64_t j = 0; j < 4; ++j) {

@@ -19,10 +19,10 @@
 #include "core/squaring/dataset_io.h"
 #include "core/squaring/loop_format.h"
 #include "core/squaring/tiers.h"
+#include "trainers/run_optimizer.h"
 #include "trainers/squaring/deep_supervision.h"
 #include "trainers/squaring/reentry.h"
 #include "trainers/squaring/squaring_eval.h"
-#include "trainers/squaring/squaring_optimizer.h"
 #include "trainers/squaring/squaring_trainer.h"
 
 namespace deepladder::trainers::squaring {
@@ -170,7 +170,7 @@ TEST(SquaringOptimizerKeys, MuonHonoursEveryKeyAndAdamWRefusesMuonsKeys) {
   c.train.steps = 10;
   EXPECT_NO_THROW(options::validateRunConfig(c, "test"));
   SquaringModel model(c.model, 13, LoopRecipe{Reentry::straight_through, 4});
-  auto optimizer = SquaringOptimizer::create(c.train, model);
+  auto optimizer = RunOptimizer::create(c.train, *model, model->mlp_kind);
   const auto rates = optimizer->baseRates();
   const std::vector<std::pair<std::string, double>> expected{
       {"muon", 0.02}, {"embedding", 0.005}, {"head", 0.003}, {"gains", 0.02}};

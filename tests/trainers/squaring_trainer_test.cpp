@@ -240,6 +240,25 @@ TEST_F(SquaringResume, ResumingAtStep5ReproducesTheUninterruptedRun) {
   EXPECT_DOUBLE_EQ(done[0].flops, reference_done.flops);
 }
 
+// The run skeleton and the optimizer setup are the LM trainer's: Muon's group state (momenta,
+// AdamW moments of the embedding, positions and gains) is checkpointed and restored too.
+TEST_F(SquaringResume, WithMuonResumingReproducesTheUninterruptedRun) {
+  config.train.optimizer = OptimizerKind::muon;
+  config.train.lr = 0.02;
+  config.train.embed_lr = 0.01;
+  const auto uninterrupted = runIn(config, dir / "muon-uninterrupted", false);
+  ASSERT_EQ(runIn(config, dir / "muon", false, /*max_steps=*/7).outcome.status,
+            TrainStatus::kStopped);
+  const auto resumed = runIn(config, dir / "muon", true);
+  ASSERT_EQ(resumed.of<protocol::Hello>().at(0).resumed_from, 5);
+  const auto expected = uninterrupted.curve("train/loss");
+  const auto got = resumed.curve("train/loss");
+  ASSERT_EQ(got.size(), 11u);  // steps 6..16
+  for (const auto& [step, loss] : got)
+    EXPECT_NEAR(loss, expected.at(step), 1e-5 * std::abs(expected.at(step))) << "step " << step;
+  EXPECT_NEAR(resumed.outcome.final_loss, uninterrupted.outcome.final_loss, 1e-5);
+}
+
 TEST_F(SquaringResume, CorruptNewestCheckpointFallsBackAndEveryChecksumMatches) {
   // The uninterrupted run (checkpoints at 5, 10, 15 and the end) kept the newest two, each
   // matching its checksum.

@@ -4,9 +4,7 @@
 #include <torch/torch.h>
 
 #include <cassert>
-#include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <numeric>
 #include <random>
@@ -20,22 +18,17 @@
 #include "core/squaring/squaring_flops.h"
 #include "core/squaring/tiers.h"
 #include "trainers/checkpoint.h"
+#include "trainers/run_optimizer.h"
+#include "trainers/run_session.h"
 #include "trainers/squaring/deep_supervision.h"
 #include "trainers/squaring/iteration_sampler.h"
 #include "trainers/squaring/loop_stats.h"
 #include "trainers/squaring/squaring_eval.h"
 #include "trainers/squaring/squaring_model.h"
-#include "trainers/squaring/squaring_optimizer.h"
 
 namespace deepladder::trainers::squaring {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // A generator for one use, seeded by (seed, stream, index): a resumed run draws exactly what the
 // uninterrupted run drew at the same index.
@@ -65,12 +58,10 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   assert(options::isValidRunConfig(config));
   if (data.train.empty())
     throw UserError("squaring: the training set is empty; nothing to train on");
-  const auto start = Clock::now();
   const TrainConfig& tc = config.train;
   const ModelConfig& mc = config.model;
   const SquaringConfig& qc = config.squaring;
-  torch::set_num_threads(resolveThreadCount(tc.threads));
-  torch::manual_seed(static_cast<uint64_t>(tc.seed));
+  RunSession session(config, options, emit);
   const torch::Device device(tc.device);
   const int64_t seq_len = mc.seq_len;
   const sq::Layout layout =
@@ -89,7 +80,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   // --- model and optimizer --------------------------------------------------------------------
   SquaringModel model(mc, seq_len, LoopRecipe{qc.reentry, sq::loopDigitWidth(tier)});
   model->to(device);
-  const std::unique_ptr<SquaringOptimizer> optimizer = SquaringOptimizer::create(tc, model);
+  const std::unique_ptr<RunOptimizer> optimizer = RunOptimizer::create(tc, *model, model->mlp_kind);
   IterationSampler sampler(qc, model->defaultIterations(), static_cast<uint64_t>(tc.seed) + 17);
   const uint64_t seed = static_cast<uint64_t>(tc.seed);
   const int64_t eval_r = model->defaultIterations();
@@ -97,42 +88,21 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
 
   // --- resume ---------------------------------------------------------------------------------
   // Everything random in a step is a function of (seed, step) or (seed, rows consumed), so the
-  // model, the AdamW state and the counters are all a resume needs.
-  const std::string hash = configHash(config);
-  TrainingState state;
-  state.config_hash = hash;
-  std::filesystem::create_directories(options.workdir);
-  int64_t resumed_from = -1;
-  std::vector<std::string> skipped;
-  if (options.resume) {
-    if (auto loaded = optimizer->loadNewest(options.workdir, hash, model, &skipped)) {
-      state = *loaded;
-      resumed_from = state.step;
-    }
-  }
+  // model, the optimizer state and the counters are all a resume needs.
+  session.resume(
+      [&](const std::string& workdir, const std::string& hash, std::vector<std::string>* skipped) {
+        return loadNewestValidCheckpoint(workdir, hash, *model, *optimizer, skipped);
+      });
+  TrainingState& state = session.state();
   sampler.seek(state.step);  // one iteration draw per step
 
   protocol::Hello hello;
-  hello.run_id = options.run_id;
-  hello.config_hash = hash;
   hello.device = tc.device;
-  hello.resumed_from = resumed_from;
   hello.params = model->parameterCount();
   hello.flops_per_token = flopsPerToken(mc);
-  announceStart(emit, hello, skipped, state.step, options.resume);
+  session.announce(hello);
 
-  int64_t& step = state.step;
-  int64_t& tokens = state.tokens;
-  double& flops = state.flops;
-  auto metric = [&](std::vector<std::pair<std::string, double>> values) {
-    protocol::Metric m;
-    m.step = step;
-    m.tokens = tokens;
-    m.flops = flops;
-    m.wall_s = secondsSince(start);
-    m.values = std::move(values);
-    emit(m);
-  };
+  const int64_t& step = state.step;
 
   // --- evaluation -----------------------------------------------------------------------------
   // The state over the whole depth ladder: the seen-moduli cohort's prompts at the ladder's top
@@ -155,7 +125,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     std::vector<int64_t> ladder;
     for (int64_t t : tier.depth_ladder)
       if (t <= top) ladder.push_back(t);
-    metric(stats.metrics("loop/probe", ladder));
+    session.metric(stats.metrics("loop/probe", ladder));
   };
   // The default test-time depth: model.passes, or passes x T per example for "per_t".
   auto score = [&](const EncodedSet& set) {
@@ -174,13 +144,14 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     addToMap(depth, data.depth_seen, seen_ok);
     addToMap(depth, data.depth_ood_n, unseen_ok);
     const double test_exact = fractionCorrect(test_ok), ood_exact = fractionCorrect(ood_ok);
-    metric({{"val/loss", val_loss},
-            {"train/exact", fractionCorrect(train_ok)},
-            {"test/exact", test_exact},
-            {"ood/exact", ood_exact},
-            {"score", sq::benchmarkScore(test_exact, ood_exact)},
-            {"depth/max_t_seen", static_cast<double>(depth.maxT(tier.depth_ladder, true))},
-            {"depth/max_t_unseen", static_cast<double>(depth.maxT(tier.depth_ladder, false))}});
+    session.metric(
+        {{"val/loss", val_loss},
+         {"train/exact", fractionCorrect(train_ok)},
+         {"test/exact", test_exact},
+         {"ood/exact", ood_exact},
+         {"score", sq::benchmarkScore(test_exact, ood_exact)},
+         {"depth/max_t_seen", static_cast<double>(depth.maxT(tier.depth_ladder, true))},
+         {"depth/max_t_unseen", static_cast<double>(depth.maxT(tier.depth_ladder, false))}});
     for (const auto& e : cellEvals(step, "squaring/test", data.test, test_ok)) emit(e);
     for (const auto& e : cellEvals(step, "squaring/ood_t", data.ood_t, ood_ok)) emit(e);
     for (const auto& e : cellEvals(step, "squaring/depth", data.depth_seen, seen_ok)) emit(e);
@@ -208,9 +179,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
 
   auto checkpoint = [&]() {
     state.sampler_position = sampler.position();
-    const CheckpointRecord record = optimizer->save(options.workdir, model, state);
-    pruneCheckpoints(options.workdir, tc.keep_checkpoints);
-    emit(protocol::Checkpoint{record.step, record.path, record.sha256});
+    session.checkpoint(*model, *optimizer);
   };
 
   // --- training loop --------------------------------------------------------------------------
@@ -294,10 +263,8 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   double last_val_loss = std::nan("");
   const int64_t tokens_per_step = batch_rows * seq_len;
   model->train();
-  while (step < tc.steps) {
-    if (options.max_steps >= 0 && step >= options.max_steps) {
-      return TrainOutcome{TrainStatus::kStopped, step, last_val_loss};  // no Done
-    }
+  while (!session.done()) {
+    if (session.stopRequested()) return session.stopped(last_val_loss);
     const std::vector<int64_t> rows = batchRows(step);
     int64_t r = sampler.next();
     int64_t executed = r;
@@ -336,34 +303,29 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
       executed += n + k;
     }
     const double loss_value = loss.item<double>();
-    if (!std::isfinite(loss_value)) {
-      return endRun(
-          emit, TrainStatus::kDiverged, loss_value, {step, tokens, flops, secondsSince(start)},
-          divergenceMessage(loss_value, step + 1) + "; lower train.lr or raise warmup_steps");
-    }
+    if (!std::isfinite(loss_value))
+      return session.diverged(loss_value, "; lower train.lr or raise warmup_steps");
     loss.backward();
     const double grad_norm = optimizer->clipGradNorm(tc.grad_clip);
     const double lr = optimizer->learningRate(step);
     optimizer->step(step);
     optimizer->zeroGrad();
 
-    ++step;
-    tokens += tokens_per_step;
-    flops += per_t ? step_flops
-                   : static_cast<double>(tokens_per_step) *
-                         sq::flopsPerTokenAtIterations(mc, static_cast<double>(executed));
-    const bool last = step == tc.steps;
-    if (step % tc.log_every == 0 || last) {
+    session.countStep(tokens_per_step);
+    state.flops += per_t ? step_flops
+                         : static_cast<double>(tokens_per_step) *
+                               sq::flopsPerTokenAtIterations(mc, static_cast<double>(executed));
+    if (session.due(tc.log_every)) {
       std::vector<std::pair<std::string, double>> values{{"train/loss", loss_value},
                                                          {"lr", lr},
                                                          {"grad_norm", grad_norm},
                                                          {"iterations", static_cast<double>(r)}};
       for (auto& v : train_stats.metrics("loop/state")) values.push_back(std::move(v));
       train_stats = LoopStats();
-      metric(std::move(values));
+      session.metric(std::move(values));
     }
-    if (step % tc.eval_every == 0 || last) last_val_loss = evaluate();
-    if ((tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) || last) checkpoint();
+    if (session.due(tc.eval_every)) last_val_loss = evaluate();
+    if (session.due(tc.checkpoint_every)) checkpoint();
   }
   if (std::isnan(last_val_loss)) last_val_loss = evaluate();  // steps = 0
   if (model->looped()) sweepIterations();
@@ -372,8 +334,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
   const auto saved = listCheckpoints(options.workdir);
   if (saved.empty() || saved.front().step != step) checkpoint();
 
-  return endRun(emit, TrainStatus::kFinished, last_val_loss,
-                {step, tokens, flops, secondsSince(start)});
+  return session.finished(last_val_loss);
 }
 
 }  // namespace deepladder::trainers::squaring
