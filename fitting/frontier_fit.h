@@ -8,14 +8,9 @@
 #pragma once
 
 #include "fitting/fit_types.h"
+#include "fitting/frontier_input.h"
 
 namespace deepladder::fitting {
-
-// Throws UserError for: bad options, NaN/Inf or non-positive compute or loss, a missing
-// baseline arm, an arm with fewer distinct computes than its fit has parameters (3 for the
-// baseline, 2 for the others), an arm whose loss does not decrease with compute (least-squares
-// slope of L against ln C >= 0), --joint with the paper estimator.
-void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options);
 
 // Under the paper estimator an E-shared arm with a point at or below the baseline's fitted E
 // (ln(L - E) undefined) gets no fit: NaN A and gamma, ArmFit::no_fit naming the point; the other

@@ -1,6 +1,6 @@
 // Ceres fits of L(C) = E + A (C/C0)^-gamma (see frontier_solver.h).
 //
-// Each arm is one residual block (ArmResiduals); the Huber refit is done inside it. All residuals
+// Each arm is one residual block (fitting/arm_residuals.h); the Huber refit is done inside it. All residuals
 // are in loss space, r_i = E + A (C_i/C0)^-gamma - L_i, under both estimators.
 // Per fit: (1) start: for E on a grid, a log-linear fit ln(L - E) = ln A - gamma ln(C/C0); the
 // start with the lowest squared error in L wins.
@@ -24,53 +24,12 @@
 #include <memory>
 #include <optional>
 
+#include "fitting/arm_residuals.h"
 #include "fitting/ceres_logging.h"
 #include "fitting/log_excess_line.h"
 
 namespace deepladder::fitting {
 namespace {
-
-// --- residual -------------------------------------------------------------------------------
-
-// One arm's residuals in one block (far less Ceres overhead than a block per point):
-// r_i = E + A exp(-gamma x_i) - L_i, x_i = ln(C_i/C0), analytic Jacobian. With a Huber delta the
-// block returns rt_i = sign(r_i) sqrt(rho(r_i^2)), rho = Ceres' HuberLoss (s for s <= delta^2,
-// 2 delta sqrt(s) - delta^2 beyond), so 0.5 sum rt_i^2 is exactly Ceres' Huber objective
-// 0.5 sum rho(r_i^2) and the per-point robust loss survives the single block.
-class ArmResiduals : public ceres::CostFunction {
- public:
-  ArmResiduals(const std::vector<double>& x, const std::vector<double>& y, double huber_delta)
-      : x_(x), y_(y), delta_(huber_delta) {
-    set_num_residuals(static_cast<int>(x.size()));
-    mutable_parameter_block_sizes()->assign({1, 1, 1});  // E, A, gamma
-  }
-  bool Evaluate(double const* const* p, double* r, double** J) const override {
-    const double E = p[0][0], A = p[1][0], gamma = p[2][0];
-    for (size_t i = 0; i < x_.size(); ++i) {
-      // Exponent capped so a runaway gamma gives a huge finite term, never inf (0 * inf = NaN).
-      const double e = std::exp(std::min(-gamma * x_[i], 700.0));
-      const double raw = E + A * e - y_[i];
-      double scale = 1.0;  // d rt / d raw
-      r[i] = raw;
-      if (delta_ > 0 && std::fabs(raw) > delta_) {
-        const double rt = std::sqrt(2.0 * delta_ * std::fabs(raw) - delta_ * delta_);
-        r[i] = raw > 0 ? rt : -rt;
-        scale = delta_ / rt;
-      }
-      if (J) {
-        if (J[0]) J[0][i] = scale;
-        if (J[1]) J[1][i] = scale * e;
-        if (J[2]) J[2][i] = -scale * A * x_[i] * e;
-      }
-    }
-    return true;
-  }
-
- private:
-  const std::vector<double>& x_;
-  const std::vector<double>& y_;
-  double delta_;
-};
 
 struct Params {
   double E = 0.0, A = 0.0, gamma = 0.0;
