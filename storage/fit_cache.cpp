@@ -52,14 +52,9 @@ void Database::saveCachedFit(const CachedFitEntry& entry, std::optional<int64_t>
       "arm = excluded.arm, form = excluded.form, params = excluded.params, "
       "ladder_id = excluded.ladder_id, arms = excluded.arms, result = excluded.result, "
       "created = strftime('%Y-%m-%dT%H:%M:%SZ','now')");
-  upsert.bindText(1, entry.source);
-  upsert.bindText(2, entry.arm);
-  upsert.bindText(3, entry.form);
-  upsert.bindText(4, entry.params_json.empty() ? std::string("{}") : entry.params_json);
-  upsert.bindText(5, entry.key);
-  upsert.bind(6, ladder_id);
-  upsert.bindText(7, arms);
-  upsert.bindText(8, entry.result_json);
+  upsert.bindAll(entry.source, entry.arm, entry.form,
+                 entry.params_json.empty() ? std::string("{}") : entry.params_json, entry.key,
+                 ladder_id, arms, entry.result_json);
   upsert.run();
 }
 
@@ -67,14 +62,8 @@ int64_t Database::insertDecision(const DecisionRecord& d) {
   Statement& insert = impl_->prepared(
       "INSERT INTO decisions(ladder_id, created, kind, run_id, spent_flops, budget_flops, reason, "
       "candidates) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  insert.bind(1, d.ladder_id);
-  insert.bind(2, d.created);
-  insert.bindText(3, d.kind);
-  insert.bind(4, d.run_id);
-  insert.bind(5, d.spent_flops);
-  insert.bind(6, d.budget_flops);
-  insert.bindText(7, d.reason);
-  insert.bindText(8, d.candidates_json.empty() ? std::string("[]") : d.candidates_json);
+  insert.bindAll(d.ladder_id, d.created, d.kind, d.run_id, d.spent_flops, d.budget_flops, d.reason,
+                 d.candidates_json.empty() ? std::string("[]") : d.candidates_json);
   insert.run();
   return queryInt("SELECT last_insert_rowid()");
 }

@@ -188,11 +188,8 @@ std::vector<std::string> Database::metricKeys(int64_t run_id) {
       "  UNION ALL SELECT (SELECT min(key) FROM metrics WHERE run_id = ?1 AND key > k.key) "
       "  FROM k WHERE k.key IS NOT NULL) "
       "SELECT key FROM k WHERE key IS NOT NULL");
-  ResetOnExit reset{select};
   select.bind(1, run_id);
-  std::vector<std::string> keys;
-  while (select.step()) keys.push_back(select.columnText(0));
-  return keys;
+  return collectRows(select, [](const Statement& s) { return s.columnText(0); });
 }
 
 // ---- checkpoints ----------------------------------------------------------------------------
@@ -200,10 +197,7 @@ void Database::addCheckpoint(const CheckpointRow& row) {
   Statement& insert = impl_->prepared(
       "INSERT INTO checkpoints(run_id, step, path, sha256) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT(run_id, step) DO UPDATE SET path = excluded.path, sha256 = excluded.sha256");
-  insert.bind(1, row.run_id);
-  insert.bind(2, row.step);
-  insert.bindText(3, row.path);
-  insert.bindText(4, row.sha256);
+  insert.bindAll(row.run_id, row.step, row.path, row.sha256);
   insert.run();
 }
 
@@ -216,11 +210,8 @@ CheckpointRow readCheckpoint(const Statement& s) {
 std::vector<CheckpointRow> Database::checkpoints(int64_t run_id) {
   Statement& select = impl_->prepared(
       "SELECT run_id, step, path, sha256 FROM checkpoints WHERE run_id = ?1 ORDER BY step");
-  ResetOnExit reset{select};
   select.bind(1, run_id);
-  std::vector<CheckpointRow> rows;
-  while (select.step()) rows.push_back(readCheckpoint(select));
-  return rows;
+  return collectRows(select, readCheckpoint);
 }
 
 std::optional<CheckpointRow> Database::latestCheckpoint(int64_t run_id) {
@@ -241,10 +232,7 @@ void Database::writeLens(const std::vector<LensRow>& rows) {
       "INSERT INTO lens(run_id, step, block, kl) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT(run_id, step, block) DO UPDATE SET kl = excluded.kl");
   for (const LensRow& row : rows) {
-    insert.bind(1, row.run_id);
-    insert.bind(2, row.step);
-    insert.bind(3, row.block);
-    insert.bind(4, row.kl);
+    insert.bindAll(row.run_id, row.step, row.block, row.kl);
     insert.run();
   }
   transaction.commit();
@@ -253,14 +241,10 @@ void Database::writeLens(const std::vector<LensRow>& rows) {
 std::vector<LensRow> Database::lens(int64_t run_id) {
   Statement& select = impl_->prepared(
       "SELECT run_id, step, block, kl FROM lens WHERE run_id = ?1 ORDER BY step, block");
-  ResetOnExit reset{select};
   select.bind(1, run_id);
-  std::vector<LensRow> rows;
-  while (select.step()) {
-    rows.push_back(LensRow{select.columnInt(0), select.columnInt(1), select.columnInt(2),
-                           select.columnDouble(3)});
-  }
-  return rows;
+  return collectRows(select, [](const Statement& s) {
+    return LensRow{s.columnInt(0), s.columnInt(1), s.columnInt(2), s.columnDouble(3)};
+  });
 }
 
 // ---- evals ----------------------------------------------------------------------------------
@@ -272,13 +256,7 @@ void Database::writeEvals(const std::vector<EvalRow>& rows) {
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(run_id, step, task, n_bits, T) "
       "DO UPDATE SET correct = excluded.correct, total = excluded.total");
   for (const EvalRow& row : rows) {
-    insert.bind(1, row.run_id);
-    insert.bind(2, row.step);
-    insert.bindText(3, row.task);
-    insert.bind(4, row.n_bits);
-    insert.bind(5, row.T);
-    insert.bind(6, row.correct);
-    insert.bind(7, row.total);
+    insert.bindAll(row.run_id, row.step, row.task, row.n_bits, row.T, row.correct, row.total);
     insert.run();
   }
   transaction.commit();
@@ -288,15 +266,11 @@ std::vector<EvalRow> Database::evals(int64_t run_id) {
   Statement& select = impl_->prepared(
       "SELECT run_id, step, task, n_bits, T, correct, total FROM evals WHERE run_id = ?1 "
       "ORDER BY step, task, n_bits, T");
-  ResetOnExit reset{select};
   select.bind(1, run_id);
-  std::vector<EvalRow> rows;
-  while (select.step()) {
-    rows.push_back(EvalRow{select.columnInt(0), select.columnInt(1), select.columnText(2),
-                           select.columnInt(3), select.columnInt(4), select.columnInt(5),
-                           select.columnInt(6)});
-  }
-  return rows;
+  return collectRows(select, [](const Statement& s) {
+    return EvalRow{s.columnInt(0), s.columnInt(1), s.columnText(2), s.columnInt(3),
+                   s.columnInt(4), s.columnInt(5), s.columnInt(6)};
+  });
 }
 
 // ---- events ---------------------------------------------------------------------------------
@@ -307,10 +281,7 @@ void Database::writeEvents(const std::vector<EventRow>& rows) {
       "INSERT INTO events(run_id, step, name, detail) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT(run_id, step, name) DO UPDATE SET detail = excluded.detail");
   for (const EventRow& row : rows) {
-    insert.bind(1, row.run_id);
-    insert.bind(2, row.step);
-    insert.bindText(3, row.name);
-    insert.bindText(4, row.detail);
+    insert.bindAll(row.run_id, row.step, row.name, row.detail);
     insert.run();
   }
   transaction.commit();
@@ -319,25 +290,19 @@ void Database::writeEvents(const std::vector<EventRow>& rows) {
 std::vector<EventRow> Database::events(int64_t run_id) {
   Statement& select = impl_->prepared(
       "SELECT run_id, step, name, detail FROM events WHERE run_id = ?1 ORDER BY step, name");
-  ResetOnExit reset{select};
   select.bind(1, run_id);
-  std::vector<EventRow> rows;
-  while (select.step()) {
-    rows.push_back(EventRow{select.columnInt(0), select.columnInt(1), select.columnText(2),
-                            select.columnText(3)});
-  }
-  return rows;
+  return collectRows(select, [](const Statement& s) {
+    return EventRow{s.columnInt(0), s.columnInt(1), s.columnText(2), s.columnText(3)};
+  });
 }
 
 // ---- fits -----------------------------------------------------------------------------------
 int64_t Database::insertFit(const FitRecord& fit) {
   Statement& insert = impl_->prepared(
       "INSERT INTO fits(source, arm, form, params, stderr) VALUES (?1, ?2, ?3, ?4, ?5)");
-  insert.bindText(1, fit.source);
-  insert.bindText(2, fit.arm);
-  insert.bindText(3, fit.form);
-  insert.bindText(4, fit.params_json.empty() ? std::string("{}") : fit.params_json);
-  insert.bindText(5, fit.stderr_json.empty() ? std::string("{}") : fit.stderr_json);
+  insert.bindAll(fit.source, fit.arm, fit.form,
+                 fit.params_json.empty() ? std::string("{}") : fit.params_json,
+                 fit.stderr_json.empty() ? std::string("{}") : fit.stderr_json);
   insert.run();
   return queryInt("SELECT last_insert_rowid()");
 }
@@ -346,15 +311,11 @@ std::vector<FitRecord> Database::fits(const std::string& source) {
   Statement& select = impl_->prepared(
       "SELECT id, source, arm, form, params, stderr, created FROM fits "
       "WHERE ?1 = '' OR source = ?1 ORDER BY id");
-  ResetOnExit reset{select};
   select.bindText(1, source);
-  std::vector<FitRecord> rows;
-  while (select.step()) {
-    rows.push_back(FitRecord{select.columnInt(0), select.columnText(1), select.columnText(2),
-                             select.columnText(3), select.columnText(4), select.columnText(5),
-                             select.columnText(6)});
-  }
-  return rows;
+  return collectRows(select, [](const Statement& s) {
+    return FitRecord{s.columnInt(0),  s.columnText(1), s.columnText(2), s.columnText(3),
+                     s.columnText(4), s.columnText(5), s.columnText(6)};
+  });
 }
 
 // ---- external points ------------------------------------------------------------------------
@@ -368,13 +329,7 @@ void Database::replaceExternalPoints(const std::string& source,
       "INSERT INTO external_points(source, arm, compute, loss, params, tokens, depth) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
   for (const ExternalPoint& p : points) {
-    insert.bindText(1, source);
-    insert.bindText(2, p.arm);
-    insert.bind(3, p.compute);
-    insert.bind(4, p.loss);
-    insert.bind(5, p.params);
-    insert.bind(6, p.tokens);
-    insert.bind(7, p.depth);
+    insert.bindAll(source, p.arm, p.compute, p.loss, p.params, p.tokens, p.depth);
     insert.run();
   }
   transaction.commit();
@@ -384,15 +339,13 @@ std::vector<ExternalPoint> Database::externalPoints(const std::string& source) {
   Statement& select = impl_->prepared(
       "SELECT source, arm, compute, loss, params, tokens, depth FROM external_points "
       "WHERE ?1 = '' OR source = ?1 ORDER BY source, arm, compute");
-  ResetOnExit reset{select};
   select.bindText(1, source);
-  std::vector<ExternalPoint> rows;
-  while (select.step()) {
-    rows.push_back(ExternalPoint{select.columnText(0), select.columnText(1), select.columnDouble(2),
-                                 select.columnDouble(3), select.columnOptionalDouble(4),
-                                 select.columnOptionalDouble(5), select.columnOptionalDouble(6)});
-  }
-  return rows;
+  return collectRows(select, [](const Statement& s) {
+    return ExternalPoint{s.columnText(0),           s.columnText(1),
+                         s.columnDouble(2),         s.columnDouble(3),
+                         s.columnOptionalDouble(4), s.columnOptionalDouble(5),
+                         s.columnOptionalDouble(6)};
+  });
 }
 
 }  // namespace deepladder::storage

@@ -217,9 +217,7 @@ void Database::setRunStatus(int64_t id, const std::string& status, const std::st
   Statement& update = impl_->prepared(
       "UPDATE runs SET status = ?2, error = CASE WHEN ?3 = '' THEN error ELSE ?3 END "
       "WHERE id = ?1");
-  update.bind(1, id);
-  update.bindText(2, status);
-  update.bindText(3, error);
+  update.bindAll(id, status, error);
   update.run();
 }
 
@@ -243,11 +241,7 @@ void Database::markRunStarted(int64_t id, const std::string& device, int64_t par
       "UPDATE runs SET status = 'running', device = ?2, params = ?3, flops_per_token = ?4, "
       "heartbeat = ?5, started = CASE WHEN started = 0 THEN ?5 ELSE started END, finished = 0 "
       "WHERE id = ?1");
-  update.bind(1, id);
-  update.bindText(2, device);
-  update.bind(3, params);
-  update.bind(4, flops_per_token);
-  update.bind(5, now);
+  update.bindAll(id, device, params, flops_per_token, now);
   update.run();
 }
 
@@ -255,11 +249,7 @@ void Database::updateRunProgress(int64_t id, int64_t step, int64_t tokens, doubl
                                  double heartbeat) {
   Statement& update = impl_->prepared(
       "UPDATE runs SET step = ?2, tokens = ?3, flops = ?4, heartbeat = ?5 WHERE id = ?1");
-  update.bind(1, id);
-  update.bind(2, step);
-  update.bind(3, tokens);
-  update.bind(4, flops);
-  update.bind(5, heartbeat);
+  update.bindAll(id, step, tokens, flops, heartbeat);
   update.run();
 }
 
@@ -271,21 +261,13 @@ void Database::markRunDone(int64_t id, const std::string& status, std::optional<
       "UPDATE runs SET status = ?2, final_loss = ?3, step = ?4, tokens = ?5, flops = ?6, "
       "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 = '' THEN error ELSE ?8 END "
       "WHERE id = ?1");
-  update.bind(1, id);
-  update.bindText(2, status);
-  update.bind(3, final_loss);
-  update.bind(4, steps);
-  update.bind(5, tokens);
-  update.bind(6, flops);
-  update.bind(7, finished);
-  update.bindText(8, error);
+  update.bindAll(id, status, final_loss, steps, tokens, flops, finished, error);
   update.run();
 }
 
 void Database::setRunError(int64_t id, const std::string& error) {
   Statement& update = impl_->prepared("UPDATE runs SET error = ?2 WHERE id = ?1");
-  update.bind(1, id);
-  update.bindText(2, error);
+  update.bindAll(id, error);
   update.run();
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -28,6 +29,13 @@ class Statement {
   void bindNull(int index);
   void bind(int index, const std::optional<double>& value);
   void bind(int index, const std::optional<int64_t>& value);
+  void bind(int index, std::string_view value) { bindText(index, value); }
+  // Binds `values` to parameters 1, 2, ... in order (one bind() each).
+  template <typename... Values>
+  void bindAll(const Values&... values) {
+    int index = 0;
+    (bind(++index, values), ...);
+  }
 
   // Steps once: true while a row is available, false when done. Throws on error.
   bool step();
@@ -64,6 +72,16 @@ struct ResetOnExit {
   Statement& statement;
   ~ResetOnExit() { statement.reset(); }
 };
+
+// Steps a bound SELECT to its end and returns read_row(select) for each row; the statement is
+// reset afterwards, also when read_row throws.
+template <typename ReadRow>
+auto collectRows(Statement& select, ReadRow read_row) {
+  ResetOnExit reset{select};
+  std::vector<decltype(read_row(select))> rows;
+  while (select.step()) rows.push_back(read_row(select));
+  return rows;
+}
 
 // Throws std::runtime_error with SQLite's message for `rc` unless it is SQLITE_OK/ROW/DONE.
 void checkSqlite(sqlite3* db, int rc, const std::string& context);
