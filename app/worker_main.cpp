@@ -10,10 +10,12 @@
 // checkpoint and emits one metric "val/loss@passes" per core pass count K' (step = K'), then done
 // (trainers/eval_depth.h); `deepladder eval` runs it and stores the points.
 // --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
-// OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless the environment says otherwise:
-// the scheduler runs several workers side by side, and spinning waiters then steal the cores the
-// others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
-// 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
+// OpenMP threads should wait passively (OMP_WAIT_POLICY=PASSIVE): the scheduler runs several
+// workers side by side, and spinning waiters then steal the cores the others compute on
+// (measured: a d64 model trained 20x slower with two spinning workers on a busy 2-core machine).
+// libgomp reads the variable when it loads, before main, so the scheduler sets it in the
+// environment it launches workers with (core/scheduler/backend.h, workerEnvironment); a worker
+// started by hand without it says so on stderr and runs.
 //
 // With DEEPLADDER_RETURN_FREED_MEMORY=1 the worker sets glibc's malloc to give freed tensors back
 // to the system at once (trainers/memory_usage.h; slower), so that its peak resident set, reported
@@ -180,17 +182,19 @@ std::unique_ptr<deepladder::RunDirLock> lockRunDirectory(const std::string& work
   return lock;
 }
 
-// Sets OMP_WAIT_POLICY=PASSIVE and re-executes this program once when the variable is unset.
-void preferPassiveOpenMpWaiting(char** argv) {
+// One line for a worker started without OMP_WAIT_POLICY (too late to set it: libgomp has read
+// the environment already).
+void adviseOnOpenMpWaiting() {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  ::setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
-  ::execv("/proc/self/exe", argv);  // returns only on failure: then carry on as we are
+  std::cerr << "deepladder-worker: OMP_WAIT_POLICY is unset, so OpenMP threads spin while they "
+               "wait; start the worker with OMP_WAIT_POLICY=PASSIVE when workers share cores (the "
+               "scheduler does)\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  preferPassiveOpenMpWaiting(argv);
+  adviseOnOpenMpWaiting();
   deepladder::trainers::useReturningCpuAllocator();
   deepladder::watchParent();
   try {

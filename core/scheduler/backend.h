@@ -67,4 +67,10 @@ std::pair<std::string, std::string> peerTimeoutVariable(double seconds);
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
                                          int64_t threads);
 
+// What every backend adds to a worker's environment: OMP_WAIT_POLICY=PASSIVE unless this
+// process's environment sets the variable (then the worker inherits the user's choice). libgomp
+// reads it when it loads, so the launcher sets it: workers side by side must not spin on the
+// cores the others compute on.
+std::map<std::string, std::string> workerEnvironment();
+
 }  // namespace deepladder::scheduler

@@ -95,6 +95,11 @@ std::vector<std::string> workerArguments(const std::string& worker_path, const P
   return argv;
 }
 
+std::map<std::string, std::string> workerEnvironment() {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return {};
+  return {{"OMP_WAIT_POLICY", "PASSIVE"}};
+}
+
 bool LocalBackend::gpuSlots() const {
   if (slots_.empty()) return false;
   const auto it = slots_[0].env.find("CUDA_VISIBLE_DEVICES");
@@ -125,6 +130,7 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
   for (int64_t rank = 0; rank < ranks; ++rank) {
     // Rank r holds slots [r * per_rank, (r + 1) * per_rank): its own GPUs, or its CPU share.
     ProcessSpec spec;
+    spec.env = workerEnvironment();
     int64_t threads = 0;
     std::string devices;
     for (size_t k = 0; k < per_rank; ++k) {
