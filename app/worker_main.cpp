@@ -52,6 +52,7 @@
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
 #include "core/safe_text.h"
+#include "core/startup_trace.h"
 #include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
 #include "trainers/memory_usage.h"
@@ -77,6 +78,11 @@ struct WorkerArgs {
   std::string eval_passes;  // non-empty: evaluation mode
 };
 
+// The shared libraries' static initializers (LibTorch's operator registration) run before this
+// program's own: this mark comes once every library is loaded and initialized.
+[[maybe_unused]] const bool libraries_loaded_mark =
+    (deepladder::startupMark("libraries-initialized"), true);
+
 // The worker's own copy of what it sends (protocol::kWorkerLogName), -1 when not kept.
 int worker_log_fd = -1;
 
@@ -85,6 +91,7 @@ void send(const protocol::Message& message) {
     std::cerr << "deepladder-worker: the process that started this worker is gone; stopping\n";
     std::_Exit(1);
   }
+  if (std::holds_alternative<protocol::Hello>(message)) deepladder::startupMark("hello");
   const std::string line = protocol::encode(message) + '\n';
   if (worker_log_fd >= 0) {
     // One write() per line: a killed worker leaves whole lines (at worst a torn last one).
@@ -194,6 +201,7 @@ void adviseOnOpenMpWaiting() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  deepladder::startupMark("main");
   adviseOnOpenMpWaiting();
   deepladder::trainers::useReturningCpuAllocator();
   deepladder::watchParent();
@@ -201,6 +209,7 @@ int main(int argc, char** argv) {
     const WorkerArgs args = parseArgs(argc, argv);
     deepladder::RunConfig config = loadConfig(args.config_path);
     if (args.threads >= 0) config.train.threads = args.threads;
+    deepladder::startupMark("config-loaded");
     deepladder::trainers::TrainerOptions options;
     options.run_id = args.run_id;
     options.workdir = args.workdir;
@@ -217,6 +226,7 @@ int main(int argc, char** argv) {
     keepWorkerLog(args.workdir);
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
+    deepladder::startupMark("trainer-entered");
     const auto outcome =
         config.task == deepladder::Task::squaring  // the serial task has its own loop
             ? deepladder::trainers::runSquaringTraining(config, options, send)
