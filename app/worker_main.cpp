@@ -5,7 +5,11 @@
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] [--max-steps N]
 //                     [--threads N]
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID --eval-passes LIST
+//   deepladder-worker --standby
 //
+// --standby: a warm standby of the local backend (core/scheduler/standby_pool.h): loads LibTorch,
+// prints a ready line and reads its run assignment (the arguments above, the run's environment
+// and log) as one JSON line on stdin, then runs as if started with them.
 // --eval-passes 1..16 (or 1,2,4): evaluation mode, no training. Loads the run's newest valid
 // checkpoint and emits one metric "val/loss@passes" per core pass count K' (step = K'), then done
 // (trainers/eval_depth.h); `deepladder eval` runs it and stores the points.
@@ -43,8 +47,10 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/parent_guard.h"
@@ -53,6 +59,7 @@
 #include "core/run_dir_lock.h"
 #include "core/safe_text.h"
 #include "core/startup_trace.h"
+#include "core/worker_assignment.h"
 #include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
 #include "trainers/memory_usage.h"
@@ -113,13 +120,14 @@ void keepWorkerLog(const std::string& workdir) {
               << "); carrying on without the worker's own protocol log\n";
 }
 
-WorkerArgs parseArgs(int argc, char** argv) {
+WorkerArgs parseArgs(const std::vector<std::string>& argv) {
   WorkerArgs args;
-  auto value = [&](int& i, const std::string& flag) -> std::string {
+  const size_t argc = argv.size();
+  auto value = [&](size_t& i, const std::string& flag) -> std::string {
     if (i + 1 >= argc) throw UserError(flag + " needs a value. " + kUsage);
     return argv[++i];
   };
-  for (int i = 1; i < argc; ++i) {
+  for (size_t i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--config")
       args.config_path = value(i, flag);
@@ -198,15 +206,42 @@ void adviseOnOpenMpWaiting() {
                "scheduler does)\n";
 }
 
+// --standby: LibTorch is loaded and no thread started; say so and wait for the run on stdin
+// (core/worker_assignment.h), then become its worker: its environment is set and stderr goes to
+// its log before anything reads them. nullopt when stdin ends first (the scheduler let it go).
+std::optional<deepladder::WorkerAssignment> awaitAssignment() {
+  std::cout << deepladder::kStandbyReadyLine << '\n' << std::flush;
+  std::string line;
+  if (!std::getline(std::cin, line)) return std::nullopt;
+  deepladder::WorkerAssignment assignment = deepladder::decodeAssignment(line);
+  for (const auto& [name, value] : assignment.env) ::setenv(name.c_str(), value.c_str(), 1);
+  if (!assignment.stderr_path.empty()) {
+    const int fd =
+        ::open(assignment.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, STDERR_FILENO);
+      ::close(fd);
+    }
+  }
+  deepladder::startupMark("assigned");
+  return assignment;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   deepladder::startupMark("main");
-  adviseOnOpenMpWaiting();
-  deepladder::trainers::useReturningCpuAllocator();
   deepladder::watchParent();
+  std::vector<std::string> argument_list(argv + 1, argv + argc);
   try {
-    const WorkerArgs args = parseArgs(argc, argv);
+    if (argument_list.size() == 1 && argument_list[0] == "--standby") {
+      const auto assignment = awaitAssignment();
+      if (!assignment) return 0;
+      argument_list = assignment->args;
+    }
+    adviseOnOpenMpWaiting();
+    deepladder::trainers::useReturningCpuAllocator();
+    const WorkerArgs args = parseArgs(argument_list);
     deepladder::RunConfig config = loadConfig(args.config_path);
     if (args.threads >= 0) config.train.threads = args.threads;
     deepladder::startupMark("config-loaded");

@@ -8,10 +8,9 @@
 namespace deepladder {
 
 void startupMark(const char* phase) {
-  static const double launched = [] {
-    const char* text = std::getenv("DEEPLADDER_STARTUP_TRACE");
-    return text ? std::atof(text) : 0.0;
-  }();
+  // Read each time: a standby worker gets the variable with its assignment, after loading.
+  const char* text = std::getenv("DEEPLADDER_STARTUP_TRACE");
+  const double launched = text ? std::atof(text) : 0.0;
   if (launched <= 0) return;
   using namespace std::chrono;
   const double now = duration<double>(system_clock::now().time_since_epoch()).count();

@@ -7,7 +7,7 @@
 
 namespace deepladder {
 
-// Prints the phase's line when the trace is on (each phase name once a process).
+// Prints the phase's line when the trace is on.
 void startupMark(const char* phase);
 
 }  // namespace deepladder

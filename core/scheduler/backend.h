@@ -55,6 +55,13 @@ class Backend {
   virtual std::unique_ptr<Execution> launch(const PendingRun& run, const std::vector<Slot>& slots,
                                             const std::string& worker_path) = 0;
   virtual std::string describe() const = 0;
+  // Warm standby workers (local backend; others ignore it): keep a pre-started worker on each of
+  // `slots` for the next run launched there, or stop them all.
+  virtual void prepareStandbys(const std::vector<Slot>& slots, const std::string& worker_path) {
+    (void)slots;
+    (void)worker_path;
+  }
+  virtual void dropStandbys() {}
 };
 
 // The variable that tells every rank of a data-parallel run how long to wait for a silent peer

@@ -10,6 +10,7 @@
 #include "core/free_port.h"
 #include "core/run_dir_lock.h"
 #include "core/scheduler/rank_group.h"
+#include "core/worker_assignment.h"
 
 namespace deepladder::scheduler {
 
@@ -154,6 +155,21 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
         spec.env[name] = value;
     specs.push_back(std::move(spec));
   }
+  if (specs.size() == 1 && slots.size() == 1)
+    if (auto standby = standbys_.take(slots[0].name, worker_path, specs[0].env)) {
+      const ProcessSpec& spec = specs[0];
+      WorkerAssignment assignment;
+      assignment.args.assign(spec.argv.begin() + 1, spec.argv.end());
+      const auto loaded_with = StandbyPool::standbyEnvironment(slots[0]);
+      for (const auto& [name, value] : spec.env)
+        if (!loaded_with.count(name)) assignment.env[name] = value;
+      assignment.stderr_path = spec.stderr_path;
+      if (!spec.stdout_copy_path.empty()) standby->copyStdoutTo(spec.stdout_copy_path);
+      if (standby->writeInput(encodeAssignment(assignment) + "\n")) {
+        ++standby_launches_;
+        return adoptWorker(std::move(standby), where);
+      }
+    }
   return launchRankGroup(specs, where);
 }
 

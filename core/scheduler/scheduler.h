@@ -21,6 +21,9 @@ struct SchedulerOptions {
   int64_t retries = 2;               // attempts after the first
   double heartbeat_timeout_s = 300;  // no output for this long: the worker is hung, kill it
   int poll_ms = 20;                  // longest wait between output checks
+  // Keep a warm standby worker on every slot while runs wait (Backend::prepareStandbys): the next
+  // run on a slot starts without loading LibTorch. Dropped when nothing waits and when run() ends.
+  bool standby_workers = false;
 };
 
 // What the scheduler reports as it goes (for progress displays, the GUI and tests): typed, so
