@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <thread>
 
 #include "core/worker_assignment.h"
 
@@ -15,14 +17,18 @@ std::map<std::string, std::string> StandbyPool::standbyEnvironment(const Slot& s
 }
 
 void StandbyPool::prepare(const std::vector<Slot>& slots, const std::string& worker_path) {
+  if (worker_path == unsupported_) return;
   for (const Slot& slot : slots) {
     auto it = standbys_.find(slot.name);
     if (it != standbys_.end()) {
-      ProcessExit ignored;
-      const bool alive = it->second.process->outputFd() >= 0 &&
-                         !it->second.process->finished(&ignored) &&
-                         it->second.worker_path == worker_path;
-      if (alive) continue;
+      const State state = check(it->second, 0);
+      if (state == State::kFailed) {
+        giveUp(worker_path);
+        return;
+      }
+      if ((state == State::kLoading || state == State::kReady) &&
+          it->second.worker_path == worker_path)
+        continue;
       standbys_.erase(it);
     }
     Standby standby;
@@ -41,22 +47,45 @@ void StandbyPool::prepare(const std::vector<Slot>& slots, const std::string& wor
   }
 }
 
-bool StandbyPool::awaitReady(Standby& standby, int wait_ms) {
+void StandbyPool::giveUp(const std::string& worker_path) {
+  standbys_.clear();
+  unsupported_ = worker_path;
+  std::fprintf(stderr,
+               "deepladder: %s --standby did not report ready; runs launch cold from now on\n",
+               worker_path.c_str());
+}
+
+StandbyPool::State StandbyPool::check(Standby& standby, int wait_ms) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(wait_ms);
-  bool other = false;
-  while (!standby.ready && !other) {
-    const int left = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
-    const bool open = standby.process->poll(std::max(0, left), [&](const std::string& line) {
-      if (line == kStandbyReadyLine)
-        standby.ready = true;
-      else
-        other = true;
-    });
-    if (!open || left <= 0) break;
+  for (;;) {
+    const int left = std::max(
+        0, static_cast<int>(
+               std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
+                   .count()));
+    bool foreign = false;  // a line other than the ready line: not a standby (or broken)
+    const bool open =
+        standby.process->poll(standby.ready ? 0 : left, [&](const std::string& line) {
+          if (!standby.ready && line == kStandbyReadyLine)
+            standby.ready = true;
+          else
+            foreign = true;
+        });
+    if (foreign) return State::kFailed;
+    if (!open) return standby.ready || killedBeforeReady(standby) ? State::kGone : State::kFailed;
+    if (standby.ready) return State::kReady;
+    if (left <= 0) return State::kLoading;
   }
-  return standby.ready && !other;
+}
+
+bool StandbyPool::killedBeforeReady(Standby& standby) {
+  // Its stdout ended: it exits now. A signal (the OOM killer, a user) is no fault of the program.
+  ProcessExit exit;
+  for (int i = 0; i < 20; ++i) {
+    if (standby.process->finished(&exit)) return !exit.exited;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 std::unique_ptr<WorkerProcess> StandbyPool::take(const std::string& slot,
@@ -75,13 +104,9 @@ std::unique_ptr<WorkerProcess> StandbyPool::take(const std::string& slot,
   }
   for (const auto& [name, value] : env)
     if (!standby.env.count(name) && readAtLoadTime(name)) return nullptr;
-  if (!standby.ready && !awaitReady(standby, static_cast<int>(1000 * ready_wait_s))) return nullptr;
-  // Ready, but killed since? Its stdout then ends: look without waiting.
-  bool unexpected = false;
-  const bool open = standby.process->poll(0, [&](const std::string&) { unexpected = true; });
-  if (!open || unexpected) return nullptr;
-  ProcessExit ignored;
-  if (standby.process->finished(&ignored)) return nullptr;
+  const State state = check(standby, static_cast<int>(1000 * ready_wait_s));
+  if (state == State::kFailed) giveUp(worker_path);
+  if (state != State::kReady) return nullptr;
   return std::move(standby.process);
 }
 

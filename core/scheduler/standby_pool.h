@@ -5,7 +5,8 @@
 // dispatched to a slot with a standby says hello in a fraction of a cold launch's time.
 // Standbys are started by the thread that runs the scheduler (they die with it: SIGKILL on the
 // parent's death, like any worker, and EOF on stdin), are never runs, and a standby found dead
-// is dropped (the run is launched cold; the next prepare() starts a fresh one).
+// is dropped (the run is launched cold; the next prepare() starts a fresh one). A worker program
+// that exits or speaks before it is ready (an older or a fake worker) gets no more standbys.
 #pragma once
 
 #include <sys/types.h>
@@ -45,10 +46,20 @@ class StandbyPool {
     std::map<std::string, std::string> env;
     bool ready = false;
   };
-  // Reads the standby's output for up to `wait_ms`: true once it said it is ready, false when it
-  // is gone (or said something else: not a standby).
-  static bool awaitReady(Standby& standby, int wait_ms);
+  enum class State {
+    kLoading,  // no word yet
+    kReady,    // said it is ready, still there
+    kGone,     // killed (or ended after it was ready): start another
+    kFailed,   // exited or said something else before it was ready: the program is no standby
+  };
+  // True when the standby, whose stdout ended before it was ready, was killed by a signal.
+  static bool killedBeforeReady(Standby& standby);
+  // What the standby said within `wait_ms` (0: what it said so far).
+  static State check(Standby& standby, int wait_ms);
+  // Stops making standbys of `worker_path` (one line on stderr says so).
+  void giveUp(const std::string& worker_path);
   std::map<std::string, Standby> standbys_;  // by slot name
+  std::string unsupported_;                  // a worker program that is no standby
 };
 
 }  // namespace deepladder::scheduler

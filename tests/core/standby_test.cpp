@@ -148,6 +148,27 @@ TEST_F(StandbyTest, AKilledStandbyMeansAColdLaunchAndAFreshStandby) {
   backend.dropStandbys();
 }
 
+TEST_F(StandbyTest, AWorkerThatIsNoStandbyIsAskedOnceThenRunsLaunchCold) {
+  const std::string no_standby = (dir_ / "no-standby.sh").string();
+  std::ofstream(no_standby) << "#!/bin/sh\nhere=$(dirname \"$0\")\n"
+                            << "if [ \"$1\" = --standby ]; then echo asked >> \"$here/asked\"; "
+                            << "echo 'unknown argument --standby'; exit 2; fi\n"
+                            << "exec \"$here/fake-worker.sh\" \"$@\"\n";
+  chmod(no_standby.c_str(), 0755);
+  for (int i = 1; i <= 4; ++i) addRun(i, 5e9 - i * 1e9, "ok 0.1");
+  LocalBackend backend(cpuSlots(1));
+  SchedulerOptions o = standbyOptions();
+  o.worker_path = no_standby;
+  Scheduler scheduler(store_, backend, o);
+  EXPECT_EQ(scheduler.run(), 4);
+  for (auto& [id, r] : store_.runs) EXPECT_EQ(r.status, "finished") << r.message;
+  EXPECT_EQ(backend.standbyLaunches(), 0);
+  std::ifstream asked(dir_ / "asked");
+  int times = 0;
+  for (std::string line; std::getline(asked, line);) ++times;
+  EXPECT_EQ(times, 1);
+}
+
 TEST(WorkerAssignment, RoundTripsAndRefusesGarbage) {
   WorkerAssignment a;
   a.args = {"--config", "/w/config.json", "--run-id", "3"};
