@@ -62,6 +62,8 @@ class Backend {
     (void)worker_path;
   }
   virtual void dropStandbys() {}
+  // True when the runs on all slots leave a CPU core idle (a standby loads there).
+  virtual bool coresToSpare() const { return false; }
 };
 
 // The variable that tells every rank of a data-parallel run how long to wait for a silent peer

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "core/free_port.h"
 #include "core/run_dir_lock.h"
@@ -171,6 +172,13 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
       }
     }
   return launchRankGroup(specs, where);
+}
+
+bool LocalBackend::coresToSpare() const {
+  if (gpuSlots()) return true;  // the runs compute on the GPUs
+  int64_t threads = 0;
+  for (const Slot& slot : slots_) threads += std::max<int64_t>(1, slot.threads);
+  return threads < static_cast<int64_t>(std::thread::hardware_concurrency());
 }
 
 std::string LocalBackend::describe() const {

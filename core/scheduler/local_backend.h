@@ -34,6 +34,7 @@ class LocalBackend : public Backend {
     standbys_.prepare(slots, worker_path);
   }
   void dropStandbys() override { standbys_.clear(); }
+  bool coresToSpare() const override;
   std::vector<pid_t> standbyPids() const { return standbys_.pids(); }
   int64_t standbyLaunches() const { return standby_launches_; }  // runs a standby took so far
 

@@ -121,7 +121,9 @@ void Scheduler::fillFreeSlots() {
     launchInto(taken, run);
   }
   // Standbys only while runs wait for a slot: the last runs leave none behind.
-  if (options_.standby_workers) {
+  const auto policy = options_.standby_workers;
+  if (policy == SchedulerOptions::Standby::kAlways ||
+      (policy == SchedulerOptions::Standby::kOnSpareCores && backend_.coresToSpare())) {
     if (waiting > 0)
       backend_.prepareStandbys(slots_, options_.worker_path);
     else

@@ -64,13 +64,12 @@ StandbyPool::State StandbyPool::check(Standby& standby, int wait_ms) {
                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
                    .count()));
     bool foreign = false;  // a line other than the ready line: not a standby (or broken)
-    const bool open =
-        standby.process->poll(standby.ready ? 0 : left, [&](const std::string& line) {
-          if (!standby.ready && line == kStandbyReadyLine)
-            standby.ready = true;
-          else
-            foreign = true;
-        });
+    const bool open = standby.process->poll(standby.ready ? 0 : left, [&](const std::string& line) {
+      if (!standby.ready && line == kStandbyReadyLine)
+        standby.ready = true;
+      else
+        foreign = true;
+    });
     if (foreign) return State::kFailed;
     if (!open) return standby.ready || killedBeforeReady(standby) ? State::kGone : State::kFailed;
     if (standby.ready) return State::kReady;

@@ -61,7 +61,7 @@ class StandbyTest : public SchedulerTest {
   SchedulerOptions standbyOptions() {
     SchedulerOptions o = options();
     o.worker_path = standby_;
-    o.standby_workers = true;
+    o.standby_workers = SchedulerOptions::Standby::kAlways;
     return o;
   }
   bool cameThroughStandby(int64_t id) {
@@ -167,6 +167,22 @@ TEST_F(StandbyTest, AWorkerThatIsNoStandbyIsAskedOnceThenRunsLaunchCold) {
   int times = 0;
   for (std::string line; std::getline(asked, line);) ++times;
   EXPECT_EQ(times, 1);
+}
+
+TEST(StandbyPolicy, StandbysLoadOnlyOnASpareCoreUnlessAlwaysAsked) {
+  const auto cores = static_cast<int64_t>(std::thread::hardware_concurrency());
+  ladder::Resources cpu;
+  cpu.devices = "cpu";
+  EXPECT_FALSE(LocalBackend(localSlots(cpu, cores, {})).coresToSpare())
+      << "default CPU slots compute on every core";
+  cpu.slots = 1;
+  cpu.threads_per_slot = cores;
+  EXPECT_FALSE(LocalBackend(localSlots(cpu, cores, {})).coresToSpare());
+  cpu.threads_per_slot = cores - 1;
+  EXPECT_EQ(LocalBackend(localSlots(cpu, cores, {})).coresToSpare(), cores > 1);
+  ladder::Resources gpu;
+  gpu.devices = "0,1";
+  EXPECT_TRUE(LocalBackend(localSlots(gpu, cores, {0, 1})).coresToSpare());
 }
 
 TEST(WorkerAssignment, RoundTripsAndRefusesGarbage) {
