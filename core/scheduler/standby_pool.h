@@ -31,7 +31,7 @@ class StandbyPool {
   // to `ready_wait_s` for a standby that is still loading.
   std::unique_ptr<WorkerProcess> take(const std::string& slot, const std::string& worker_path,
                                       const std::map<std::string, std::string>& env,
-                                      double ready_wait_s = 30);
+                                      double ready_wait_s = 10);
 
   void clear();  // kills every standby
   std::vector<pid_t> pids() const;
