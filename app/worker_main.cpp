@@ -5,15 +5,21 @@
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] [--max-steps N]
 //                     [--threads N]
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID --eval-passes LIST
+//   deepladder-worker --standby
 //
+// --standby: a warm standby of the local backend (core/scheduler/standby_pool.h): loads LibTorch,
+// prints a ready line and reads its run assignment (the arguments above, the run's environment
+// and log) as one JSON line on stdin, then runs as if started with them.
 // --eval-passes 1..16 (or 1,2,4): evaluation mode, no training. Loads the run's newest valid
 // checkpoint and emits one metric "val/loss@passes" per core pass count K' (step = K'), then done
 // (trainers/eval_depth.h); `deepladder eval` runs it and stores the points.
 // --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
-// OpenMP threads wait passively (OMP_WAIT_POLICY=PASSIVE) unless the environment says otherwise:
-// the scheduler runs several workers side by side, and spinning waiters then steal the cores the
-// others compute on (measured: a d64 model trained 20x slower with two spinning workers on a busy
-// 2-core machine). libgomp reads the variable when it loads, so main re-executes itself once.
+// OpenMP threads should wait passively (OMP_WAIT_POLICY=PASSIVE): the scheduler runs several
+// workers side by side, and spinning waiters then steal the cores the others compute on
+// (measured: a d64 model trained 20x slower with two spinning workers on a busy 2-core machine).
+// libgomp reads the variable when it loads, before main, so the scheduler sets it in the
+// environment it launches workers with (core/scheduler/backend.h, workerEnvironment); a worker
+// started by hand without it says so on stderr and runs.
 //
 // With DEEPLADDER_RETURN_FREED_MEMORY=1 the worker sets glibc's malloc to give freed tensors back
 // to the system at once (trainers/memory_usage.h; slower), so that its peak resident set, reported
@@ -41,8 +47,10 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/parent_guard.h"
@@ -50,6 +58,8 @@
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
 #include "core/safe_text.h"
+#include "core/startup_trace.h"
+#include "core/worker_assignment.h"
 #include "trainers/distributed.h"
 #include "trainers/eval_depth.h"
 #include "trainers/memory_usage.h"
@@ -75,6 +85,11 @@ struct WorkerArgs {
   std::string eval_passes;  // non-empty: evaluation mode
 };
 
+// The shared libraries' static initializers (LibTorch's operator registration) run before this
+// program's own: this mark comes once every library is loaded and initialized.
+[[maybe_unused]] const bool libraries_loaded_mark =
+    (deepladder::startupMark("libraries-initialized"), true);
+
 // The worker's own copy of what it sends (protocol::kWorkerLogName), -1 when not kept.
 int worker_log_fd = -1;
 
@@ -83,6 +98,7 @@ void send(const protocol::Message& message) {
     std::cerr << "deepladder-worker: the process that started this worker is gone; stopping\n";
     std::_Exit(1);
   }
+  if (std::holds_alternative<protocol::Hello>(message)) deepladder::startupMark("hello");
   const std::string line = protocol::encode(message) + '\n';
   if (worker_log_fd >= 0) {
     // One write() per line: a killed worker leaves whole lines (at worst a torn last one).
@@ -104,13 +120,14 @@ void keepWorkerLog(const std::string& workdir) {
               << "); carrying on without the worker's own protocol log\n";
 }
 
-WorkerArgs parseArgs(int argc, char** argv) {
+WorkerArgs parseArgs(const std::vector<std::string>& argv) {
   WorkerArgs args;
-  auto value = [&](int& i, const std::string& flag) -> std::string {
+  const size_t argc = argv.size();
+  auto value = [&](size_t& i, const std::string& flag) -> std::string {
     if (i + 1 >= argc) throw UserError(flag + " needs a value. " + kUsage);
     return argv[++i];
   };
-  for (int i = 1; i < argc; ++i) {
+  for (size_t i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--config")
       args.config_path = value(i, flag);
@@ -180,23 +197,54 @@ std::unique_ptr<deepladder::RunDirLock> lockRunDirectory(const std::string& work
   return lock;
 }
 
-// Sets OMP_WAIT_POLICY=PASSIVE and re-executes this program once when the variable is unset.
-void preferPassiveOpenMpWaiting(char** argv) {
+// One line for a worker started without OMP_WAIT_POLICY (too late to set it: libgomp has read
+// the environment already).
+void adviseOnOpenMpWaiting() {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  ::setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
-  ::execv("/proc/self/exe", argv);  // returns only on failure: then carry on as we are
+  std::cerr << "deepladder-worker: OMP_WAIT_POLICY is unset, so OpenMP threads spin while they "
+               "wait; start the worker with OMP_WAIT_POLICY=PASSIVE when workers share cores (the "
+               "scheduler does)\n";
+}
+
+// --standby: LibTorch is loaded and no thread started; say so and wait for the run on stdin
+// (core/worker_assignment.h), then become its worker: its environment is set and stderr goes to
+// its log before anything reads them. nullopt when stdin ends first (the scheduler let it go).
+std::optional<deepladder::WorkerAssignment> awaitAssignment() {
+  std::cout << deepladder::kStandbyReadyLine << '\n' << std::flush;
+  std::string line;
+  if (!std::getline(std::cin, line)) return std::nullopt;
+  deepladder::WorkerAssignment assignment = deepladder::decodeAssignment(line);
+  for (const auto& [name, value] : assignment.env) ::setenv(name.c_str(), value.c_str(), 1);
+  if (!assignment.stderr_path.empty()) {
+    const int fd =
+        ::open(assignment.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, STDERR_FILENO);
+      ::close(fd);
+    }
+  }
+  deepladder::startupMark("assigned");
+  return assignment;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  preferPassiveOpenMpWaiting(argv);
-  deepladder::trainers::useReturningCpuAllocator();
+  deepladder::startupMark("main");
   deepladder::watchParent();
+  std::vector<std::string> argument_list(argv + 1, argv + argc);
   try {
-    const WorkerArgs args = parseArgs(argc, argv);
+    if (argument_list.size() == 1 && argument_list[0] == "--standby") {
+      const auto assignment = awaitAssignment();
+      if (!assignment) return 0;
+      argument_list = assignment->args;
+    }
+    adviseOnOpenMpWaiting();
+    deepladder::trainers::useReturningCpuAllocator();
+    const WorkerArgs args = parseArgs(argument_list);
     deepladder::RunConfig config = loadConfig(args.config_path);
     if (args.threads >= 0) config.train.threads = args.threads;
+    deepladder::startupMark("config-loaded");
     deepladder::trainers::TrainerOptions options;
     options.run_id = args.run_id;
     options.workdir = args.workdir;
@@ -213,6 +261,7 @@ int main(int argc, char** argv) {
     keepWorkerLog(args.workdir);
     std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name << "), workdir "
               << args.workdir << (args.resume ? ", resuming" : "") << "\n";
+    deepladder::startupMark("trainer-entered");
     const auto outcome =
         config.task == deepladder::Task::squaring  // the serial task has its own loop
             ? deepladder::trainers::runSquaringTraining(config, options, send)

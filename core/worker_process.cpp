@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -25,6 +26,9 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("WorkerProcess: empty argv");
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  int in_fds[2] = {-1, -1};
+  if (spec.stdin_pipe && pipe2(in_fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   int err_fd = -1;
   if (!spec.stderr_path.empty()) {
@@ -64,8 +68,8 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
     if (::getppid() != parent) _exit(128 + SIGKILL);
     dup2(pipe_fds[1], STDOUT_FILENO);
     if (err_fd >= 0) dup2(err_fd, STDERR_FILENO);
-    int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    int in_fd = in_fds[0] >= 0 ? in_fds[0] : ::open("/dev/null", O_RDONLY);
+    if (in_fd >= 0) dup2(in_fd, STDIN_FILENO);
     execve(argv[0], argv.data(), envp.data());
     const char* msg = "deepladder: cannot execute the worker program\n";
     (void)!write(STDERR_FILENO, msg, std::strlen(msg));
@@ -74,6 +78,8 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
   setpgid(pid_, pid_);
   ::close(pipe_fds[1]);
   if (err_fd >= 0) ::close(err_fd);
+  if (in_fds[0] >= 0) ::close(in_fds[0]);
+  stdin_fd_ = in_fds[1];
   stdout_fd_ = pipe_fds[0];
 }
 
@@ -87,6 +93,41 @@ WorkerProcess::~WorkerProcess() {
   }
   if (stdout_fd_ >= 0) ::close(stdout_fd_);
   if (copy_fd_ >= 0) ::close(copy_fd_);
+  if (stdin_fd_ >= 0) ::close(stdin_fd_);
+}
+
+bool WorkerProcess::writeInput(const std::string& text) {
+  if (stdin_fd_ < 0) return false;
+  // A child that is gone would raise SIGPIPE: block it for this thread, and take a pending one
+  // away again before unblocking.
+  sigset_t pipe_only, previous;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+  size_t done = 0;
+  bool ok = true;
+  while (done < text.size()) {
+    const ssize_t n = ::write(stdin_fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (!ok && errno == EPIPE) {
+    const timespec zero{0, 0};
+    sigtimedwait(&pipe_only, nullptr, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return ok;
+}
+
+void WorkerProcess::copyStdoutTo(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (copy_fd_ >= 0) ::close(copy_fd_);
+  copy_fd_ = fd;
 }
 
 bool WorkerProcess::poll(int timeout_ms, const std::function<void(const std::string&)>& on_line) {

@@ -20,6 +20,7 @@ struct ProcessSpec {
   std::map<std::string, std::string> env;  // added to (or overriding) the parent's environment
   std::string stderr_path;                 // child's stderr goes here (appended); "" = inherit
   std::string stdout_copy_path;            // every stdout line also appended here ("" = none)
+  bool stdin_pipe = false;                 // stdin: a pipe for writeInput (else /dev/null)
 };
 
 struct ProcessExit {
@@ -48,6 +49,12 @@ class WorkerProcess {
   ProcessExit runToEnd(const std::function<void(const std::string&)>& on_line,
                        const std::function<void()>& on_idle = {}, int idle_ms = 200);
 
+  // Writes `text` to the child's stdin (ProcessSpec::stdin_pipe); false when the child is gone
+  // or has no stdin pipe (never raises SIGPIPE).
+  bool writeInput(const std::string& text);
+  // From now on every stdout line is also appended to `path` (as ProcessSpec::stdout_copy_path).
+  void copyStdoutTo(const std::string& path);
+
   ProcessExit wait();               // blocks until the process exits
   bool finished(ProcessExit* out);  // non-blocking
   void terminate(int signal);       // to the whole process group
@@ -56,6 +63,7 @@ class WorkerProcess {
   pid_t pid_ = -1;
   int stdout_fd_ = -1;
   int copy_fd_ = -1;
+  int stdin_fd_ = -1;
   bool reaped_ = false;
   ProcessExit exit_;
   std::string partial_;

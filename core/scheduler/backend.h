@@ -55,6 +55,15 @@ class Backend {
   virtual std::unique_ptr<Execution> launch(const PendingRun& run, const std::vector<Slot>& slots,
                                             const std::string& worker_path) = 0;
   virtual std::string describe() const = 0;
+  // Warm standby workers (local backend; others ignore it): keep a pre-started worker on each of
+  // `slots` for the next run launched there, or stop them all.
+  virtual void prepareStandbys(const std::vector<Slot>& slots, const std::string& worker_path) {
+    (void)slots;
+    (void)worker_path;
+  }
+  virtual void dropStandbys() {}
+  // True when the runs on all slots leave a CPU core idle (a standby loads there).
+  virtual bool coresToSpare() const { return false; }
 };
 
 // The variable that tells every rank of a data-parallel run how long to wait for a silent peer
@@ -66,5 +75,11 @@ std::pair<std::string, std::string> peerTimeoutVariable(double seconds);
 // resumes; a run with eval_passes is evaluated instead of trained.
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
                                          int64_t threads);
+
+// What every backend adds to a worker's environment: OMP_WAIT_POLICY=PASSIVE unless this
+// process's environment sets the variable (then the worker inherits the user's choice). libgomp
+// reads it when it loads, so the launcher sets it: workers side by side must not spin on the
+// cores the others compute on.
+std::map<std::string, std::string> workerEnvironment();
 
 }  // namespace deepladder::scheduler

@@ -22,6 +22,7 @@ SchedulerOptions schedulerOptionsFor(const ladder::Resources& resources,
   options.worker_path = worker_path;
   options.retries = resources.retries;
   options.heartbeat_timeout_s = resources.heartbeat_timeout_s;
+  options.standby_workers = SchedulerOptions::Standby::kOnSpareCores;
   return options;
 }
 

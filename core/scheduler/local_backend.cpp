@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "core/free_port.h"
 #include "core/run_dir_lock.h"
 #include "core/scheduler/rank_group.h"
+#include "core/worker_assignment.h"
 
 namespace deepladder::scheduler {
 
@@ -95,6 +97,11 @@ std::vector<std::string> workerArguments(const std::string& worker_path, const P
   return argv;
 }
 
+std::map<std::string, std::string> workerEnvironment() {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return {};
+  return {{"OMP_WAIT_POLICY", "PASSIVE"}};
+}
+
 bool LocalBackend::gpuSlots() const {
   if (slots_.empty()) return false;
   const auto it = slots_[0].env.find("CUDA_VISIBLE_DEVICES");
@@ -125,6 +132,7 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
   for (int64_t rank = 0; rank < ranks; ++rank) {
     // Rank r holds slots [r * per_rank, (r + 1) * per_rank): its own GPUs, or its CPU share.
     ProcessSpec spec;
+    spec.env = workerEnvironment();
     int64_t threads = 0;
     std::string devices;
     for (size_t k = 0; k < per_rank; ++k) {
@@ -148,7 +156,29 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
         spec.env[name] = value;
     specs.push_back(std::move(spec));
   }
+  if (specs.size() == 1 && slots.size() == 1)
+    if (auto standby = standbys_.take(slots[0].name, worker_path, specs[0].env)) {
+      const ProcessSpec& spec = specs[0];
+      WorkerAssignment assignment;
+      assignment.args.assign(spec.argv.begin() + 1, spec.argv.end());
+      const auto loaded_with = StandbyPool::standbyEnvironment(slots[0]);
+      for (const auto& [name, value] : spec.env)
+        if (!loaded_with.count(name)) assignment.env[name] = value;
+      assignment.stderr_path = spec.stderr_path;
+      if (!spec.stdout_copy_path.empty()) standby->copyStdoutTo(spec.stdout_copy_path);
+      if (standby->writeInput(encodeAssignment(assignment) + "\n")) {
+        ++standby_launches_;
+        return adoptWorker(std::move(standby), where);
+      }
+    }
   return launchRankGroup(specs, where);
+}
+
+bool LocalBackend::coresToSpare() const {
+  if (gpuSlots()) return true;  // the runs compute on the GPUs
+  int64_t threads = 0;
+  for (const Slot& slot : slots_) threads += std::max<int64_t>(1, slot.threads);
+  return threads < static_cast<int64_t>(std::thread::hardware_concurrency());
 }
 
 std::string LocalBackend::describe() const {

@@ -19,6 +19,12 @@ class RankGroupExecution : public Execution {
       ranks_.push_back(std::move(rank));
     }
   }
+  RankGroupExecution(std::unique_ptr<WorkerProcess> process, std::string where)
+      : where_(std::move(where)) {
+    Rank rank;
+    rank.process = std::move(process);
+    ranks_.push_back(std::move(rank));
+  }
 
   bool pollOutput(const std::function<void(const std::string&)>& on_line) override {
     bool any_open = false;
@@ -111,6 +117,10 @@ std::map<std::string, std::string> rendezvousEnvironment(int64_t rank, int64_t w
 std::unique_ptr<Execution> launchRankGroup(const std::vector<ProcessSpec>& specs,
                                            std::string where) {
   return std::make_unique<RankGroupExecution>(specs, std::move(where));
+}
+
+std::unique_ptr<Execution> adoptWorker(std::unique_ptr<WorkerProcess> process, std::string where) {
+  return std::make_unique<RankGroupExecution>(std::move(process), std::move(where));
 }
 
 }  // namespace deepladder::scheduler

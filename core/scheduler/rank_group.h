@@ -26,4 +26,7 @@ std::map<std::string, std::string> rendezvousEnvironment(int64_t rank, int64_t w
 std::unique_ptr<Execution> launchRankGroup(const std::vector<ProcessSpec>& specs,
                                            std::string where);
 
+// A plain run whose worker process is already running (a standby that took the run).
+std::unique_ptr<Execution> adoptWorker(std::unique_ptr<WorkerProcess> process, std::string where);
+
 }  // namespace deepladder::scheduler

@@ -88,10 +88,15 @@ void Scheduler::fillFreeSlots() {
     if (!busy[i]) free.push_back(i);
   if (free.empty()) return;
   std::vector<PendingRun> pending = store_.pending();
+  int64_t waiting = 0;  // runs left queued after this round
   for (const PendingRun& run : pending) {
     bool in_flight = false;
     for (const auto& a : active_) in_flight = in_flight || a->run.id == run.id;
     if (in_flight) continue;
+    if (waiting > 0) {
+      ++waiting;
+      continue;
+    }
     const int64_t needed = backend_.slotsNeeded(run);
     if (needed > static_cast<int64_t>(slots_.size())) {
       // It can never start here: say so instead of waiting forever.
@@ -107,11 +112,22 @@ void Scheduler::fillFreeSlots() {
     }
     // Strictly biggest first: when the biggest waiting run does not fit yet, nothing smaller
     // overtakes it (the slots it waits for free up as runs end).
-    if (needed > static_cast<int64_t>(free.size())) return;
+    if (needed > static_cast<int64_t>(free.size())) {
+      ++waiting;
+      continue;
+    }
     const std::vector<size_t> taken(free.begin(), free.begin() + needed);
     free.erase(free.begin(), free.begin() + needed);
     launchInto(taken, run);
-    if (free.empty()) return;
+  }
+  // Standbys only while runs wait for a slot: the last runs leave none behind.
+  const auto policy = options_.standby_workers;
+  if (policy == SchedulerOptions::Standby::kAlways ||
+      (policy == SchedulerOptions::Standby::kOnSpareCores && backend_.coresToSpare())) {
+    if (waiting > 0)
+      backend_.prepareStandbys(slots_, options_.worker_path);
+    else
+      backend_.dropStandbys();
   }
 }
 
@@ -146,6 +162,10 @@ int Scheduler::run() {
   start_ = now();
   slots_ = backend_.slots();
   active_.clear();
+  struct DropStandbys {  // however run() ends
+    Backend& backend;
+    ~DropStandbys() { backend.dropStandbys(); }
+  } drop_standbys{backend_};
 
   for (;;) {
     if (!stop_requested_) fillFreeSlots();

@@ -21,6 +21,13 @@ struct SchedulerOptions {
   int64_t retries = 2;               // attempts after the first
   double heartbeat_timeout_s = 300;  // no output for this long: the worker is hung, kill it
   int poll_ms = 20;                  // longest wait between output checks
+  // Warm standby workers (Backend::prepareStandbys): while runs wait, every slot keeps a worker
+  // that has loaded LibTorch, so the next run on it starts without loading; dropped when nothing
+  // waits and when run() ends. A standby loads while the slot's run still trains: that pays when
+  // a core is spare (GPU slots, or CPU slots whose threads leave a core free), and only moves the
+  // load into the previous run otherwise, hence kOnSpareCores.
+  enum class Standby { kOff, kOnSpareCores, kAlways };
+  Standby standby_workers = Standby::kOff;
 };
 
 // What the scheduler reports as it goes (for progress displays, the GUI and tests): typed, so

@@ -54,6 +54,10 @@ double deviate(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && !std::strcmp(argv[1], "--standby")) {
+    std::fprintf(stderr, "fake_worker: no standby mode; the scheduler launches cold\n");
+    return 2;
+  }
   std::string config_path, run_id;
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--config")) config_path = argv[i + 1];

@@ -1,6 +1,8 @@
-// The worker's OpenMP threads wait passively unless the environment chooses otherwise: libgomp
-// itself reports the policy it took (OMP_DISPLAY_ENV=VERBOSE), here for a worker that stops at
-// once on a missing argument.
+// The worker's OpenMP threads wait passively when the scheduler launches it, unless the user's
+// environment chooses otherwise: libgomp itself reports the policy it took
+// (OMP_DISPLAY_ENV=VERBOSE), here for a worker launched through the local backend (the one launch
+// path of `run`, `resume`, `train`, `eval` and the workbench) that stops at once on a missing
+// config. A worker started by hand without the variable says how to set it.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -10,6 +12,7 @@
 #include <map>
 #include <string>
 
+#include "core/scheduler/local_backend.h"
 #include "core/worker_process.h"
 #include "tests/app/cli_fixture.h"
 
@@ -18,32 +21,62 @@ using namespace deepladder::cli_fixture;
 
 namespace {
 
+const std::string kWorker = std::string(DEEPLADDER_BINARY_DIR) + "/bin/deepladder-worker";
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 class WorkerOpenMp : public CliTest {
  protected:
-  // stderr of the worker started with `env` (on top of this process's environment, without
-  // OMP_WAIT_POLICY).
-  std::string workerStderr(std::map<std::string, std::string> env) const {
+  // The worker log of a run launched by the local backend while this process's environment has
+  // OMP_WAIT_POLICY = `policy` (nullptr: unset).
+  std::string launchedWorkerLog(const char* policy, const std::string& name) const {
+    if (policy)
+      ::setenv("OMP_WAIT_POLICY", policy, 1);
+    else
+      ::unsetenv("OMP_WAIT_POLICY");
+    ::setenv("OMP_DISPLAY_ENV", "VERBOSE", 1);
+    scheduler::PendingRun run;
+    run.id = 1;
+    run.name = name;
+    run.workdir = path(name);
+    std::filesystem::create_directories(run.workdir);
+    scheduler::Slot slot;
+    slot.name = "cpu0";
+    scheduler::LocalBackend backend({slot});
+    auto execution = backend.launch(run, {slot}, kWorker);
+    while (execution->pollOutput([](const std::string&) {})) {
+    }
+    while (!execution->finished()) {
+    }
+    ::unsetenv("OMP_DISPLAY_ENV");
     ::unsetenv("OMP_WAIT_POLICY");
-    ProcessSpec spec;
-    spec.argv = {std::string(DEEPLADDER_BINARY_DIR) + "/bin/deepladder-worker"};
-    spec.env = std::move(env);
-    spec.stderr_path = path("stderr.txt");
-    std::filesystem::remove(spec.stderr_path);
-    WorkerProcess process(spec);
-    process.runToEnd([](const std::string&) {});
-    std::ifstream in(spec.stderr_path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    return readAll(run.workdir + "/worker.log");
   }
 };
 
-TEST_F(WorkerOpenMp, WaitsPassivelyUnlessTheEnvironmentSaysOtherwise) {
+TEST_F(WorkerOpenMp, WaitsPassivelyWhenLaunchedUnlessTheEnvironmentSaysOtherwise) {
   // libgomp prints 'PASSIVE' for an unset policy too; the spin count tells them apart (300000
   // spins before sleeping when unset, none when passive).
-  const std::string unset = workerStderr({{"OMP_DISPLAY_ENV", "VERBOSE"}});
+  const std::string unset = launchedWorkerLog(nullptr, "unset");
   EXPECT_NE(unset.find("GOMP_SPINCOUNT = '0'"), std::string::npos) << unset;
-  const std::string active =
-      workerStderr({{"OMP_DISPLAY_ENV", "VERBOSE"}, {"OMP_WAIT_POLICY", "ACTIVE"}});
+  EXPECT_EQ(unset.find("OMP_WAIT_POLICY is unset"), std::string::npos) << unset;
+  const std::string active = launchedWorkerLog("ACTIVE", "active");
   EXPECT_NE(active.find("OMP_WAIT_POLICY = 'ACTIVE'"), std::string::npos) << active;
+}
+
+TEST_F(WorkerOpenMp, AWorkerStartedByHandWithoutThePolicySaysHowToSetIt) {
+  ::unsetenv("OMP_WAIT_POLICY");
+  ProcessSpec spec;
+  spec.argv = {kWorker};
+  spec.stderr_path = path("by-hand.txt");
+  WorkerProcess process(spec);
+  process.runToEnd([](const std::string&) {});
+  const std::string err = readAll(spec.stderr_path);
+  EXPECT_NE(err.find("OMP_WAIT_POLICY is unset"), std::string::npos) << err;
+  EXPECT_NE(err.find("OMP_WAIT_POLICY=PASSIVE"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -2,7 +2,11 @@
 //   - a ladder of 8 tiny runs with 2 CPU slots against the same ladder with 1 slot (target: the
 //     2-slot ladder takes at most 0.6x as long);
 //   - scheduling overhead: from a slot freeing (the previous worker's last line) to the next
-//     worker's launch, next to the worker's own start-up (launch -> hello -> first metric).
+//     worker's launch, next to the worker's own start-up (launch -> hello -> first metric);
+//   - the 1-slot ladder (1 thread) again with warm standby workers (SchedulerOptions::
+//     standby_workers): the same figures side by side, a run's launch -> hello being a standby's
+//     assignment -> hello; the ladder's wall time shows what loading the next run's standby while
+//     a run trains costs (nothing on a spare core, a slower run on a busy machine).
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,16 +57,19 @@ std::string ladderText(const std::string& name, const fs::path& dir, int slots) 
          std::to_string(slots) + "\nthreads_per_slot = 1\n";
 }
 
-double runLadder(const fs::path& dir, int slots, Timeline& timeline) {
-  const std::string db_path = (dir / ("runs-" + std::to_string(slots) + ".db")).string();
+double runLadder(const fs::path& dir, int slots, Timeline& timeline, bool standby = false) {
+  const std::string tag = std::to_string(slots) + (standby ? "-standby" : "");
+  const std::string db_path = (dir / ("runs-" + tag + ".db")).string();
   auto db = storage::Database::open(db_path);
-  const ladder::LadderSpec spec = ladder::parseLadder(
-      ladderText("bench-" + std::to_string(slots), dir, slots), "scheduler_bench");
+  const ladder::LadderSpec spec =
+      ladder::parseLadder(ladderText("bench-" + tag, dir, slots), "scheduler_bench");
   const auto queued = storage::enqueueLadder(*db, spec, (dir / "work").string());
   storage::SqliteRunStore store(*db, queued.ladder_id);
   scheduler::LocalBackend backend(scheduler::localSlots(spec.resources, 2, {}));
   scheduler::SchedulerOptions options;
   options.worker_path = std::string(DEEPLADDER_BINARY_DIR) + "/bin/deepladder-worker";
+  options.standby_workers = standby ? scheduler::SchedulerOptions::Standby::kAlways
+                                    : scheduler::SchedulerOptions::Standby::kOff;
   scheduler::Scheduler sched(store, backend, options);
   sched.onEvent([&](const scheduler::SchedulerEvent& e) {
     if (e.kind == scheduler::SchedulerEvent::kLaunched) {
@@ -86,6 +93,30 @@ double runLadder(const fs::path& dir, int slots, Timeline& timeline) {
   return seconds;
 }
 
+// Per-run start-up on a ladder whose runs share one slot, in seconds (medians).
+struct Startup {
+  double overhead = 0, overhead_max = 0, hello = 0, first_metric = 0;
+};
+
+Startup startupOf(Timeline& timeline) {
+  std::vector<std::pair<double, int64_t>> order;
+  for (const auto& [id, t] : timeline.launched) order.emplace_back(t, id);
+  std::sort(order.begin(), order.end());
+  std::vector<double> overhead, hello, metric;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int64_t id = order[i].second;
+    hello.push_back(timeline.hello[id] - timeline.launched[id]);
+    metric.push_back(timeline.first_metric[id] - timeline.launched[id]);
+    if (i > 0) overhead.push_back(order[i].first - timeline.last_line[order[i - 1].second]);
+  }
+  Startup out;
+  out.overhead = median(overhead);
+  out.overhead_max = overhead.empty() ? 0.0 : *std::max_element(overhead.begin(), overhead.end());
+  out.hello = median(hello);
+  out.first_metric = median(metric);
+  return out;
+}
+
 }  // namespace
 
 int main() {
@@ -97,31 +128,29 @@ int main() {
   std::ofstream(dir / "train.txt") << text;
   std::ofstream(dir / "val.txt") << text.substr(0, 8000);
 
-  Timeline serial_timeline, parallel_timeline;
+  Timeline serial_timeline, parallel_timeline, standby_timeline;
   const double serial = runLadder(dir, 1, serial_timeline);
   const double parallel = runLadder(dir, 2, parallel_timeline);
+  const double warm = runLadder(dir, 1, standby_timeline, /*standby=*/true);
   std::printf("scheduler_ladder runs=8 slots1_s=%.2f slots2_s=%.2f ratio=%.3f (target <= 0.6)\n",
               serial, parallel, parallel / serial);
 
   // Overhead on the 1-slot ladder: consecutive runs share the slot.
-  std::vector<std::pair<double, int64_t>> order;
-  for (const auto& [id, t] : serial_timeline.launched) order.emplace_back(t, id);
-  std::sort(order.begin(), order.end());
-  std::vector<double> overhead, startup_hello, startup_metric;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const int64_t id = order[i].second;
-    startup_hello.push_back(serial_timeline.hello[id] - serial_timeline.launched[id]);
-    startup_metric.push_back(serial_timeline.first_metric[id] - serial_timeline.launched[id]);
-    if (i > 0) overhead.push_back(order[i].first - serial_timeline.last_line[order[i - 1].second]);
-  }
+  const Startup cold = startupOf(serial_timeline);
   std::printf("scheduler_overhead slot_free_to_launch_ms median=%.1f max=%.1f (target < 300)\n",
-              1e3 * median(overhead),
-              overhead.empty() ? 0.0 : 1e3 * *std::max_element(overhead.begin(), overhead.end()));
+              1e3 * cold.overhead, 1e3 * cold.overhead_max);
   std::printf(
       "worker_startup launch_to_hello_ms median=%.1f launch_to_first_metric_ms median=%.1f\n",
-      1e3 * median(startup_hello), 1e3 * median(startup_metric));
+      1e3 * cold.hello, 1e3 * cold.first_metric);
   std::printf("slot_free_to_first_metric_ms median=%.1f (= overhead + worker start-up)\n",
-              1e3 * (median(overhead) + median(startup_metric)));
+              1e3 * (cold.overhead + cold.first_metric));
+  // The first run of a ladder has no standby yet: the median is over the 7 that follow.
+  const Startup standby = startupOf(standby_timeline);
+  std::printf(
+      "standby_workers slots1 ladder_s cold=%.2f standby=%.2f; launch_to_hello_ms cold=%.1f "
+      "standby=%.1f (target < 300); slot_free_to_first_metric_ms cold=%.1f standby=%.1f\n",
+      serial, warm, 1e3 * cold.hello, 1e3 * standby.hello,
+      1e3 * (cold.overhead + cold.first_metric), 1e3 * (standby.overhead + standby.first_metric));
   fs::remove_all(dir);
   return parallel / serial <= 0.6 ? 0 : 1;
 }
