@@ -262,6 +262,15 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
 
   double last_val_loss = std::nan("");
   const int64_t tokens_per_step = batch_rows * seq_len;
+  // FLOPs of one step by its executed iteration count (a handful of distinct counts per run).
+  std::map<int64_t, double> step_flops_at;
+  auto stepFlopsAt = [&](int64_t iterations) {
+    auto [it, added] = step_flops_at.try_emplace(iterations, 0.0);
+    if (added)
+      it->second = static_cast<double>(tokens_per_step) *
+                   sq::flopsPerTokenAtIterations(mc, static_cast<double>(iterations));
+    return it->second;
+  };
   model->train();
   while (!session.done()) {
     if (session.stopRequested()) return session.stopped(last_val_loss);
@@ -312,9 +321,7 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     optimizer->zeroGrad();
 
     session.countStep(tokens_per_step);
-    state.flops += per_t ? step_flops
-                         : static_cast<double>(tokens_per_step) *
-                               sq::flopsPerTokenAtIterations(mc, static_cast<double>(executed));
+    state.flops += per_t ? step_flops : stepFlopsAt(executed);
     if (session.due(tc.log_every)) {
       std::vector<std::pair<std::string, double>> values{{"train/loss", loss_value},
                                                          {"lr", lr},
