@@ -1,10 +1,9 @@
 // `deepladder cancel RUN_ID|LADDER|all --db runs.db`: stop a run, every unfinished run of a
 // ladder, or every unfinished run in the database.
 // A running scheduler sees the status change and stops the worker within a second.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "app/command_registry.h"
@@ -49,7 +48,8 @@ int runCancel(const CancelOptions& options) {
 
 CommandRegistrar reg("cancel", 12, [](CLI::App& cli) {
   auto options = std::make_shared<CancelOptions>();
-  CLI::App* cmd = cli.add_subcommand("cancel", "Cancel a run (by id), every unfinished run of a ladder, or \"all\"");
+  CLI::App* cmd = cli.add_subcommand(
+      "cancel", "Cancel a run (by id), every unfinished run of a ladder, or \"all\"");
   cmd->add_option("target", options->target, "Run id, ladder name, or all")->required();
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->callback([options] { commandExitCode() = runCancel(*options); });

@@ -45,9 +45,9 @@ int runImport(const ImportOptions& options) {
   }
   auto db = storage::Database::open(options.db_path);
   db->replaceExternalPoints(name, points);
-  std::printf("imported %zu points as \"%s\" into %s; fit them with: deepladder fit --db %s --ladder %s\n",
-              points.size(), name.c_str(), options.db_path.c_str(), options.db_path.c_str(),
-              name.c_str());
+  std::printf(
+      "imported %zu points as \"%s\" into %s; fit them with: deepladder fit --db %s --ladder %s\n",
+      points.size(), name.c_str(), options.db_path.c_str(), options.db_path.c_str(), name.c_str());
   return 0;
 }
 

@@ -1,8 +1,7 @@
 // `deepladder metrics RUN_ID --db runs.db [--key K] [--csv]`: one run's curve(s).
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "app/command_registry.h"
@@ -39,8 +38,11 @@ int runMetrics(const MetricsOptions& options) {
                       "\". It has: " + (list.empty() ? "none yet" : list));
     }
   }
-  if (options.csv) std::printf("key,step,tokens,flops,value,wall_s\n");
-  else std::printf("%-14s %8s %12s %12s %12s %9s\n", "key", "step", "tokens", "flops", "value", "wall_s");
+  if (options.csv)
+    std::printf("key,step,tokens,flops,value,wall_s\n");
+  else
+    std::printf("%-14s %8s %12s %12s %12s %9s\n", "key", "step", "tokens", "flops", "value",
+                "wall_s");
   for (const auto& key : keys) {
     for (const auto& p : db->readMetric(options.run_id, key)) {
       if (options.csv)
@@ -59,7 +61,8 @@ CommandRegistrar reg("metrics", 35, [](CLI::App& cli) {
   CLI::App* cmd = cli.add_subcommand("metrics", "Print one run's metric curves (table or CSV)");
   cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
-  cmd->add_option("--key", options->keys, "Metric key(s), e.g. train/loss, val/loss (default: all)");
+  cmd->add_option("--key", options->keys,
+                  "Metric key(s), e.g. train/loss, val/loss (default: all)");
   cmd->add_flag("--csv", options->csv, "CSV output: key,step,tokens,flops,value,wall_s");
   cmd->callback([options] { commandExitCode() = runMetrics(*options); });
 });

@@ -1,8 +1,7 @@
 // `deepladder status --db runs.db`: every run with its status, progress and last losses.
-#include <CLI/CLI.hpp>
-
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 
@@ -33,7 +32,8 @@ int runStatus(const StatusOptions& options) {
   std::optional<int64_t> ladder_id;
   if (!options.ladder.empty()) {
     ladder_id = db->findLadder(options.ladder);
-    if (!ladder_id) throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
+    if (!ladder_id)
+      throw UserError("ladder \"" + options.ladder + "\" is not in " + options.db_path);
   }
   const auto runs = db->listRuns(ladder_id);
   if (runs.empty()) {
@@ -53,8 +53,7 @@ int runStatus(const StatusOptions& options) {
                 (s.ladder_name.empty() ? "-" : s.ladder_name.substr(0, 12)).c_str(), name.c_str(),
                 r.status.c_str(), (long long)r.step, formatCount(double(r.tokens)).c_str(), flops,
                 lossText(s.last_train_loss).c_str(), lossText(s.last_val_loss).c_str());
-    if (!r.error.empty() && r.status != "finished")
-      std::printf("       %s\n", r.error.c_str());
+    if (!r.error.empty() && r.status != "finished") std::printf("       %s\n", r.error.c_str());
   }
   return 0;
 }

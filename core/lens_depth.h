@@ -10,8 +10,8 @@
 namespace deepladder {
 
 struct LensDepth {
-  int64_t peak_block = -1;          // l*
-  std::optional<int64_t> depth;     // d_lens
+  int64_t peak_block = -1;       // l*
+  std::optional<int64_t> depth;  // d_lens
 };
 
 LensDepth lensDepth(const std::vector<double>& kl, double eps = 2.0);

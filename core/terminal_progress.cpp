@@ -24,11 +24,16 @@ std::string formatDuration(double s) {
 std::string formatCount(double v) {
   char buffer[32];
   const double a = std::fabs(v);
-  if (a >= 1e12) std::snprintf(buffer, sizeof buffer, "%.2e", v);
-  else if (a >= 1e9) std::snprintf(buffer, sizeof buffer, "%.2fG", v / 1e9);
-  else if (a >= 1e6) std::snprintf(buffer, sizeof buffer, "%.2fM", v / 1e6);
-  else if (a >= 1e4) std::snprintf(buffer, sizeof buffer, "%.1fk", v / 1e3);
-  else std::snprintf(buffer, sizeof buffer, "%.0f", v);
+  if (a >= 1e12)
+    std::snprintf(buffer, sizeof buffer, "%.2e", v);
+  else if (a >= 1e9)
+    std::snprintf(buffer, sizeof buffer, "%.2fG", v / 1e9);
+  else if (a >= 1e6)
+    std::snprintf(buffer, sizeof buffer, "%.2fM", v / 1e6);
+  else if (a >= 1e4)
+    std::snprintf(buffer, sizeof buffer, "%.1fk", v / 1e3);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.0f", v);
   return buffer;
 }
 

@@ -13,7 +13,7 @@
 namespace deepladder {
 
 struct ProgressState {
-  std::string label;        // run name
+  std::string label;  // run name
   int64_t step = 0;
   int64_t total_steps = 0;
   double tokens_per_s = 0;
@@ -32,7 +32,7 @@ std::string formatProgressLine(const ProgressState& state, int bar_width);
 class TerminalProgress {
  public:
   explicit TerminalProgress(std::FILE* out = stderr, double plain_interval_s = 5.0);
-  void update(const ProgressState& state);  // redraws (tty) or prints a line when due (plain)
+  void update(const ProgressState& state);     // redraws (tty) or prints a line when due (plain)
   void finish(const std::string& final_line);  // ends the live line and prints a summary
   bool interactive() const { return interactive_; }
 

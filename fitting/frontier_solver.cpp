@@ -1,11 +1,10 @@
 // Ceres fits of L(C) = E + A (C/C0)^-gamma (see frontier_solver.h).
 //
-// Each arm is one residual block (fitting/arm_residuals.h); the Huber refit is done inside it. All residuals
-// are in loss space, r_i = E + A (C_i/C0)^-gamma - L_i, under both estimators.
-// Per fit: (1) start: for E on a grid, a log-linear fit ln(L - E) = ln A - gamma ln(C/C0); the
-// start with the lowest squared error in L wins.
-// (2) least squares with bounds A, gamma >= 0, 0 <= E < min loss.
-// (3) Huber refit with delta = 1.345 sigma, sigma = MAD of the step-2 residuals / 0.6745.
+// Each arm is one residual block (fitting/arm_residuals.h); the Huber refit is done inside it. All
+// residuals are in loss space, r_i = E + A (C_i/C0)^-gamma - L_i, under both estimators. Per fit:
+// (1) start: for E on a grid, a log-linear fit ln(L - E) = ln A - gamma ln(C/C0); the start with
+// the lowest squared error in L wins. (2) least squares with bounds A, gamma >= 0, 0 <= E < min
+// loss. (3) Huber refit with delta = 1.345 sigma, sigma = MAD of the step-2 residuals / 0.6745.
 // Robust recipe: 40 grid values of E over [0, min loss); E < min loss (1 - 1e-9); sigma =
 // 1.4826 MAD, refit skipped when sigma is ~0 (the data lie on the curve).
 // Paper recipe (the growth paper's baseline fit): 600 grid values of E from 0 to 0.995 min loss

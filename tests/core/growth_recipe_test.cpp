@@ -1,8 +1,8 @@
 // The growth ladder's recipe arithmetic against the hand checks quoted in the issue (from the
 // paper's public training code): N, S and c for vanilla and untied_grow rungs.
-#include <gtest/gtest.h>
-
 #include "core/ladder/growth_recipe.h"
+
+#include <gtest/gtest.h>
 
 #include <cmath>
 
@@ -35,7 +35,8 @@ TEST(GrowthRecipe, UntiedGrowD6StepsAndCrossover) {
   EXPECT_EQ(r.blocks_high, 12);
   EXPECT_EQ(r.steps, 1826);
   EXPECT_EQ(r.crossover, 1095);
-  EXPECT_DOUBLE_EQ(r.flops, 524288.0 * (1095 * r.flops_per_token_low + 731 * r.flops_per_token_high));
+  EXPECT_DOUBLE_EQ(r.flops,
+                   524288.0 * (1095 * r.flops_per_token_low + 731 * r.flops_per_token_high));
 }
 
 TEST(GrowthRecipe, UntiedGrowD12Steps) {

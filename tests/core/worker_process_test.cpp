@@ -1,13 +1,13 @@
 // Child processes: stdout arrives line by line, exits and kills are reported, env is passed.
-#include <gtest/gtest.h>
+#include "core/worker_process.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <string>
 #include <vector>
 
 #include "core/terminal_progress.h"
-#include "core/worker_process.h"
 
 using namespace deepladder;
 
