@@ -12,15 +12,13 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QTableView>
-#include <QTemporaryDir>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
-#include "tests/ui/fixture_database.h"
+#include "tests/bench/gui_bench_database.h"
 #include "ui/plots/curves_plot.h"
-#include "ui/plots/offscreen_app.h"
 #include "ui/workbench/compare_view.h"
 #include "ui/workbench/main_window.h"
 #include "ui/workbench/run_monitor_view.h"
@@ -40,25 +38,14 @@ static void report(const char* what, double value, double target, const char* un
 }
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 1000;
-  const int points = argc > 2 ? std::atoi(argv[2]) : 10000;
-  plots::ensureGuiApplication();
-  QTemporaryDir dir;
-  const QString db = dir.filePath("bench.db");
+  const bench::GuiBenchDatabase db(argc, argv);
+  const int runs = db.runs();
   QElapsedTimer timer;
   timer.start();
-  ui::testing::FixtureOptions options;
-  options.points_per_curve = points;
-  options.extra_runs = runs;
-  ui::testing::buildFixtureDatabase(db.toStdString(), options);
-  std::printf("generated %d runs x %d points (%.1f M metric rows) in %.1f s\n", runs, points,
-              (runs + 9) * points * 1.1 / 1e6, timer.elapsed() / 1000.0);
-
-  timer.restart();
   ui::MainWindow window;
   window.resize(1280, 820);
   window.show();
-  window.openDatabase(db, true);
+  window.openDatabase(db.path(), true);
   while (window.runs()->model()->rowCount() == 0 && timer.elapsed() < 20000)
     QApplication::processEvents(QEventLoop::AllEvents, 10);
   const double usable_ms = timer.elapsed();

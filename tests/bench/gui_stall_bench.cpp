@@ -11,7 +11,6 @@
 // Offscreen platform. Usage: gui_stall_bench [runs] [points] [ladder_runs]
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QTemporaryDir>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
@@ -19,8 +18,7 @@
 #include <functional>
 
 #include "storage/database.h"
-#include "tests/ui/fixture_database.h"
-#include "ui/plots/offscreen_app.h"
+#include "tests/bench/gui_bench_database.h"
 #include "ui/plots/plot_sources.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/lens_view.h"
@@ -90,24 +88,14 @@ double worstFrame(const std::function<void()>& start, const std::function<bool()
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int runs = argc > 1 ? std::atoi(argv[1]) : 1000;
-  const int points = argc > 2 ? std::atoi(argv[2]) : 10000;
+  const bench::GuiBenchDatabase bench_db(argc, argv);
+  const QString& db = bench_db.path();
   const int ladder_runs = argc > 3 ? std::atoi(argv[3]) : 200;
-  plots::ensureGuiApplication();
-  QTemporaryDir dir;
-  const QString db = dir.filePath("bench.db");
   QElapsedTimer timer;
   timer.start();
-  ui::testing::FixtureOptions options;
-  options.points_per_curve = points;
-  options.extra_runs = runs;
-  ui::testing::buildFixtureDatabase(db.toStdString(), options);
-  const int64_t shown = addLensLadder(db.toStdString(), ladder_runs);
-  std::printf(
-      "generated %d runs x %d points (%.1f M metric rows) and a %d-run lens ladder "
-      "(%.2f M lens rows) in %.1f s\n",
-      runs, points, (runs + 9) * points * 1.1 / 1e6, ladder_runs, ladder_runs * 960 / 1e6,
-      timer.elapsed() / 1000.0);
+  const int64_t shown = addLensLadder(bench_db.pathString(), ladder_runs);
+  std::printf("generated a %d-run lens ladder (%.2f M lens rows) in %.1f s\n", ladder_runs,
+              ladder_runs * 960 / 1e6, timer.elapsed() / 1000.0);
 
   // First (so it pays for regenerating the tier's data, which both paths cache): the views as
   // they are now.

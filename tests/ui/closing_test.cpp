@@ -15,12 +15,11 @@
 #include <QTest>
 #include <QThreadPool>
 #include <QTimer>
-#include <functional>
+#include <chrono>
 
 #include "fitting/frontier_estimator.h"
-#include "storage/database.h"
 #include "tests/ui/fixture_database.h"
-#include "ui/plots/offscreen_app.h"
+#include "tests/ui/scheduler_test_support.h"
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/in_process_scheduler.h"
 #include "ui/workbench/main_window.h"
@@ -29,18 +28,13 @@
 namespace deepladder::ui {
 namespace {
 
+using namespace std::chrono_literals;
+using testing::waitFor;
+
 constexpr qint64 kPromptMs = 1000;
 
-bool waitFor(const std::function<bool()>& done, int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (!done() && t.elapsed() < ms) QTest::qWait(20);
-  return done();
-}
-
 TEST(Closing, AFitInFlightNeitherBlocksTheWindowNorTheProgramsEnd) {
-  plots::ensureGuiApplication();
-  QCoreApplication::setOrganizationName("deepladder-test");
+  testing::startTestApplication();
   QTemporaryDir dir;
   const QString db = dir.filePath("fixture.db");
   testing::buildFixtureDatabase(db.toStdString());
@@ -48,7 +42,7 @@ TEST(Closing, AFitInFlightNeitherBlocksTheWindowNorTheProgramsEnd) {
   window.show();
   ASSERT_TRUE(window.openDatabase(db, true));
   FrontierView& frontier = *window.frontier();
-  ASSERT_TRUE(waitFor([&] { return !frontier.sourceChoice()->currentText().isEmpty(); }, 10000));
+  ASSERT_TRUE(waitFor([&] { return !frontier.sourceChoice()->currentText().isEmpty(); }, 10s));
   // The robust estimator solves every resample with Ceres: 10,000 of them take minutes.
   frontier.estimatorChoice()->setCurrentIndex(
       frontier.estimatorChoice()->findData(static_cast<int>(fitting::FrontierEstimator::Robust)));
@@ -76,41 +70,17 @@ QString writeSlowWorker(const QTemporaryDir& dir) {
   return path;
 }
 
-const char* kLadder = R"([ladder]
-name = "slow-stop"
-seeds = [1]
-[model]
-seq_len = 32
-n_head = 2
-[data]
-kind = "builtin"
-[train]
-batch_size = 4
-[sizes]
-list = [ { name = "a", d_model = 32, n_layer = 1 } ]
-[budget]
-rule = "tokens"
-tokens = 64000
-[arms.vanilla]
-[resources]
-backend = "local"
-devices = "cpu"
-slots = 1
-)";
-
 TEST(Closing, ABusySchedulerStopsBehindTheWindowInsteadOfBlockingIt) {
-  plots::ensureGuiApplication();
-  QCoreApplication::setOrganizationName("deepladder-test");
+  testing::startTestApplication();
   QTemporaryDir dir;
   qputenv("DEEPLADDER_WORKER", writeSlowWorker(dir).toUtf8());
-  const QString db = dir.filePath("runs.db");
-  storage::Database::open(db.toStdString());
+  const QString db = testing::emptyDatabase(dir, "runs.db");
   MainWindow window;
   window.show();
   ASSERT_TRUE(window.openDatabase(db, true));
-  ASSERT_TRUE(window.runLadderText(kLadder, true));
+  ASSERT_TRUE(window.runLadderText(testing::tinyLadder("slow-stop"), true));
   RunMonitorView& runs = *window.runs();
-  ASSERT_TRUE(waitFor([&] { return runs.scheduler()->activeRuns() > 0; }, 20000));
+  ASSERT_TRUE(waitFor([&] { return runs.scheduler()->activeRuns() > 0; }, 20s));
   QElapsedTimer after_answer;
   bool answered = false;
   QTimer::singleShot(100, &window, [&] {
@@ -129,8 +99,8 @@ TEST(Closing, ABusySchedulerStopsBehindTheWindowInsteadOfBlockingIt) {
   EXPECT_FALSE(window.isVisible());
   EXPECT_TRUE(window.closing());
   EXPECT_TRUE(runs.ownsScheduler()) << "the worker takes 4 s to stop";
-  ASSERT_TRUE(waitFor([&] { return !runs.ownsScheduler(); }, 20000));
-  EXPECT_TRUE(waitFor([&] { return !window.closing(); }, 2000)) << "closed once stopped";
+  ASSERT_TRUE(waitFor([&] { return !runs.ownsScheduler(); }, 20s));
+  EXPECT_TRUE(waitFor([&] { return !window.closing(); }, 2s)) << "closed once stopped";
   qunsetenv("DEEPLADDER_WORKER");
 }
 

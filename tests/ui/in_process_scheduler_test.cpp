@@ -9,18 +9,15 @@
 
 #include <gtest/gtest.h>
 
-#include <QCoreApplication>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
-#include <QTest>
 #include <chrono>
-#include <functional>
 
 #include "core/errors.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
-#include "ui/plots/offscreen_app.h"
+#include "tests/ui/scheduler_test_support.h"
 #include "ui/workbench/main_window.h"
 #include "ui/workbench/run_monitor_view.h"
 #include "ui/workbench/run_table_model.h"
@@ -28,53 +25,11 @@
 namespace deepladder::ui {
 namespace {
 
-// Three one-slot runs of 500 steps on the built-in corpus (seconds each on one core).
-const char* kTinyLadder = R"([ladder]
-name = "gui-tiny"
-seeds = [1]
+using namespace std::chrono_literals;
+using testing::waitFor;
 
-[model]
-seq_len = 32
-n_head = 2
-
-[data]
-kind = "builtin"
-
-[train]
-batch_size = 4
-warmup_steps = 2
-eval_every = 20
-eval_batches = 2
-checkpoint_every = 10
-threads = 1
-
-[sizes]
-list = [ { name = "a", d_model = 32, n_layer = 1 },
-         { name = "b", d_model = 32, n_layer = 2 },
-         { name = "c", d_model = 32, n_layer = 3 } ]
-
-[budget]
-rule = "tokens"
-tokens = 64000
-
-[arms.vanilla]
-
-[resources]
-backend = "local"
-devices = "cpu"
-slots = 1
-retries = 1
-)";
-
-// Processes events until `done()` or `seconds` pass.
-bool waitFor(const std::function<bool()>& done, int seconds = 180) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    QTest::qWait(50);
-  }
-  return done();
-}
+// How long a run of the tiny ladder may take to get somewhere with the real worker.
+constexpr auto kRunTimeout = 180s;
 
 std::string statusInModel(RunMonitorView& runs, int64_t id) {
   const int row = runs.model()->rowOfRun(id);
@@ -98,19 +53,17 @@ bool lockIsFree(const std::string& db) {
 }
 
 TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
-  plots::ensureGuiApplication();
-  QCoreApplication::setOrganizationName("deepladder-test");
+  testing::startTestApplication();
   qputenv("DEEPLADDER_WORKER", DEEPLADDER_BINARY_DIR "/bin/deepladder-worker");
   qputenv("DEEPLADDER_CLI", DEEPLADDER_BINARY_DIR "/bin/deepladder");
   QTemporaryDir dir;
-  const std::string db = dir.filePath("runs.db").toStdString();
-  storage::Database::open(db);  // an empty database, as `deepladder` would create
+  const std::string db = testing::emptyDatabase(dir, "runs.db").toStdString();
 
   MainWindow window;
   ASSERT_TRUE(window.openDatabase(QString::fromStdString(db), /*quiet=*/true));
   RunMonitorView& runs = *window.runs();
   QSignalSpy metrics(runs.scheduler(), &InProcessScheduler::runMetric);
-  ASSERT_TRUE(window.runLadderText(kTinyLadder, /*quiet=*/true));
+  ASSERT_TRUE(window.runLadderText(testing::tinyLadder("gui-tiny"), /*quiet=*/true));
   EXPECT_TRUE(window.statusBar()->currentMessage().contains("\"gui-tiny\": 3 run(s) queued"))
       << window.statusBar()->currentMessage().toStdString();
   ASSERT_TRUE(runs.ownsScheduler());
@@ -119,8 +72,8 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
       << runs.schedulerOwnerText().toStdString();
 
   // Rows appear (queued), then the first run (biggest first: "c") finishes, fed live.
-  ASSERT_TRUE(waitFor([&] { return runs.model()->rowCount() == 3; }, 30));
-  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") >= 1; }))
+  ASSERT_TRUE(waitFor([&] { return runs.model()->rowCount() == 3; }, 30s));
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") >= 1; }, kRunTimeout))
       << "no run finished; worker: " << DEEPLADDER_BINARY_DIR "/bin/deepladder-worker";
   EXPECT_GT(metrics.count(), 0) << "the monitor was not fed by the scheduler's signals";
 
@@ -130,18 +83,20 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
     if (runs.model()->runAt(r)->run.status == "queued") cancelled = runs.model()->runAt(r)->run.id;
   ASSERT_NE(cancelled, 0) << "expected a queued run behind the running one";
   runs.cancelRuns({cancelled});
-  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "cancelled"; }, 30));
+  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "cancelled"; }, 30s));
 
   // Let the next run get past a checkpoint, then stop the scheduler: the run ends interrupted
   // (resumable) and the lock is released.
   int64_t running = 0;
-  ASSERT_TRUE(waitFor([&] {
-    for (int r = 0; r < runs.model()->rowCount(); ++r) {
-      const auto& run = runs.model()->runAt(r)->run;
-      if (run.status == "running" && run.step >= 30) running = run.id;
-    }
-    return running != 0;
-  }));
+  ASSERT_TRUE(waitFor(
+      [&] {
+        for (int r = 0; r < runs.model()->rowCount(); ++r) {
+          const auto& run = runs.model()->runAt(r)->run;
+          if (run.status == "running" && run.step >= 30) running = run.id;
+        }
+        return running != 0;
+      },
+      kRunTimeout));
   ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/false));
   EXPECT_FALSE(runs.ownsScheduler());
   EXPECT_TRUE(lockIsFree(db));
@@ -152,8 +107,8 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
 
   // Resume: every run but the cancelled one finishes.
   runs.resumeLadders({});
-  ASSERT_TRUE(
-      waitFor([&] { return countInModel(runs, "finished") == 2 && !runs.ownsScheduler(); }));
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") == 2 && !runs.ownsScheduler(); },
+                      kRunTimeout));
   EXPECT_EQ(statusInModel(runs, cancelled), "cancelled");
   {
     auto check = storage::Database::open(db, true);
@@ -168,21 +123,21 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   // and the window cannot start a scheduler of its own meanwhile.
   runs.retryRuns({cancelled});
   ASSERT_TRUE(runs.ownsScheduler());
-  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "running"; }, 60));
+  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "running"; }, 60s));
   const QStringList handed = runs.scheduler()->resumeArguments();
   ASSERT_TRUE(handed.contains("--ladder")) << "the window ran one ladder: hand over just that one";
   ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/true));
   EXPECT_FALSE(runs.ownsScheduler());
   // (Watched through the lock file's pid, never by probing the lock: a probe at the wrong
   // moment would turn the headless resume away.)
-  ASSERT_TRUE(waitFor([&] { return runs.schedulerOwnerText().contains("another process"); }, 30))
+  ASSERT_TRUE(waitFor([&] { return runs.schedulerOwnerText().contains("another process"); }, 30s))
       << "no headless scheduler took over: " << runs.schedulerOwnerText().toStdString();
   const int64_t ladder = *storage::Database::open(db, true)->run(cancelled)->ladder_id;
   EXPECT_THROW(runs.scheduler()->runLadder(ladder), UserError)
       << "the headless scheduler owns the database";
   EXPECT_FALSE(runs.ownsScheduler());
-  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") == 3; }));
-  ASSERT_TRUE(waitFor([&] { return lockIsFree(db); }, 30)) << "the headless resume did not end";
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") == 3; }, kRunTimeout));
+  ASSERT_TRUE(waitFor([&] { return lockIsFree(db); }, 30s)) << "the headless resume did not end";
   auto check = storage::Database::open(db, true);
   EXPECT_EQ(check->integrityCheck(), "ok");
   for (const auto& s : check->listRuns()) {

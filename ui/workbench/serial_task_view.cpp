@@ -3,119 +3,53 @@
 
 #include <qcustomplot.h>
 
-#include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
-#include <QSplitter>
-#include <QVBoxLayout>
 #include <cmath>
 #include <optional>
 
 #include "core/squaring/baselines.h"
 #include "storage/database.h"
 #include "ui/plots/plot_style.h"
-#include "ui/workbench/background.h"
-#include "ui/workbench/database_access.h"
 #include "ui/workbench/serial_task_data.h"
 
 namespace deepladder::ui {
 
-// What one request read: the run list (when asked for) and the shown run's cells.
-struct SerialTaskLoad {
-  bool listed = false;
-  std::vector<RunChoice> choices;
-  std::optional<int64_t> run_id;
+namespace {
+
+// What one request read for the shown run: its cells.
+struct SerialTaskLoad : RunLoad {
   std::optional<SerialTaskData> data;
 };
 
-namespace {
-
-// Runs on a worker thread with its own read-only connection.
-std::shared_ptr<const SerialTaskLoad> loadSerialTaskView(const QString& path, bool list_runs,
-                                                         int64_t run_id) {
-  auto db = openExistingDatabase(path, /*read_only=*/true);
+// Runs on a worker thread with the request's read-only connection.
+std::shared_ptr<RunLoad> loadSerialTaskView(storage::Database& db, int64_t run_id) {
   auto load = std::make_shared<SerialTaskLoad>();
-  load->run_id = run_id;
-  if (list_runs) {
-    load->listed = true;
-    load->choices = runChoices(*db, "evals");
-    load->run_id = pickRun(load->choices, run_id);
-  }
-  if (load->run_id) load->data = loadSerialTask(*db, *load->run_id);
+  load->data = loadSerialTask(db, run_id);
   return load;
 }
 
 }  // namespace
 
-SerialTaskView::SerialTaskView(QWidget* parent) : QWidget(parent) {
-  run_ = new QComboBox;
-  run_->setMinimumContentsLength(24);
-  status_ = new QLabel;
-  status_->setWordWrap(true);
-  auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(tr("Run")));
-  bar->addWidget(run_, 1);
+SerialTaskView::SerialTaskView(QWidget* parent)
+    : PickedRunView("evals", loadSerialTaskView, tr("Cannot read the serial-task evals: %1"),
+                    parent) {
+  statusLine()->setWordWrap(true);
   heatmap_ = new QCustomPlot;
   by_t_ = new QCustomPlot;
-  heatmap_->setMinimumSize(360, 260);
-  by_t_->setMinimumSize(360, 260);
-  auto* split = new QSplitter;
-  split->addWidget(heatmap_);
-  split->addWidget(by_t_);
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(bar);
-  layout->addWidget(status_);
-  layout->addWidget(split, 1);
-  connect(run_, &QComboBox::currentIndexChanged, this, [this] {
-    if (run_->currentIndex() >= 0) showRun(run_->currentData().toLongLong());
-  });
+  layOut(heatmap_, by_t_);
 }
 
 SerialTaskView::~SerialTaskView() = default;
 
-void SerialTaskView::setDatabase(const QString& path) {
-  db_path_ = path;
-  reloadRuns();
+void SerialTaskView::draw() {
+  if (!shown()) return;
+  if (!shown()->run_id)
+    statusLine()->setText(tr("No run has serial-task evals yet (squaring ladders record them)."));
+  else if (const auto* load = shownAs<SerialTaskLoad>(); load && load->data)
+    drawCells(*load->data);
 }
 
-void SerialTaskView::reloadRuns() {
-  request(/*list_runs=*/true, run_->currentData().toLongLong());
-}
-
-void SerialTaskView::showRun(int64_t run_id) {
-  request(/*list_runs=*/false, run_id);
-}
-
-void SerialTaskView::request(bool list_runs, int64_t run_id) {
-  if (db_path_.isEmpty()) return;
-  const int generation = ++generation_;
-  ++pending_;
-  std::function<std::shared_ptr<const SerialTaskLoad>()> work =
-      [path = db_path_, list_runs, run_id] { return loadSerialTaskView(path, list_runs, run_id); };
-  runInBackground<std::shared_ptr<const SerialTaskLoad>>(
-      this, work,
-      [this, generation](std::shared_ptr<const SerialTaskLoad> load) {
-        --pending_;
-        if (generation != generation_) return;  // a newer request is on its way
-        if (load->listed) {
-          QSignalBlocker block(run_);
-          fillRunPicker(*run_, load->choices);
-        }
-        if (!load->run_id)
-          status_->setText(tr("No run has serial-task evals yet (squaring ladders record them)."));
-        else if (load->data)
-          draw(*load->data);
-        emit loaded();
-      },
-      [this, generation](const QString& message) {
-        --pending_;
-        if (generation != generation_) return;
-        status_->setText(tr("Cannot read the serial-task evals: %1").arg(message));
-        emit loaded();
-      });
-}
-
-void SerialTaskView::draw(const SerialTaskData& data) {
+void SerialTaskView::drawCells(const SerialTaskData& data) {
   const auto& cells = data.cells;
   const auto& bits = data.bits;
   const auto& ts = data.ts;
@@ -236,7 +170,7 @@ void SerialTaskView::draw(const SerialTaskData& data) {
   by_t_->yAxis->setRange(-0.03, 1.05);
   plots::placeLegendRight(*by_t_);
   by_t_->replot();
-  status_->setText(
+  statusLine()->setText(
       tier ? tr("Tier %1: dashed outline = out of distribution; under each accuracy, "
                 "(chance%2): the population chance, the commonest answer's share over all x of "
                 "each N%3.")
