@@ -1,6 +1,8 @@
 // GPT model with vanilla and prelude/core/coda block structures (see gpt.h).
 #include "trainers/gpt.h"
 
+#include <ATen/record_function.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -287,6 +289,7 @@ torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tens
 
 torch::Tensor GPTImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets) {
   auto logits = forward(idx);  // (B,T,V)
+  RECORD_FUNCTION("deepladder::cross_entropy", std::vector<c10::IValue>());
   return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
                                               targets.reshape({-1}));
 }
