@@ -17,6 +17,7 @@
 #include "trainers/adamw.h"
 #include "trainers/causal_attention_cpu.h"
 #include "trainers/gpt.h"
+#include "trainers/rms_norm.h"
 
 namespace deepladder::trainers {
 namespace {
@@ -83,6 +84,49 @@ TEST(FusedCausalAttention, AcceptsNonContiguousInputsAndIgnoresFutureKeys) {
   EXPECT_FALSE(torch::equal(out.narrow(2, 69, 1), out2.narrow(2, 69, 1)));
 }
 
+// --- RMSNorm ---
+
+TEST(FusedRmsNorm, MatchesCompositionInValueAndGradientsWithAndWithoutGain) {
+  const std::vector<std::vector<int64_t>> shapes = {{2, 33, 48}, {1, 1, 8}, {3, 2, 5, 16}, {7, 1}};
+  for (const auto& shape : shapes) {
+    for (const bool with_gain : {true, false}) {
+      const std::string what = "shape " + std::to_string(shape.size()) + "-d, last " +
+                               std::to_string(shape.back()) + (with_gain ? ", gain" : ", no gain");
+      torch::manual_seed(9);
+      RMSNorm norm(shape.back(), 1e-6, with_gain);
+      if (with_gain) {
+        torch::NoGradGuard no_grad;
+        norm->gain.uniform_(0.5, 1.5);
+      }
+      auto x = (torch::randn(shape) * 3).requires_grad_();
+      auto grad = torch::randn(shape);
+      std::vector<torch::Tensor> inputs{x};
+      if (with_gain) inputs.push_back(norm->gain);
+      torch::Tensor fused, reference;
+      {
+        FusedSwitch on(true);
+        fused = norm(x);
+      }
+      auto fused_grads = torch::autograd::grad({fused}, inputs, {grad});
+      {
+        FusedSwitch off(false);
+        reference = norm(x);
+      }
+      auto reference_grads = torch::autograd::grad({reference}, inputs, {grad});
+      expectClose(fused, reference, what + " output");
+      for (size_t i = 0; i < inputs.size(); ++i)
+        expectClose(fused_grads[i], reference_grads[i], what + (i == 0 ? " dx" : " dgain"));
+    }
+  }
+  // A strided input (the QK-norm's q is a view of the rotary output).
+  RMSNorm norm(8);
+  auto x = torch::randn({4, 8, 3}).transpose(1, 2);
+  FusedSwitch on(true);
+  auto fused = norm(x);
+  setFusedCpuOpsEnabled(false);
+  expectClose(fused, norm(x), "strided");
+}
+
 // --- whole models ---
 
 ModelConfig tinyModel(const std::string& arm, int64_t seq_len) {
@@ -137,6 +181,15 @@ TEST(FusedCpuOpsModel, VanillaLoopedAndUntiedModelsGiveTheReferenceLossAndGradie
     expectModelPathsAgree(model, /*batch=*/2, /*T=*/80, "arm '" + arm + "'");
     expectModelPathsAgree(model, /*batch=*/1, /*T=*/5, "arm '" + arm + "' batch 1 T 5");
   }
+  // The growth recipe's block: QK-norm, no norm gains, SwiGLU, untied head.
+  torch::manual_seed(14);
+  ModelConfig recipe = tinyModel("", 72);
+  recipe.qk_norm = true;
+  recipe.norm_gain = false;
+  recipe.mlp = MlpKind::swiglu;
+  recipe.tie_embeddings = false;
+  GPT model(recipe);
+  expectModelPathsAgree(model, /*batch=*/2, /*T=*/72, "qk-norm swiglu");
 }
 
 TEST(FusedCpuOpsModel, GrownModelsGiveTheReferenceLossAndGradients) {
