@@ -4,6 +4,8 @@
 #include <ATen/record_function.h>
 
 #include "trainers/cpu_gemm.h"
+#include "trainers/fused_cpu_ops.h"
+#include "trainers/swiglu_cpu.h"
 
 namespace deepladder::trainers {
 
@@ -20,7 +22,9 @@ torch::Tensor MLPImpl::forward(const torch::Tensor& x) {
   auto h = fastLinear(x, up->weight);  // (B,T,H) or (B,T,2H)
   {
     RECORD_FUNCTION("deepladder::mlp_act", std::vector<c10::IValue>());
-    if (swiglu) {
+    if (swiglu && useFusedCpuPath(h)) {
+      h = swigluCpu(h);  // (B,T,H), one pass; the composition below is the reference
+    } else if (swiglu) {
       auto gate_up = h.chunk(2, -1);
       h = torch::silu(gate_up[0]) * gate_up[1];  // (B,T,H)
     } else {

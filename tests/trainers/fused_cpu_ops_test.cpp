@@ -17,6 +17,7 @@
 #include "trainers/adamw.h"
 #include "trainers/causal_attention_cpu.h"
 #include "trainers/gpt.h"
+#include "trainers/mlp.h"
 #include "trainers/rms_norm.h"
 #include "trainers/rotary.h"
 
@@ -108,11 +109,14 @@ TEST(FusedRmsNorm, MatchesCompositionInValueAndGradientsWithAndWithoutGain) {
         FusedSwitch on(true);
         fused = norm(x);
       }
+      ASSERT_NE(fused.grad_fn()->name().find("RmsNormFunction"), std::string::npos)
+          << "the fused path was not taken";
       auto fused_grads = torch::autograd::grad({fused}, inputs, {grad});
       {
         FusedSwitch off(false);
         reference = norm(x);
       }
+      ASSERT_EQ(reference.grad_fn()->name().find("RmsNormFunction"), std::string::npos);
       auto reference_grads = torch::autograd::grad({reference}, inputs, {grad});
       expectClose(fused, reference, what + " output");
       for (size_t i = 0; i < inputs.size(); ++i)
@@ -143,6 +147,8 @@ TEST(FusedRotary, MatchesCompositionInValueAndGradientsOnStridedInputs) {
       FusedSwitch on(true);
       fused = rotary(x);
     }
+    ASSERT_NE(fused.grad_fn()->name().find("RotaryFunction"), std::string::npos)
+        << "the fused path was not taken";
     auto fused_grad = torch::autograd::grad({fused}, {base}, {grad})[0];
     {
       FusedSwitch off(false);
@@ -151,6 +157,38 @@ TEST(FusedRotary, MatchesCompositionInValueAndGradientsOnStridedInputs) {
     auto reference_grad = torch::autograd::grad({reference}, {base}, {grad})[0];
     expectClose(fused, reference, "T=" + std::to_string(T) + " output");
     expectClose(fused_grad, reference_grad, "T=" + std::to_string(T) + " dx");
+  }
+}
+
+// --- SwiGLU ---
+
+TEST(FusedSwiglu, MatchesCompositionInValueAndGradientsIncludingLargeGates) {
+  for (const int64_t rows : {1, 37}) {
+    torch::manual_seed(6);
+    MLP mlp(/*d_model=*/16, /*hidden=*/24, MlpKind::swiglu);
+    auto x = torch::randn({rows, 3, 16}).requires_grad_();
+    {
+      torch::NoGradGuard no_grad;
+      mlp->up->weight.mul_(8);  // gates up to |a| ~ 30: sigmoid's saturated ends
+    }
+    auto grad = torch::randn({rows, 3, 16});
+    const std::vector<torch::Tensor> inputs{x, mlp->up->weight, mlp->down->weight};
+    torch::Tensor fused, reference;
+    {
+      FusedSwitch on(true);
+      fused = mlp(x);
+    }
+    auto fused_grads = torch::autograd::grad({fused}, inputs, {grad});
+    {
+      FusedSwitch off(false);
+      reference = mlp(x);
+    }
+    auto reference_grads = torch::autograd::grad({reference}, inputs, {grad});
+    const std::string what = "rows " + std::to_string(rows);
+    expectClose(fused, reference, what + " output", 1e-4, 1e-4);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      expectClose(fused_grads[i], reference_grads[i], what + " grad " + std::to_string(i), 1e-4,
+                  1e-4);
   }
 }
 
