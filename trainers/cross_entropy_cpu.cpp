@@ -13,7 +13,10 @@ namespace deepladder::trainers {
 
 namespace {
 
-constexpr int64_t kRowGrain = 4;   // rows per parallel_for chunk at least
+// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
+int64_t rowGrain(int64_t row_length) {
+  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
+}
 constexpr int64_t kIgnore = -100;  // torch's default ignore_index
 
 struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
@@ -29,7 +32,7 @@ struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
     const int64_t* T = targets.data_ptr<int64_t>();
     float* L = lse.data_ptr<float>();
     double* loss = row_loss.data_ptr<double>();
-    at::parallel_for(0, R, kRowGrain, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, R, rowGrain(V), [&](int64_t begin, int64_t end) {
       std::vector<float> e(V);
       for (int64_t r = begin; r < end; ++r) {
         const float* zr = Z + r * Vp;
@@ -72,7 +75,7 @@ struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
     const float *Z = z.data_ptr<float>(), *L = lse.data_ptr<float>();
     const int64_t* T = targets.data_ptr<int64_t>();
     float* dZ = dz.data_ptr<float>();
-    at::parallel_for(0, R, kRowGrain, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, R, rowGrain(V), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const float* zr = Z + r * Vp;
         float* dr = dZ + r * Vp;

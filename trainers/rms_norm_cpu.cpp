@@ -3,6 +3,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -10,7 +11,10 @@ namespace deepladder::trainers {
 
 namespace {
 
-constexpr int64_t kRowGrain = 16;  // rows per parallel_for chunk at least
+// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
+int64_t rowGrain(int64_t row_length) {
+  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
+}
 
 struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x_in,
@@ -19,12 +23,12 @@ struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
     const int64_t C = x.size(-1), rows = C == 0 ? 0 : x.numel() / C;
     auto y = torch::empty_like(x);                     // (..., C)
     auto inv_rms = torch::empty({rows}, x.options());  // (R)
-    const bool has_gain = gain.numel() > 0;  // an empty tensor stands for "no gain"
+    const bool has_gain = gain.numel() > 0;            // an empty tensor stands for "no gain"
     auto g = gain.contiguous();
     const float* X = x.data_ptr<float>();
     const float* G = has_gain ? g.data_ptr<float>() : nullptr;
     float *Y = y.data_ptr<float>(), *Rinv = inv_rms.data_ptr<float>();
-    at::parallel_for(0, rows, kRowGrain, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, rows, rowGrain(C), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const float* xr = X + r * C;
         float* yr = Y + r * C;
@@ -51,8 +55,8 @@ struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
     const bool has_gain = g.numel() > 0;
     auto dx = torch::empty_like(x);
     // dg: one partial sum per chunk, added up after (no shared accumulator across threads).
-    const int64_t chunks = std::max<int64_t>(1, (rows + kRowGrain * 8 - 1) / (kRowGrain * 8));
-    const int64_t chunk_rows = chunks == 0 ? rows : (rows + chunks - 1) / chunks;
+    const int64_t chunk_rows = rowGrain(C);
+    const int64_t chunks = std::max<int64_t>(1, (rows + chunk_rows - 1) / chunk_rows);
     std::vector<double> partial(has_gain ? chunks * C : 0, 0.0);
     const float *X = x.data_ptr<float>(), *Rinv = inv_rms.data_ptr<float>();
     const float* G = has_gain ? g.data_ptr<float>() : nullptr;

@@ -3,18 +3,23 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+
 namespace deepladder::trainers {
 
 namespace {
 
-constexpr int64_t kRowGrain = 64;  // rows per parallel_for chunk at least
+// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
+int64_t rowGrain(int64_t row_length) {
+  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
+}
 
 // out (R,D) for rows of position r mod T: out_i = in_i C_i + in_{i+h} S_i, h = D/2 (rotate-half).
 // `transpose` applies the adjoint: out_j = in_j C_j + in_{j+h} S_{j+h}.
 void rotateRows(const float* in, float* out, const float* C, const float* S, int64_t rows,
                 int64_t T, int64_t D, bool transpose) {
   const int64_t h = D / 2;
-  at::parallel_for(0, rows, kRowGrain, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, rows, rowGrain(D), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const float *x = in + r * D, *c = C + (r % T) * D, *s = S + (r % T) * D;
       float* y = out + r * D;

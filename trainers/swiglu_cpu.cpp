@@ -3,13 +3,18 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
+
 #include "trainers/fast_exp.h"
 
 namespace deepladder::trainers {
 
 namespace {
 
-constexpr int64_t kRowGrain = 8;  // rows per parallel_for chunk at least
+// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
+int64_t rowGrain(int64_t row_length) {
+  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
+}
 
 inline float sigmoid(float a) {
   return 1.0f / (1.0f + expFinite(-a));
@@ -24,7 +29,7 @@ struct SwigluFunction : torch::autograd::Function<SwigluFunction> {
     auto y = torch::empty(sizes, h.options());  // (..., H)
     const float* in = h.data_ptr<float>();
     float* out = y.data_ptr<float>();
-    at::parallel_for(0, rows, kRowGrain, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, rows, rowGrain(H), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const float *a = in + r * 2 * H, *b = a + H;
         float* yr = out + r * H;
@@ -43,7 +48,7 @@ struct SwigluFunction : torch::autograd::Function<SwigluFunction> {
     auto dh = torch::empty_like(h);
     const float *in = h.data_ptr<float>(), *g = dy.data_ptr<float>();
     float* out = dh.data_ptr<float>();
-    at::parallel_for(0, rows, kRowGrain, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, rows, rowGrain(H), [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const float *a = in + r * 2 * H, *b = a + H, *dyr = g + r * H;
         float *da = out + r * 2 * H, *db = da + H;
