@@ -3,10 +3,9 @@
 
 #include <torch/version.h>
 
-#include <cmath>
-#include <limits>
-
+#include "trainers/causal_attention_cpu.h"
 #include "trainers/cpu_gemm.h"
+#include "trainers/fused_cpu_ops.h"
 
 namespace deepladder::trainers {
 
@@ -26,9 +25,7 @@ CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head
   }
 #if TORCH_VERSION_MAJOR < 2
   // LibTorch 1.x has no fused causal attention: an additive mask, built once per layer.
-  causal_bias = register_buffer("causal_bias", torch::full({max_seq_len, max_seq_len},
-                                                           -std::numeric_limits<float>::infinity())
-                                                   .triu(/*diagonal=*/1));
+  causal_bias = register_buffer("causal_bias", causalBias(max_seq_len));
 #endif
 }
 
@@ -49,15 +46,9 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   auto y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
                                             /*is_causal=*/true);  // (B,H,T,D)
 #else
-  const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
-  // scores = q k^T / sqrt(D) + mask, in one baddbmm over (B*H) matrices.
-  auto bias = causal_bias.narrow(0, 0, T).narrow(1, 0, T);  // (T,T)
-  auto scores =
-      torch::baddbmm(bias.expand({B * n_head, T, T}), q.reshape({B * n_head, T, head_dim}),
-                     k.reshape({B * n_head, T, head_dim}).transpose(1, 2),
-                     /*beta=*/1.0, /*alpha=*/scale);  // (B*H,T,T)
-  auto att = torch::softmax(scores, -1);              // (B*H,T,T)
-  auto y = torch::bmm(att, v.reshape({B * n_head, T, head_dim})).view({B, n_head, T, head_dim});
+  // LibTorch 1.x has no fused causal attention: ours on the CPU, else the masked composition.
+  auto y = useFusedCpuPath(q) ? causalAttentionCpu(q, k, v)                        // (B,H,T,D)
+                              : causalAttentionComposition(q, k, v, causal_bias);  // (B,H,T,D)
 #endif
   return fastLinear(y.transpose(1, 2).reshape({B, T, C}), proj->weight);  // (B,T,C)
 }

@@ -1,6 +1,8 @@
 // Linear through oneDNN's sgemm on the CPU (see cpu_gemm.h).
 #include "trainers/cpu_gemm.h"
 
+#include <ATen/record_function.h>
+
 #include <atomic>
 
 #include "trainers/precision.h"
@@ -92,7 +94,30 @@ void setFastCpuGemmEnabled(bool on) {
   enabled.store(on);
 }
 
+void sgemmTile(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+               int64_t ldc) {
+#ifdef DEEPLADDER_HAVE_DNNL_GEMM
+  const int status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, alpha, A, lda, B,
+                                ldb, beta, C, ldc);
+  TORCH_CHECK(status == 0, "dnnl_sgemm failed with status ", status);
+#else
+  for (int64_t i = 0; i < M; ++i) {
+    float* c = C + i * ldc;
+    for (int64_t j = 0; j < N; ++j) c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = alpha * (trans_a ? A[k * lda + i] : A[i * lda + k]);
+      if (trans_b)
+        for (int64_t j = 0; j < N; ++j) c[j] += a * B[j * ldb + k];
+      else
+        for (int64_t j = 0; j < N; ++j) c[j] += a * B[k * ldb + j];
+    }
+  }
+#endif
+}
+
 torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight) {
+  RECORD_FUNCTION("deepladder::linear", std::vector<c10::IValue>());
 #ifdef DEEPLADDER_HAVE_DNNL_GEMM
   if (enabled.load(std::memory_order_relaxed) && x.device().is_cpu() &&
       x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&

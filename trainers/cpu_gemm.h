@@ -19,4 +19,11 @@ bool fastCpuGemmCompiled();
 bool fastCpuGemmEnabled();
 void setFastCpuGemmEnabled(bool enabled);  // for benchmarks and tests comparing the two paths
 
+// Row-major C (M,N) = alpha op(A) op(B) + beta C on raw float pointers with leading dimensions
+// (op(A) is (M,K), op(B) is (K,N)): oneDNN's sgemm when compiled in, else a plain loop. For the
+// tiles of the fused CPU kernels; single-threaded inside at::parallel_for.
+void sgemmTile(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+               const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+               int64_t ldc);
+
 }  // namespace deepladder::trainers

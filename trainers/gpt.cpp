@@ -1,6 +1,8 @@
 // GPT model with vanilla and prelude/core/coda block structures (see gpt.h).
 #include "trainers/gpt.h"
 
+#include <ATen/record_function.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -11,6 +13,8 @@
 #include "trainers/activation_checkpoint.h"
 #include "trainers/boundary_operator.h"
 #include "trainers/cpu_gemm.h"
+#include "trainers/cross_entropy_cpu.h"
+#include "trainers/fused_cpu_ops.h"
 
 namespace deepladder::trainers {
 
@@ -264,6 +268,11 @@ torch::Tensor GPTImpl::forwardCheckpointed(const ForwardSchedule& s, torch::Tens
 }
 
 torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals) {
+  return decode(hiddenStates(idx, residuals));  // (B,T,V)
+}
+
+torch::Tensor GPTImpl::hiddenStates(const torch::Tensor& idx,
+                                    std::vector<torch::Tensor>* residuals) {
   TORCH_CHECK(idx.dim() == 2, "GPT expects (B,T) token ids");
   TORCH_CHECK(idx.size(1) <= config.seq_len, "sequence of ", idx.size(1),
               " tokens is longer than seq_len ", config.seq_len);
@@ -282,11 +291,20 @@ torch::Tensor GPTImpl::forward(const torch::Tensor& idx, std::vector<torch::Tens
     }
   }
   if (s.boundary_at_end) x = boundaryOperator(x, anchor, config.alpha);
-  return decode(x);  // (B,T,V)
+  return x;  // (B,T,C)
 }
 
 torch::Tensor GPTImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets) {
-  auto logits = forward(idx);  // (B,T,V)
+  const auto hidden = hiddenStates(idx);  // (B,T,C)
+  if (useFusedCpuPath(hidden)) {
+    // The head's padded output straight into the fused loss: no cut-off or scaled copies.
+    auto logits = fastLinear(final_norm(hidden), unembeddingWeight());  // (B,T,V_padded)
+    RECORD_FUNCTION("deepladder::cross_entropy", std::vector<c10::IValue>());
+    return crossEntropyCpu(logits.view({-1, logits.size(-1)}), targets.reshape({-1}),
+                           config.vocab_size, config.output_scale);
+  }
+  auto logits = decode(hidden);  // (B,T,V)
+  RECORD_FUNCTION("deepladder::cross_entropy", std::vector<c10::IValue>());
   return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}),
                                               targets.reshape({-1}));
 }

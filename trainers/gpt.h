@@ -54,6 +54,10 @@ struct GPTImpl : torch::nn::Module {
   // tensors of (B,T,C): entry 0 is the embedding output, entry l the residual stream after the
   // l-th executed block (a block's own output, before any boundary operator that follows it).
   torch::Tensor forward(const torch::Tensor& idx, std::vector<torch::Tensor>* residuals = nullptr);
+  // forward without the decode: the residual stream after the last block (and the boundary
+  // operator that may follow it), (B,T,C).
+  torch::Tensor hiddenStates(const torch::Tensor& idx,
+                             std::vector<torch::Tensor>* residuals = nullptr);
 
   torch::Tensor embed(const torch::Tensor& idx);  // (B,T) -> (B,T,C), normalized with embed_norm
   // (B,T,C) -> final norm -> m_out x head -> (B,T,V) with V = vocab_size (padded rows cut off).

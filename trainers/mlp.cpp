@@ -1,7 +1,11 @@
 // MLP (see mlp.h).
 #include "trainers/mlp.h"
 
+#include <ATen/record_function.h>
+
 #include "trainers/cpu_gemm.h"
+#include "trainers/fused_cpu_ops.h"
+#include "trainers/swiglu_cpu.h"
 
 namespace deepladder::trainers {
 
@@ -16,11 +20,16 @@ MLPImpl::MLPImpl(int64_t d_model, int64_t hidden_, MlpKind kind)
 
 torch::Tensor MLPImpl::forward(const torch::Tensor& x) {
   auto h = fastLinear(x, up->weight);  // (B,T,H) or (B,T,2H)
-  if (swiglu) {
-    auto gate_up = h.chunk(2, -1);
-    h = torch::silu(gate_up[0]) * gate_up[1];  // (B,T,H)
-  } else {
-    h = torch::gelu(h);  // (B,T,H), exact erf GELU
+  {
+    RECORD_FUNCTION("deepladder::mlp_act", std::vector<c10::IValue>());
+    if (swiglu && useFusedCpuPath(h)) {
+      h = swigluCpu(h);  // (B,T,H), one pass; the composition below is the reference
+    } else if (swiglu) {
+      auto gate_up = h.chunk(2, -1);
+      h = torch::silu(gate_up[0]) * gate_up[1];  // (B,T,H)
+    } else {
+      h = torch::gelu(h);  // (B,T,H), exact erf GELU
+    }
   }
   return fastLinear(h, down->weight);  // (B,T,C)
 }

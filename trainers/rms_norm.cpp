@@ -1,6 +1,11 @@
 // RMSNorm (see rms_norm.h).
 #include "trainers/rms_norm.h"
 
+#include <ATen/record_function.h>
+
+#include "trainers/fused_cpu_ops.h"
+#include "trainers/rms_norm_cpu.h"
+
 namespace deepladder::trainers {
 
 RMSNormImpl::RMSNormImpl(int64_t dim, double eps_, bool learned_gain) : eps(eps_) {
@@ -8,6 +13,8 @@ RMSNormImpl::RMSNormImpl(int64_t dim, double eps_, bool learned_gain) : eps(eps_
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+  RECORD_FUNCTION("deepladder::rms_norm", std::vector<c10::IValue>());
+  if (useFusedCpuPath(x)) return rmsNormCpu(x, gain, eps);  // one pass; the composition below
   // (..., C): one reduction, one rsqrt, one or two multiplies.
   const torch::Tensor inv_rms = x.pow(2).mean(-1, /*keepdim=*/true).add_(eps).rsqrt_();  // (..., 1)
   return gain.defined() ? x * inv_rms * gain : x * inv_rms;

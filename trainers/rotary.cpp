@@ -1,6 +1,11 @@
 // Rotary position embedding (see rotary.h).
 #include "trainers/rotary.h"
 
+#include <ATen/record_function.h>
+
+#include "trainers/fused_cpu_ops.h"
+#include "trainers/rotary_cpu.h"
+
 namespace deepladder::trainers {
 
 RotaryImpl::RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base) {
@@ -18,6 +23,8 @@ RotaryImpl::RotaryImpl(int64_t head_dim, int64_t max_seq_len, double base) {
 }
 
 torch::Tensor RotaryImpl::forward(const torch::Tensor& x) {
+  RECORD_FUNCTION("deepladder::rotary", std::vector<c10::IValue>());
+  if (useFusedCpuPath(x) && x.numel() > 0) return rotaryCpu(x, cos, sin);  // one pass
   const int64_t T = x.size(-2), D = x.size(-1);
   auto c = cos.narrow(0, 0, T);              // (T, D)
   auto s = sin.narrow(0, 0, T);              // (T, D)

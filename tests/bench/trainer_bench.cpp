@@ -5,11 +5,17 @@
 // of a large torch::mm on the same threads. Targets: C++ >= 1.3x Python at d64,
 // >= 1.0x at d256; FLOP/s fraction >= 0.8 at d256.
 //
-//   trainer_bench [--threads N] [--seconds S] [--rounds R]
+//   trainer_bench [--threads N] [--seconds S] [--rounds R] [--only d64|d256] [--cpp-only]
+//                 [--no-ops]
 // Rounds alternate C++ and Python; the best round of each is reported (the machine is shared).
+// "unfused" is the step with the plain LibTorch composition (trainers/fused_cpu_ops.h off),
+// "fused" the default CPU path; both lines carry their gemm_fraction. Then, per shape, the
+// per-op breakdown of both (tests/bench/op_breakdown.h: share of the step per category, forward
+// and backward; "--no-ops" skips it, "--cpp-only" skips Python and without-oneDNN).
 // "without-oneDNN" is the same C++ loop with every linear on torch::linear (the system BLAS),
 // i.e. what the C++ frontend alone buys; mm_fraction is against torch::mm, gemm_fraction
 // against the trainer's own GEMM.
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -22,8 +28,10 @@
 #include <string>
 
 #include "core/flop_model.h"
+#include "tests/bench/op_breakdown.h"
 #include "trainers/adamw.h"
 #include "trainers/cpu_gemm.h"
+#include "trainers/fused_cpu_ops.h"
 #include "trainers/gpt.h"
 
 namespace {
@@ -40,27 +48,65 @@ double seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Tokens per second of the C++ training step for `budget_s` seconds (after 3 warm-up steps).
-double cppTokensPerSecond(const ModelConfig& mc, int64_t batch, double budget_s) {
-  torch::manual_seed(1);
-  trainers::GPT model(mc);
-  trainers::AdamWOptions options;
-  trainers::AdamW optimizer(model->parameters(), options);
-  auto data = torch::randint(0, mc.vocab_size, {64, batch, mc.seq_len + 1}, torch::kInt64);
-  auto step = [&](int64_t i) {
-    auto tokens = data[i % 64];  // (B, T+1)
-    auto loss = model->loss(tokens.narrow(1, 0, mc.seq_len), tokens.narrow(1, 1, mc.seq_len));
+// The C++ training step (GPT + AdamW + clipping) on random tokens, scoped for op_breakdown.h.
+struct CppStep {
+  ModelConfig mc;
+  int64_t batch;
+  trainers::GPT model;
+  trainers::AdamW optimizer;
+  torch::Tensor data;  // (64, B, T+1)
+  int64_t next = 0;
+
+  CppStep(const ModelConfig& config, int64_t b)
+      : mc(config),
+        batch(b),
+        model((torch::manual_seed(1), trainers::GPT(config))),
+        optimizer(model->parameters(), trainers::AdamWOptions()),
+        data(torch::randint(0, config.vocab_size, {64, b, config.seq_len + 1}, torch::kInt64)) {}
+
+  void operator()() {
+    auto tokens = data[next++ % 64];  // (B, T+1)
+    torch::Tensor loss;
+    {
+      RECORD_FUNCTION("deepladder::forward", std::vector<c10::IValue>());
+      loss = model->loss(tokens.narrow(1, 0, mc.seq_len), tokens.narrow(1, 1, mc.seq_len));
+    }
     if (!std::isfinite(loss.item<double>())) std::abort();
-    loss.backward();
+    {
+      RECORD_FUNCTION("deepladder::backward", std::vector<c10::IValue>());
+      loss.backward();
+    }
+    RECORD_FUNCTION("deepladder::optimizer", std::vector<c10::IValue>());
     optimizer.clipGradNorm(1.0);
     optimizer.step(3e-3);
     optimizer.zeroGrad();
-  };
-  for (int i = 0; i < 3; ++i) step(i);
+  }
+};
+
+// Tokens per second of the C++ training step for `budget_s` seconds (after 3 warm-up steps),
+// with the fused CPU ops on or off.
+double cppTokensPerSecond(const ModelConfig& mc, int64_t batch, double budget_s, bool fused) {
+  trainers::setFusedCpuOpsEnabled(fused);
+  CppStep step(mc, batch);
+  for (int i = 0; i < 3; ++i) step();
   int64_t steps = 0;
   const auto start = Clock::now();
-  while (seconds(start) < budget_s) step(steps++);
+  while (seconds(start) < budget_s) {
+    step();
+    ++steps;
+  }
+  trainers::setFusedCpuOpsEnabled(true);
   return static_cast<double>(steps * batch * mc.seq_len) / seconds(start);
+}
+
+// The per-op breakdown of a few steps, fused ops on or off.
+bench::OpBreakdown cppBreakdown(const ModelConfig& mc, int64_t batch, bool fused) {
+  trainers::setFusedCpuOpsEnabled(fused);
+  CppStep step(mc, batch);
+  for (int i = 0; i < 3; ++i) step();
+  auto breakdown = bench::profileSteps(step, 5);
+  trainers::setFusedCpuOpsEnabled(true);
+  return breakdown;
 }
 
 double pythonTokensPerSecond(const Shape& s, int threads, double budget_s) {
@@ -109,14 +155,24 @@ int main(int argc, char** argv) {
   int threads = 2;
   double budget_s = 5.0;
   int rounds = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  std::string only;        // --only d64: one shape
+  bool python_too = true;  // --cpp-only: no Python, no without-oneDNN (for profiling)
+  bool ops = true;         // --no-ops: no per-op breakdown
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--threads")
-      threads = std::atoi(argv[i + 1]);
-    else if (flag == "--seconds")
-      budget_s = std::atof(argv[i + 1]);
-    else if (flag == "--rounds")
-      rounds = std::atoi(argv[i + 1]);
+    const bool has_value = i + 1 < argc;
+    if (flag == "--cpp-only")
+      python_too = false;
+    else if (flag == "--no-ops")
+      ops = false;
+    else if (flag == "--threads" && has_value)
+      threads = std::atoi(argv[++i]);
+    else if (flag == "--seconds" && has_value)
+      budget_s = std::atof(argv[++i]);
+    else if (flag == "--rounds" && has_value)
+      rounds = std::atoi(argv[++i]);
+    else if (flag == "--only" && has_value)
+      only = argv[++i];
   }
   torch::set_num_threads(threads);
   const double mm = matmulFlopsPerSecond(false);
@@ -127,34 +183,47 @@ int main(int argc, char** argv) {
 
   const Shape shapes[] = {{"d64", 64, 2, 4, 64, 16}, {"d256", 256, 6, 4, 256, 8}};
   for (const Shape& s : shapes) {
+    if (!only.empty() && only != s.label) continue;
     ModelConfig mc;
     mc.vocab_size = 256;
     mc.d_model = s.d_model;
     mc.n_layer = s.n_layer;
     mc.n_head = s.n_head;
     mc.seq_len = s.seq_len;
-    double cpp = 0, cpp_aten = 0, python = 0;
+    double unfused = 0, fused = 0, cpp_aten = 0, python = 0;
     for (int round = 0; round < rounds; ++round) {
-      cpp = std::max(cpp, cppTokensPerSecond(mc, s.batch, budget_s));
+      unfused = std::max(unfused, cppTokensPerSecond(mc, s.batch, budget_s, false));
+      fused = std::max(fused, cppTokensPerSecond(mc, s.batch, budget_s, true));
+      if (!python_too) continue;
       python = std::max(python, pythonTokensPerSecond(s, threads, budget_s));
       if (trainers::fastCpuGemmCompiled()) {  // the same C++ loop with torch::linear everywhere
         trainers::setFastCpuGemmEnabled(false);
-        cpp_aten = std::max(cpp_aten, cppTokensPerSecond(mc, s.batch, budget_s));
+        cpp_aten = std::max(cpp_aten, cppTokensPerSecond(mc, s.batch, budget_s, true));
         trainers::setFastCpuGemmEnabled(true);
       }
     }
-    const double achieved = flopsPerToken(mc) * cpp;
-    std::printf(
-        "trainer %s layers=%lld seq=%lld batch=%lld threads=%d cpp_tok_s=%.0f python_tok_s=%.0f "
-        "ratio=%.2f cpp_gflop_s=%.2f mm_fraction=%.2f gemm_fraction=%.2f\n",
-        s.label, static_cast<long long>(s.n_layer), static_cast<long long>(s.seq_len),
-        static_cast<long long>(s.batch), threads, cpp, python, cpp / python, achieved / 1e9,
-        achieved / mm, achieved / gemm);
+    for (const bool on : {false, true}) {
+      const double cpp = on ? fused : unfused;
+      const double achieved = flopsPerToken(mc) * cpp;
+      std::printf(
+          "trainer %s %s layers=%lld seq=%lld batch=%lld threads=%d cpp_tok_s=%.0f "
+          "python_tok_s=%.0f ratio=%.2f cpp_gflop_s=%.2f mm_fraction=%.2f gemm_fraction=%.2f\n",
+          s.label, on ? "fused  " : "unfused", static_cast<long long>(s.n_layer),
+          static_cast<long long>(s.seq_len), static_cast<long long>(s.batch), threads, cpp, python,
+          cpp / python, achieved / 1e9, achieved / mm, achieved / gemm);
+    }
+    std::printf("trainer %s fused/unfused speed-up=%.2fx\n", s.label, fused / unfused);
     if (cpp_aten > 0)
       std::printf(
           "trainer %s without-oneDNN cpp_tok_s=%.0f python_tok_s=%.0f ratio=%.2f "
           "mm_fraction=%.2f\n",
           s.label, cpp_aten, python, cpp_aten / python, flopsPerToken(mc) * cpp_aten / mm);
+    if (ops) {
+      const std::string unfused_label = std::string(s.label) + " unfused";
+      const std::string fused_label = std::string(s.label) + " fused";
+      bench::printBreakdown(unfused_label.c_str(), cppBreakdown(mc, s.batch, false));
+      bench::printBreakdown(fused_label.c_str(), cppBreakdown(mc, s.batch, true));
+    }
     std::fflush(stdout);
   }
   return 0;

@@ -1,0 +1,187 @@
+// Fused causal attention for the CPU and its LibTorch reference (see causal_attention_cpu.h).
+#include "trainers/causal_attention_cpu.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/record_function.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "trainers/cpu_gemm.h"
+#include "trainers/fast_exp.h"
+
+namespace deepladder::trainers {
+
+namespace {
+
+constexpr int64_t kTile = 64;  // query and key rows per tile (equal: each tile row has a key)
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// --- forward: one (batch, head) matrix, all query blocks ---
+// Q, K, V, O (T,D); lse (T): log sum_j exp(s_ij) per query row, for the backward.
+void forwardHead(const float* Q, const float* K, const float* V, float* O, float* lse, int64_t T,
+                 int64_t D, float scale) {
+  std::vector<float> S(kTile * kTile), m(kTile), l(kTile);
+  for (int64_t r0 = 0; r0 < T; r0 += kTile) {
+    const int64_t nq = std::min(kTile, T - r0);
+    float* Oi = O + r0 * D;  // (nq,D): the running, unnormalized output
+    std::fill(Oi, Oi + nq * D, 0.0f);
+    std::fill(m.begin(), m.end(), kNegInf);
+    std::fill(l.begin(), l.end(), 0.0f);
+    for (int64_t c0 = 0; c0 < r0 + nq; c0 += kTile) {  // key blocks up to the diagonal
+      const int64_t nk = std::min(kTile, T - c0);
+      // S (nq,nk) = scale Q_i K_j^T
+      sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, S.data(), kTile);
+      for (int64_t a = 0; a < nq; ++a) {
+        float* s = S.data() + a * kTile;
+        const int64_t valid = std::min(nk, r0 + a - c0 + 1);  // keys c <= r0 + a
+        float block_max = kNegInf;
+        for (int64_t c = 0; c < valid; ++c) block_max = std::max(block_max, s[c]);
+        const float m_new = std::max(m[a], block_max);
+        const float correction = std::exp(m[a] - m_new);  // 0 on the first block
+        expShiftedInPlace(s, valid, m_new);
+        float sum = 0;
+        for (int64_t c = 0; c < valid; ++c) sum += s[c];
+        for (int64_t c = valid; c < nk; ++c) s[c] = 0.0f;
+        l[a] = l[a] * correction + sum;
+        m[a] = m_new;
+        if (correction != 1.0f)
+          for (int64_t d = 0; d < D; ++d) Oi[a * D + d] *= correction;
+      }
+      // O_i += P V_j
+      sgemmTile(false, false, nq, D, nk, 1.0f, S.data(), kTile, V + c0 * D, D, 1.0f, Oi, D);
+    }
+    for (int64_t a = 0; a < nq; ++a) {
+      const float inv = 1.0f / l[a];
+      for (int64_t d = 0; d < D; ++d) Oi[a * D + d] *= inv;
+      lse[r0 + a] = m[a] + std::log(l[a]);
+    }
+  }
+}
+
+// --- backward: one (batch, head) matrix ---
+// dQ, dK, dV (T,D) are written (not accumulated into); delta (T) is scratch.
+void backwardHead(const float* Q, const float* K, const float* V, const float* O, const float* dO,
+                  const float* lse, float* dQ, float* dK, float* dV, float* delta, int64_t T,
+                  int64_t D, float scale) {
+  std::vector<float> P(kTile * kTile), dS(kTile * kTile);
+  std::fill(dQ, dQ + T * D, 0.0f);
+  std::fill(dK, dK + T * D, 0.0f);
+  std::fill(dV, dV + T * D, 0.0f);
+  for (int64_t r = 0; r < T; ++r) {  // delta_r = sum_d dO_rd O_rd
+    float sum = 0;
+    for (int64_t d = 0; d < D; ++d) sum += dO[r * D + d] * O[r * D + d];
+    delta[r] = sum;
+  }
+  for (int64_t c0 = 0; c0 < T; c0 += kTile) {
+    const int64_t nk = std::min(kTile, T - c0);
+    for (int64_t r0 = c0; r0 < T; r0 += kTile) {  // query blocks on and below the diagonal
+      const int64_t nq = std::min(kTile, T - r0);
+      // P (nq,nk) = exp(scale Q_i K_j^T - lse_i), 0 above the diagonal
+      sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, P.data(), kTile);
+      for (int64_t a = 0; a < nq; ++a) {
+        float* p = P.data() + a * kTile;
+        const int64_t valid = std::min(nk, r0 + a - c0 + 1);
+        const float shift = lse[r0 + a];
+        expShiftedInPlace(p, valid, shift);
+        for (int64_t c = valid; c < nk; ++c) p[c] = 0.0f;
+      }
+      // dV_j += P^T dO_i
+      sgemmTile(true, false, nk, D, nq, 1.0f, P.data(), kTile, dO + r0 * D, D, 1.0f, dV + c0 * D,
+                D);
+      // dP (nq,nk) = dO_i V_j^T, then dS = P (dP - delta) scale
+      sgemmTile(false, true, nq, nk, D, 1.0f, dO + r0 * D, D, V + c0 * D, D, 0.0f, dS.data(),
+                kTile);
+      for (int64_t a = 0; a < nq; ++a) {
+        const float* p = P.data() + a * kTile;
+        float* ds = dS.data() + a * kTile;
+        const float da = delta[r0 + a];
+        for (int64_t c = 0; c < nk; ++c) ds[c] = p[c] * (ds[c] - da) * scale;
+      }
+      // dQ_i += dS K_j, dK_j += dS^T Q_i
+      sgemmTile(false, false, nq, D, nk, 1.0f, dS.data(), kTile, K + c0 * D, D, 1.0f, dQ + r0 * D,
+                D);
+      sgemmTile(true, false, nk, D, nq, 1.0f, dS.data(), kTile, Q + r0 * D, D, 1.0f, dK + c0 * D,
+                D);
+    }
+  }
+}
+
+struct CausalAttentionFunction : torch::autograd::Function<CausalAttentionFunction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& q_in,
+                               const torch::Tensor& k_in, const torch::Tensor& v_in) {
+    auto q = q_in.contiguous(), k = k_in.contiguous(), v = v_in.contiguous();  // (B,H,T,D)
+    const int64_t BH = q.size(0) * q.size(1), T = q.size(2), D = q.size(3);
+    auto out = torch::empty_like(q);                                  // (B,H,T,D)
+    auto lse = torch::empty({q.size(0), q.size(1), T}, q.options());  // (B,H,T)
+    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+    const float *Q = q.data_ptr<float>(), *K = k.data_ptr<float>(), *V = v.data_ptr<float>();
+    float *O = out.data_ptr<float>(), *L = lse.data_ptr<float>();
+    at::parallel_for(0, BH, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t h = begin; h < end; ++h)
+        forwardHead(Q + h * T * D, K + h * T * D, V + h * T * D, O + h * T * D, L + h * T, T, D,
+                    scale);
+    });
+    ctx->save_for_backward({q, k, v, out, lse});
+    return out;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &q = saved[0], &k = saved[1], &v = saved[2], &out = saved[3], &lse = saved[4];
+    auto grad_out = grads[0].contiguous();  // (B,H,T,D)
+    const int64_t BH = q.size(0) * q.size(1), T = q.size(2), D = q.size(3);
+    auto dq = torch::empty_like(q), dk = torch::empty_like(k), dv = torch::empty_like(v);
+    auto delta = torch::empty({BH, T}, q.options());
+    const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+    const float *Q = q.data_ptr<float>(), *K = k.data_ptr<float>(), *V = v.data_ptr<float>();
+    const float *O = out.data_ptr<float>(), *dO = grad_out.data_ptr<float>();
+    const float* L = lse.data_ptr<float>();
+    float *dQ = dq.data_ptr<float>(), *dK = dk.data_ptr<float>(), *dV = dv.data_ptr<float>();
+    float* Delta = delta.data_ptr<float>();
+    at::parallel_for(0, BH, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t h = begin; h < end; ++h) {
+        const int64_t o = h * T * D;
+        backwardHead(Q + o, K + o, V + o, O + o, dO + o, L + h * T, dQ + o, dK + o, dV + o,
+                     Delta + h * T, T, D, scale);
+      }
+    });
+    return {dq, dk, dv};
+  }
+};
+
+}  // namespace
+
+torch::Tensor causalAttentionCpu(const torch::Tensor& q, const torch::Tensor& k,
+                                 const torch::Tensor& v) {
+  RECORD_FUNCTION("deepladder::attention", std::vector<c10::IValue>());
+  TORCH_CHECK(q.dim() == 4 && q.sizes() == k.sizes() && q.sizes() == v.sizes(),
+              "causalAttentionCpu: q, k, v must be (B,H,T,D) of one shape");
+  TORCH_CHECK(q.device().is_cpu() && q.scalar_type() == torch::kFloat32 &&
+                  k.scalar_type() == torch::kFloat32 && v.scalar_type() == torch::kFloat32,
+              "causalAttentionCpu: float32 CPU tensors only");
+  return CausalAttentionFunction::apply(q, k, v);
+}
+
+torch::Tensor causalAttentionComposition(const torch::Tensor& q, const torch::Tensor& k,
+                                         const torch::Tensor& v, const torch::Tensor& causal_bias) {
+  RECORD_FUNCTION("deepladder::attention", std::vector<c10::IValue>());
+  const int64_t B = q.size(0), H = q.size(1), T = q.size(2), D = q.size(3);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  // scores = q k^T / sqrt(D) + mask, in one baddbmm over (B*H) matrices.
+  auto bias = causal_bias.narrow(0, 0, T).narrow(1, 0, T);  // (T,T)
+  auto scores = torch::baddbmm(bias.expand({B * H, T, T}), q.reshape({B * H, T, D}),
+                               k.reshape({B * H, T, D}).transpose(1, 2),
+                               /*beta=*/1.0, /*alpha=*/scale);  // (B*H,T,T)
+  auto att = torch::softmax(scores, -1);                        // (B*H,T,T)
+  return torch::bmm(att, v.reshape({B * H, T, D})).view({B, H, T, D});
+}
+
+torch::Tensor causalBias(int64_t T) {
+  return torch::full({T, T}, -std::numeric_limits<float>::infinity()).triu(/*diagonal=*/1);
+}
+
+}  // namespace deepladder::trainers

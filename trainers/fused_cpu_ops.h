@@ -1,0 +1,18 @@
+// The switch between the fused CPU kernels (causal attention, RMSNorm, ...) and the plain
+// LibTorch composition they replace. The fused kernels are simply the CPU float32 path; the
+// composition stays the path for CUDA tensors, other dtypes and autocast, and the reference the
+// tests and tests/bench/trainer_bench.cpp compare against (they turn the fused path off).
+// Process-wide, not a run option: both paths compute the same function to fp32 rounding.
+#pragma once
+
+#include <torch/torch.h>
+
+namespace deepladder::trainers {
+
+bool fusedCpuOpsEnabled();
+void setFusedCpuOpsEnabled(bool on);
+
+// True when `x` takes the fused CPU path: enabled, a CPU float32 tensor, no CPU autocast.
+bool useFusedCpuPath(const torch::Tensor& x);
+
+}  // namespace deepladder::trainers
