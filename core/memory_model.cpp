@@ -85,7 +85,9 @@ double gb(double bytes) {
 MemoryModelOptions memoryModelOptionsFor(const RunConfig& config) {
   MemoryModelOptions o;
   o.cuda = config.train.device.rfind("cuda", 0) == 0;
-  o.attention = o.cuda ? AttentionKernel::fused : AttentionKernel::scores;
+  o.attention = o.cuda                                      ? AttentionKernel::fused
+                : config.train.precision == Precision::fp32 ? AttentionKernel::cpu_fused
+                                                            : AttentionKernel::scores;
   o.runtime_bytes = o.cuda ? kCudaRuntimeBytes : kCpuRuntimeBytes;
   return o;
 }
@@ -98,25 +100,38 @@ double blockActivationBytesPerToken(const ModelConfig& m, Precision precision,
   const double T = static_cast<double>(m.seq_len);
   const double e = precision == Precision::bf16 ? 2 : kFloat;  // linear inputs and outputs
   const double gain = m.norm_gain ? 1 : 0;
+  const bool cpu_fused = attention == AttentionKernel::cpu_fused;
   double bytes = 0;
-  bytes += kFloat * C;             // block input (read by the attention norm)
-  bytes += 2 * kFloat;             // the two norms' 1/rms
-  bytes += 2 * kFloat * C;         // the two norms' x^2, kept by the mean (measured, LibTorch 1.13)
-  bytes += gain * 2 * kFloat * C;  // x / rms kept for the two gains
-  bytes += 2 * e * C;              // inputs of the qkv and up projections
-  bytes += kFloat * C;             // h = x + attention branch (read by the MLP norm)
-  bytes += e * C;                  // input of the output projection (heads merged)
-  if (m.qk_norm)                   // rotated q, k, their squares, 1/rms and x / rms
+  bytes += kFloat * C;  // block input (read by the attention norm)
+  bytes += 2 * kFloat;  // the two norms' 1/rms
+  if (!cpu_fused) {
+    bytes += 2 * kFloat * C;         // the norms' x^2, kept by the mean (measured, LibTorch 1.13)
+    bytes += gain * 2 * kFloat * C;  // x / rms kept for the two gains
+  }
+  bytes += 2 * e * C;          // inputs of the qkv and up projections
+  bytes += kFloat * C;         // h = x + attention branch (read by the MLP norm)
+  bytes += e * C;              // input of the output projection (heads merged)
+  if (m.qk_norm && cpu_fused)  // the rotated q, k (the norms' inputs) and 1/rms
+    bytes += 2 * e * C + 2 * kFloat * heads;
+  else if (m.qk_norm)  // rotated q, k, their squares, 1/rms and x / rms
     bytes += 2 * e * C + 2 * e * C + 2 * kFloat * heads + gain * 2 * e * C;
-  if (attention == AttentionKernel::scores) {
+  if (cpu_fused) {
+    bytes += 3 * e * C;               // the qkv projection's output (v is a view of it)
+    bytes += 2 * e * C;               // the rotated (or normed) q and k
+    bytes += e * C + kFloat * heads;  // attention output and its log-sum-exp
+  } else if (attention == AttentionKernel::scores) {
     bytes += 3 * e * C;      // q, k, v as (B H, T, D) copies for the batched products
     bytes += e * heads * T;  // softmax probabilities (B H, T, T)
   } else {
     bytes += 3 * e * C;               // the qkv projection's output (v and, without QK-norm, q, k)
     bytes += e * C + kFloat * heads;  // attention output and its log-sum-exp
   }
-  // MLP: swiglu keeps gate|up (2H), silu(gate) and the product; gelu its input and output.
-  bytes += (m.mlp == MlpKind::swiglu ? 4 : 2) * e * H;
+  // MLP: swiglu keeps gate|up (2H), silu(gate) and the product (fused: gate|up and the product);
+  // gelu its input and output.
+  if (m.mlp == MlpKind::swiglu)
+    bytes += (cpu_fused ? 3 : 4) * e * H;
+  else
+    bytes += 2 * e * H;
   return bytes;
 }
 
@@ -171,7 +186,9 @@ MemoryEstimate estimateMemory(const RunConfig& config, int64_t micro_batch,
   const double boundary = static_cast<double>(boundaryOperators(m, executed));
   // The state before the operator, its 1/rms and (unfused, without the CUDA kernel) its square.
   const double per_boundary = kFloat * C + kFloat + (o.cuda ? 0 : kFloat * C);
-  const double norm_kept = kFloat * C + kFloat + kFloat * C + gain * kFloat * C;  // x, 1/rms, x^2
+  const bool cpu_fused = o.attention == AttentionKernel::cpu_fused;
+  const double norm_kept = cpu_fused ? kFloat * C + kFloat  // x, 1/rms
+                                     : kFloat * C + kFloat + kFloat * C + gain * kFloat * C;  // x^2
   const double outside = (m.embed_norm ? norm_kept : 0)  // the raw embedding's norm
                          + norm_kept                     // the final norm
                          + e * C;                        // the head's input
@@ -189,7 +206,8 @@ MemoryEstimate estimateMemory(const RunConfig& config, int64_t micro_batch,
              + (m.arch == Arch::pcc || m.boundary_every > 0 ? kFloat * C : 0)  // the anchor
              + longest * per_block + boundary_in_stretch * per_boundary + outside);
   }
-  est.logits = N * (kFloat * vocab_rows + 2 * kFloat * V);
+  // The logits, then their log-softmax and its gradient (fused: the logits and their gradient).
+  est.logits = N * (cpu_fused ? 2 * kFloat * vocab_rows : kFloat * vocab_rows + 2 * kFloat * V);
   const double attention_transient =
       o.attention == AttentionKernel::scores ? 2 * e * heads * T : 4 * e * C;
   const double mlp_transient = (up_rows + 2 * H) * e;

@@ -16,9 +16,11 @@
 //                probabilities (N h T, without a fused kernel), the MLP's hidden states), plus
 //                the pre-operator state of every boundary operator, the embedding and the final
 //                norm's input. With checkpointing: one 4 C input per stretch of k blocks (and the
-//                anchor) plus one stretch recomputed in full.
+//                anchor) plus one stretch recomputed in full. The fused fp32 CPU ops keep less:
+//                no x^2, x / rms or probabilities (AttentionKernel::cpu_fused below).
 //   logits       12 N V: the float32 logits (or their copy from bf16), the kept log-softmax and
-//                its gradient, alive together at the start of backward
+//                its gradient, alive together at the start of backward (fused CPU
+//                cross-entropy: 8 N V, the logits once and their gradient)
 //   transient    the largest short-lived buffers of one block's backward: attention scores and
 //                their gradient (2 e N h T without a fused kernel) or the MLP's hidden gradients;
 //                the logits are freed by then, so a step peaks at max(logits, transient)
@@ -38,10 +40,17 @@
 
 namespace deepladder {
 
-// How attention keeps its state: the explicit (T,T) probabilities (LibTorch 1.x, the CPU build
-// here) or a fused kernel (scaled_dot_product_attention's flash / memory-efficient kernels on
-// LibTorch 2.x CUDA) that keeps only q, k, v, the output and one log-sum-exp per row.
-enum class AttentionKernel { scores, fused };
+// How a block keeps its state for backward:
+//   scores     the LibTorch composition: explicit (T,T) probabilities, the norms' x^2 (LibTorch
+//              1.x on CUDA, and the CPU under bf16 autocast);
+//   fused      a fused attention kernel (scaled_dot_product_attention's flash / memory-efficient
+//              kernels on LibTorch 2.x CUDA) that keeps only q, k, v, the output and one
+//              log-sum-exp per row;
+//   cpu_fused  the trainer's fused fp32 CPU ops (trainers/fused_cpu_ops.h): attention as `fused`
+//              with its rotated q, k beside the projection's output, norms that keep only their
+//              input and 1/rms, SwiGLU that keeps only gate|up, and a cross-entropy that keeps the
+//              logits once.
+enum class AttentionKernel { scores, fused, cpu_fused };
 
 struct MemoryModelOptions {
   bool cuda = false;  // a CUDA device (allocator peak) or the CPU (resident set)

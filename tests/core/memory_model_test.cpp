@@ -28,9 +28,10 @@ RunConfig handConfig() {
 
 TEST(MemoryModel, HandCountsForASmallConfig) {
   const RunConfig c = handConfig();
-  const MemoryModelOptions o = memoryModelOptionsFor(c);
+  // The LibTorch composition (what the CPU runs under bf16 autocast).
+  MemoryModelOptions o = memoryModelOptionsFor(c);
   EXPECT_FALSE(o.cuda);
-  EXPECT_EQ(o.attention, AttentionKernel::scores);
+  o.attention = AttentionKernel::scores;
   const double runtime = o.runtime_bytes;
   // Parameters: block 4*8^2 + 2*8*32 + 2*8 gains = 784, x 2 = 1568; embedding 16*8 = 128 (tied
   // head); final norm 8: 1704.
@@ -120,6 +121,24 @@ TEST(MemoryModel, CheckpointingMicroBatchesAndPrecisionMoveTheRightTerms) {
   EXPECT_EQ(estimateMemory(c, 0, cuda).checkpoint_peak, 0);
 }
 
+TEST(MemoryModel, HandCountsOfTheFusedCpuOps) {
+  RunConfig c = handConfig();
+  const MemoryModelOptions o = memoryModelOptionsFor(c);
+  EXPECT_EQ(o.attention, AttentionKernel::cpu_fused);  // fp32 on the CPU
+  // Per token per block, bytes: input 32, two 1/rms 8, qkv/up inputs 2*32, h 32, proj input 32,
+  // the qkv projection's output 3*32, rotated q k 2*32, attention output 32 and its log-sum-exp
+  // 4*2, GELU in/out 2*4*32 = 256: no x^2, x/rms or (T,T) probabilities.
+  EXPECT_DOUBLE_EQ(
+      blockActivationBytesPerToken(c.model, Precision::fp32, AttentionKernel::cpu_fused), 624);
+  const MemoryEstimate m = estimateMemory(c, 0, o);
+  // Outside the blocks: the final norm's input 32 and 1/rms 4, the head's input 32.
+  EXPECT_DOUBLE_EQ(m.activations, 8 * (2 * 624 + 68));
+  EXPECT_DOUBLE_EQ(m.logits, 8 * 2 * 4 * 16);  // the logits once, and their gradient
+  // Under bf16 autocast the CPU runs the composition.
+  c.train.precision = Precision::bf16;
+  EXPECT_EQ(memoryModelOptionsFor(c).attention, AttentionKernel::scores);
+}
+
 TEST(MemoryModel, GrowthCountsTheGrownModel) {
   RunConfig c = handConfig();
   c.model.n_layer = 6;
@@ -127,7 +146,9 @@ TEST(MemoryModel, GrowthCountsTheGrownModel) {
   c.model.passes = 2;
   c.model.grow_passes = 4;
   c.model.core_mode = CoreMode::untied;
-  const MemoryEstimate m = estimateMemory(c, 0, memoryModelOptionsFor(c));
+  MemoryModelOptions o = memoryModelOptionsFor(c);
+  o.attention = AttentionKernel::scores;
+  const MemoryEstimate m = estimateMemory(c, 0, o);
   EXPECT_DOUBLE_EQ(m.weights,
                    4.0 * static_cast<double>(countParameters(c.model).total_after_growth));
   // 2 + 4 x 2 + 2 = 12 executed blocks after growth, plus the 4 boundary operators' inputs, 1/rms

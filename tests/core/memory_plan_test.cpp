@@ -19,7 +19,7 @@ using namespace deepladder::ladder;
 
 namespace {
 
-// A one-run ladder whose activations dominate: d 256 x 8 layers, T 1024, batch 16.
+// A one-run ladder whose activations dominate: d 256 x 8 layers, T 4096, batch 16.
 std::string ladderText(const std::string& resources, const std::string& train = "") {
   return R"(
 [ladder]
@@ -28,7 +28,7 @@ name = "m"
 d_model = 256
 n_layer = 8
 n_head = 4
-seq_len = 1024
+seq_len = 4096
 [train]
 batch_size = 16
 )" + train +
@@ -109,13 +109,27 @@ TEST(MemoryPlan, RefusesARunThatCannotFitAndSaysWhatWouldMakeItFit) {
   EXPECT_NE(e.find("activation_checkpointing = \"every_k\" (fits at micro-batch"),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("precision = \"bf16\""), std::string::npos) << e;
+  // On the CPU bf16 autocast runs the unfused composition, which keeps more than the fused fp32
+  // ops: no help there.
+  EXPECT_EQ(e.find("precision = \"bf16\""), std::string::npos) << e;
   EXPECT_NE(e.find("a device with at least"), std::string::npos) << e;
+  // On a GPU bf16 halves the activations, and the refusal says so.
+  const RunConfig gpu = planned("device = \"cuda\"\n");
+  RunConfig gpu_bf16 = gpu;
+  gpu_bf16.train.precision = Precision::bf16;
+  const MemoryModelOptions gpu_options = memoryModelOptionsFor(gpu);
+  const double gpu_plain = estimateMemory(gpu, 1, gpu_options).peak;
+  const double gpu_half = estimateMemory(gpu_bf16, 1, gpu_options).peak;
+  ASSERT_LT(gpu_half, gpu_plain);
+  const std::string g = refusal(
+      ladderText("device_memory_gb = " + gb((gpu_half + gpu_plain) / 2 / kUsableFraction) + "\n",
+                 "device = \"cuda\"\n"));
+  EXPECT_NE(g.find("set train.precision = \"bf16\" (fits at micro-batch"), std::string::npos) << g;
 
   // A device smaller than the weights and optimizer state: only a bigger device helps.
   const std::string tiny = refusal(ladderText("device_memory_gb = 0.01\n"));
   EXPECT_NE(tiny.find("does not fit"), std::string::npos) << tiny;
-  EXPECT_NE(tiny.find("a device with at least 1 GB"), std::string::npos) << tiny;
+  EXPECT_NE(tiny.find("a device with at least 2 GB"), std::string::npos) << tiny;
 
   // A fixed micro-batch that is too large is refused with the one that fits.
   const double four = estimateMemory(c, 4, o).peak, eight = estimateMemory(c, 8, o).peak;
