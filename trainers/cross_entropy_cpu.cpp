@@ -32,6 +32,13 @@ struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
     const int64_t* T = targets.data_ptr<int64_t>();
     float* L = lse.data_ptr<float>();
     double* loss = row_loss.data_ptr<double>();
+    // Every target is checked before any is read.
+    int64_t counted = 0;
+    for (int64_t r = 0; r < R; ++r) {
+      TORCH_CHECK(T[r] == kIgnore || (T[r] >= 0 && T[r] < V), "cross-entropy: target ", T[r],
+                  " out of range [0, ", V, ")");
+      counted += T[r] != kIgnore;
+    }
     at::parallel_for(0, R, rowGrain(V), [&](int64_t begin, int64_t end) {
       std::vector<float> e(V);
       for (int64_t r = begin; r < end; ++r) {
@@ -48,12 +55,6 @@ struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
         if (T[r] != kIgnore) loss[r] = static_cast<double>(L[r]) - scale * zr[T[r]];
       }
     });
-    int64_t counted = 0;
-    for (int64_t r = 0; r < R; ++r) {
-      TORCH_CHECK(T[r] == kIgnore || (T[r] >= 0 && T[r] < V), "cross-entropy: target ", T[r],
-                  " out of range [0, ", V, ")");
-      counted += T[r] != kIgnore;
-    }
     ctx->save_for_backward({z, targets, lse});
     ctx->saved_data["V"] = V;
     ctx->saved_data["scale"] = scale_d;
