@@ -7,6 +7,7 @@
 
 #include "core/architecture.h"
 #include "core/flop_model.h"
+#include "core/fused_cpu_ops_rule.h"
 
 namespace deepladder {
 
@@ -85,9 +86,9 @@ double gb(double bytes) {
 MemoryModelOptions memoryModelOptionsFor(const RunConfig& config) {
   MemoryModelOptions o;
   o.cuda = config.train.device.rfind("cuda", 0) == 0;
-  o.attention = o.cuda                                      ? AttentionKernel::fused
-                : config.train.precision == Precision::fp32 ? AttentionKernel::cpu_fused
-                                                            : AttentionKernel::scores;
+  o.attention = o.cuda ? AttentionKernel::fused : AttentionKernel::scores;
+  if (fusedCpuOpsRun(/*on_cpu=*/!o.cuda, config.train.precision))
+    o.attention = AttentionKernel::cpu_fused;
   o.runtime_bytes = o.cuda ? kCudaRuntimeBytes : kCpuRuntimeBytes;
   return o;
 }

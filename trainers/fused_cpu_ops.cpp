@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "core/fused_cpu_ops_rule.h"
 #include "trainers/precision.h"
 
 namespace deepladder::trainers {
@@ -20,8 +21,9 @@ void setFusedCpuOpsEnabled(bool on) {
 }
 
 bool useFusedCpuPath(const torch::Tensor& x) {
-  return fusedCpuOpsEnabled() && x.device().is_cpu() && x.scalar_type() == torch::kFloat32 &&
-         !autocastEnabled(c10::DeviceType::CPU);
+  const Precision math = autocastEnabled(c10::DeviceType::CPU) ? Precision::bf16 : Precision::fp32;
+  return fusedCpuOpsEnabled() && x.scalar_type() == torch::kFloat32 &&
+         fusedCpuOpsRun(x.device().is_cpu(), math);
 }
 
 }  // namespace deepladder::trainers

@@ -12,7 +12,8 @@ namespace deepladder::trainers {
 bool fusedCpuOpsEnabled();
 void setFusedCpuOpsEnabled(bool on);
 
-// True when `x` takes the fused CPU path: enabled, a CPU float32 tensor, no CPU autocast.
+// True when `x` takes the fused CPU path: enabled, a float32 tensor, and fusedCpuOpsRun
+// (core/fused_cpu_ops_rule.h): on the CPU, no autocast.
 bool useFusedCpuPath(const torch::Tensor& x);
 
 }  // namespace deepladder::trainers
