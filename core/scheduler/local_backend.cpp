@@ -157,21 +157,26 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
     specs.push_back(std::move(spec));
   }
   if (specs.size() == 1 && slots.size() == 1)
-    if (auto standby = standbys_.take(slots[0].name, worker_path, specs[0].env)) {
-      const ProcessSpec& spec = specs[0];
-      WorkerAssignment assignment;
-      assignment.args.assign(spec.argv.begin() + 1, spec.argv.end());
-      const auto loaded_with = StandbyPool::standbyEnvironment(slots[0]);
-      for (const auto& [name, value] : spec.env)
-        if (!loaded_with.count(name)) assignment.env[name] = value;
-      assignment.stderr_path = spec.stderr_path;
-      if (!spec.stdout_copy_path.empty()) standby->copyStdoutTo(spec.stdout_copy_path);
-      if (standby->writeInput(encodeAssignment(assignment) + "\n")) {
-        ++standby_launches_;
-        return adoptWorker(std::move(standby), where);
-      }
-    }
+    if (auto execution = launchOnStandby(specs[0], slots[0], worker_path, where)) return execution;
   return launchRankGroup(specs, where);
+}
+
+std::unique_ptr<Execution> LocalBackend::launchOnStandby(const ProcessSpec& spec, const Slot& slot,
+                                                         const std::string& worker_path,
+                                                         const std::string& where) {
+  auto standby = standbys_.take(slot.name, worker_path, spec.env);
+  if (!standby) return nullptr;
+  WorkerAssignment assignment;
+  assignment.args.assign(spec.argv.begin() + 1, spec.argv.end());
+  // The standby loaded with its slot's environment; the assignment carries only the rest.
+  const auto loaded_with = StandbyPool::standbyEnvironment(slot);
+  for (const auto& [name, value] : spec.env)
+    if (!loaded_with.count(name)) assignment.env[name] = value;
+  assignment.stderr_path = spec.stderr_path;
+  if (!spec.stdout_copy_path.empty()) standby->copyStdoutTo(spec.stdout_copy_path);
+  if (!standby->writeInput(encodeAssignment(assignment) + "\n")) return nullptr;
+  ++standby_launches_;
+  return adoptWorker(std::move(standby), where);
 }
 
 bool LocalBackend::coresToSpare() const {

@@ -10,6 +10,7 @@
 #include "core/ladder/ladder_spec.h"
 #include "core/scheduler/backend.h"
 #include "core/scheduler/standby_pool.h"
+#include "core/worker_process.h"
 
 namespace deepladder::scheduler {
 
@@ -40,6 +41,11 @@ class LocalBackend : public Backend {
 
  private:
   bool gpuSlots() const;
+  // Hands a single-slot run to the slot's warm standby; nullptr when none can take it (the run
+  // then launches cold).
+  std::unique_ptr<Execution> launchOnStandby(const ProcessSpec& spec, const Slot& slot,
+                                             const std::string& worker_path,
+                                             const std::string& where);
   std::vector<Slot> slots_;
   double peer_timeout_s_;
   StandbyPool standbys_;
