@@ -5,8 +5,8 @@
 //     (trainers/checkpoint.h), when TrainerOptions::resume asks for it;
 //   - hello: run id, config hash and the step resumed from, then an event per checkpoint passed
 //     over and "fresh_start" when none was usable;
-//   - the counters (TrainingState) every metric line carries, and the cadence of log, eval and
-//     checkpoint steps;
+//   - the counters (TrainingState) every metric line carries, the throughput of each log interval,
+//     and the cadence of log, eval and checkpoint steps;
 //   - checkpoints: write, prune to train.keep_checkpoints, report;
 //   - the end: Done "finished" or "diverged" with the totals, or a stop at
 //     TrainerOptions::max_steps without Done.
@@ -61,6 +61,9 @@ class RunSession {
   bool stopRequested() const;
   // Counts one finished step of `tokens` tokens; the FLOPs are the caller's (state().flops).
   void countStep(int64_t tokens);
+  // Tokens per second of the steps counted since the previous call (the first interval starts
+  // at announce()), then starts the next interval: the `tokens_per_s` of every log line.
+  double takeTokensPerSecond();
   // True at the last step, and at every `every`-th step (every > 0).
   bool due(int64_t every) const;
   bool lastStep() const { return state_.step == steps_; }
@@ -86,6 +89,8 @@ class RunSession {
   int64_t resumed_from_ = -1;
   std::vector<std::string> skipped_;
   std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point interval_start_;
+  int64_t interval_tokens_ = 0;
 };
 
 }  // namespace deepladder::trainers

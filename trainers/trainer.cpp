@@ -148,8 +148,6 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   };
 
   double last_val_loss = std::nan("");
-  auto interval_start = Clock::now();
-  int64_t interval_tokens = 0;
   double step_seconds = 0;  // running mean of one training step's wall time (lens cost unit)
   int64_t timed_steps = 0;
   model->train();
@@ -178,19 +176,15 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     session.countStep(tokens_per_step);
     state.flops = flopsAfterSteps(mc, tc.steps, state.step, tokens_per_step);  // sums the phases
     step_seconds += (secondsSince(step_start) - step_seconds) / static_cast<double>(++timed_steps);
-    interval_tokens += tokens_per_step;
 
     if (session.due(tc.log_every)) {
-      const double seconds = secondsSince(interval_start);
       session.metric({{"train/loss", loss_value},
                       {"lr", lr},
                       {"grad_norm", grad_norm},
-                      {"tokens_per_s", seconds > 0 ? interval_tokens / seconds : 0.0},
+                      {"tokens_per_s", session.takeTokensPerSecond()},
                       {"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
       if (dp.active())
         session.metric({{"comm_s", dp.communicationSeconds()}});  // in collectives so far
-      interval_start = Clock::now();
-      interval_tokens = 0;
     }
     if (session.due(tc.eval_every)) {
       const ValidationResult val = validate(model, val_batches, /*with_lens=*/true, forward);

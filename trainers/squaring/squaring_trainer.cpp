@@ -323,10 +323,12 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     session.countStep(tokens_per_step);
     state.flops += per_t ? step_flops : stepFlopsAt(executed);
     if (session.due(tc.log_every)) {
-      std::vector<std::pair<std::string, double>> values{{"train/loss", loss_value},
-                                                         {"lr", lr},
-                                                         {"grad_norm", grad_norm},
-                                                         {"iterations", static_cast<double>(r)}};
+      std::vector<std::pair<std::string, double>> values{
+          {"train/loss", loss_value},
+          {"lr", lr},
+          {"grad_norm", grad_norm},
+          {"tokens_per_s", session.takeTokensPerSecond()},
+          {"iterations", static_cast<double>(r)}};
       for (auto& v : train_stats.metrics("loop/state")) values.push_back(std::move(v));
       train_stats = LoopStats();
       session.metric(std::move(values));
