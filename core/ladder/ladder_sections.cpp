@@ -9,6 +9,7 @@
 #include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/ladder/run_plan.h"
 #include "core/names.h"
 #include "core/safe_text.h"
 
@@ -157,17 +158,13 @@ Resources readResources(TomlReader r) {
   return res;
 }
 
-double targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model) {
+double targetTokens(const BudgetRule& b, size_t rung, const RunConfig& config) {
   double tokens = 0;
   if (b.rule == "tokens") tokens = b.tokens;
   if (b.rule == "tokens_per_param")
-    tokens = b.tokens_per_param * static_cast<double>(countParameters(model).total);
-  if (b.rule == "flops") {
-    // A growing model spends f of its steps at the low depth and the rest at the high one.
-    const double f = architectureShape(model).grows ? model.grow_fraction : 1.0;
-    const double per_token = f * flopsPerToken(model, false) + (1 - f) * flopsPerToken(model, true);
-    tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / per_token;
-  }
+    tokens = b.tokens_per_param * static_cast<double>(countParameters(config.model).total);
+  if (b.rule == "flops")
+    tokens = (b.flops.size() == 1 ? b.flops[0] : b.flops[rung]) / plannedFlopsPerToken(config);
   return tokens;
 }
 

@@ -42,8 +42,9 @@ bool validDevices(const std::string& devices);
 Resources readResources(TomlReader r);
 
 // Tokens a rung's budget asks for (a double: an absurd budget must not overflow on its way to a
-// step count; parseLadder refuses it).
-double targetTokens(const BudgetRule& b, size_t rung, const ModelConfig& model);
+// step count; parseLadder refuses it). A "flops" budget buys FLOPs at the config's planned
+// FLOPs per token (run_plan.h: growth phases, the squaring trainer's iterations).
+double targetTokens(const BudgetRule& b, size_t rung, const RunConfig& config);
 
 // A run of more tokens than this is a slip (1e18 tokens: years on any cluster).
 inline constexpr double kMaxRunTokens = 1e18;

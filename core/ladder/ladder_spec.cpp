@@ -167,7 +167,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         // would divide by zero on the way).
         options::validateModelShape(config, source_name + " (" + arm + "-" + sizes[rung].name + ")",
                                     &origins);
-        const double tokens_target = targetTokens(budget, rung, config.model);
+        const double tokens_target = targetTokens(budget, rung, config);
         const double max_tokens =
             std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
         if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)

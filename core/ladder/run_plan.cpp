@@ -33,4 +33,13 @@ RunPlan planRunConfig(const RunConfig& config, double throughput_flops) {
   return plan;
 }
 
+double plannedFlopsPerToken(const RunConfig& config) {
+  const ModelConfig& m = config.model;
+  if (config.task == Task::squaring)
+    return squaring::plannedSquaringStepFlops(config) /
+           static_cast<double>(config.train.batch_size * m.seq_len);
+  const double f = architectureShape(m).grows ? m.grow_fraction : 1.0;
+  return f * flopsPerToken(m, false) + (1 - f) * flopsPerToken(m, true);
+}
+
 }  // namespace deepladder::ladder

@@ -30,4 +30,9 @@ struct RunPlan {
 // FLOP/s per slot for the time estimate (0: no estimate).
 RunPlan planRunConfig(const RunConfig& config, double throughput_flops);
 
+// The training FLOPs a token of this config costs, averaged over its run: a growing model spends
+// grow_fraction of its steps at the low depth; a squaring step costs what its iterations cost
+// (core/squaring/squaring_flops.h). A "flops" budget divided by this is the run's tokens.
+double plannedFlopsPerToken(const RunConfig& config);
+
 }  // namespace deepladder::ladder

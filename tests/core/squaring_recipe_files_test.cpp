@@ -4,6 +4,7 @@
 // deep supervision, the benchmark's files from data_dir).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -57,4 +58,15 @@ TEST(SquaringRecipeFiles, LadderRunsTheRecipeOverCompute) {
     budgets.insert(run.flops);
   }
   EXPECT_EQ(budgets.size(), 3u);  // one FLOP budget per width
+}
+
+TEST(SquaringRecipeFiles, EachRunSpendsItsRungsFlopBudget) {
+  // The steps come from the squaring trainer's cost of a step (T re-entering loop rows per
+  // prompt), not from the model's plain FLOPs per token, which undercount it about 1.85x.
+  const ladder::LadderSpec spec = ladder::loadLadder(resource("ladders/squaring-e1-reentry.toml"));
+  const std::map<std::string, double> budget{{"d32", 1e12}, {"d64", 3e12}, {"d96", 6e12}};
+  for (const auto& run : spec.runs) {
+    const double step = run.flops / static_cast<double>(run.steps);
+    EXPECT_NEAR(run.flops, budget.at(run.size), step) << run.name;
+  }
 }
