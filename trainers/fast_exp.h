@@ -3,7 +3,8 @@
 // times 2^n built in the exponent bits), written without branches or library calls so the
 // compiler vectorizes the loop on the build's baseline ISA. Relative error about 2 ulp on
 // [-87, 88]; inputs below -87 give ~1e-38 instead of a smaller number (softmax terms that small
-// do not change a float32 sum), inputs must not be NaN or +inf.
+// do not change a float32 sum), +inf gives e^88. NaN (the scores of a diverged run) comes back
+// out as NaN without reaching the integer conversion, where it would be undefined behaviour.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,10 @@
 
 namespace deepladder::trainers {
 
-inline float expFinite(float x) {
-  x = x < -87.0f ? -87.0f : x;  // two selects, no branch
+inline float expFinite(float in) {
+  const bool is_nan = in != in;
+  float x = is_nan ? 0.0f : in;  // selects, no branch
+  x = x < -87.0f ? -87.0f : x;
   x = x > 88.0f ? 88.0f : x;
   const float shifter = 12582912.0f;  // 1.5 x 2^23: adding it rounds to an integer
   const float t = x * 1.44269504088896341f + shifter;
@@ -28,7 +31,7 @@ inline float expFinite(float x) {
   const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;  // 2^n
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return p * scale;
+  return is_nan ? in : p * scale;
 }
 
 // x[i] <- exp(x[i] - shift), i < n.

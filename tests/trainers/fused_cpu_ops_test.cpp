@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "trainers/adamw.h"
 #include "trainers/causal_attention_cpu.h"
 #include "trainers/cross_entropy_cpu.h"
+#include "trainers/fast_exp.h"
 #include "trainers/gpt.h"
 #include "trainers/mlp.h"
 #include "trainers/rms_norm.h"
@@ -85,6 +88,22 @@ TEST(FusedCausalAttention, AcceptsNonContiguousInputsAndIgnoresFutureKeys) {
   auto out2 = causalAttentionCpu(q, k2, v2);
   EXPECT_TRUE(torch::equal(out.narrow(2, 0, 69), out2.narrow(2, 0, 69)));
   EXPECT_FALSE(torch::equal(out.narrow(2, 69, 1), out2.narrow(2, 69, 1)));
+}
+
+TEST(FusedCausalAttention, NanScoresOfADivergedRunComeOutAsNan) {
+  // A diverged run's q holds NaN: its rows' outputs are NaN (so the loss is, and the trainer stops
+  // with "diverged"), the other rows untouched; the fast exp never converts NaN to an integer.
+  EXPECT_TRUE(std::isnan(expFinite(std::nanf(""))));
+  EXPECT_NEAR(expFinite(1.0f), std::exp(1.0f), 1e-6);
+  EXPECT_TRUE(std::isfinite(expFinite(std::numeric_limits<float>::infinity())));
+  torch::manual_seed(4);
+  auto q = torch::randn({1, 1, 9, 8}), k = torch::randn({1, 1, 9, 8}),
+       v = torch::randn({1, 1, 9, 8});
+  q.select(2, 4).fill_(std::nanf(""));
+  const auto out = causalAttentionCpu(q, k, v);
+  EXPECT_TRUE(out.select(2, 4).isnan().all().item<bool>());
+  EXPECT_FALSE(out.narrow(2, 0, 4).isnan().any().item<bool>());
+  EXPECT_FALSE(out.narrow(2, 5, 4).isnan().any().item<bool>());
 }
 
 // --- RMSNorm ---
