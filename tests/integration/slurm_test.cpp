@@ -13,6 +13,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "core/worker_process.h"
@@ -236,8 +237,10 @@ TEST_F(SlurmEndToEnd, AJobKilledFromOutsideIsRetriedFromItsCheckpoint) {
   const Result r = runProgram(deepladderRun(), dir_, 400, [&] {
     if (!cancelled.empty()) return;
     // The first run whose first attempt has written a checkpoint: scancel it, as preemption would.
-    for (const auto& run_dir : fs::directory_iterator(dir_ / "work")) {
-      for (const auto& entry : fs::recursive_directory_iterator(run_dir.path())) {
+    // The scheduler may not have made the work directory yet (a slow, sanitized build): no error.
+    std::error_code missing;
+    for (const auto& run_dir : fs::directory_iterator(dir_ / "work", missing)) {
+      for (const auto& entry : fs::recursive_directory_iterator(run_dir.path(), missing)) {
         if (entry.path().filename() != "attempt-1.jsonl") continue;
         if (readFile(entry.path()).find("\"checkpoint\"") == std::string::npos) continue;
         std::string id = readFile(entry.path().parent_path() / "attempt-1.jobid");
