@@ -47,7 +47,8 @@ struct RunOptions {
   std::uint64_t seed = 20240520;  // --adaptive: suggestions' seed
 };
 
-// The live projection (and, with --adaptive, the decisions) after every run that ends.
+// The live projection (and, with --adaptive, the decisions) after every run that ends. A squaring
+// ladder has no multiplier to project: no hooks (its numbers: `deepladder squaring eval --ladder`).
 struct LiveHooks {
   std::unique_ptr<LiveLadder> live;
   std::unique_ptr<AdaptiveLadder> adaptive;
@@ -55,6 +56,7 @@ struct LiveHooks {
   // Never throws: the ladder's runs go on whatever happens to the projection or a decision.
   std::vector<std::string> runEnded(const std::string& status) {
     std::vector<std::string> lines;
+    if (!live) return lines;
     try {
       if (status == "finished" || !last_seen) {
         last = live->onRunFinished();
@@ -79,6 +81,7 @@ struct LiveHooks {
 LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::LadderSpec& spec,
                         const std::string& ladder_dir, const RunOptions& options) {
   LiveHooks hooks;
+  if (spec.task == "squaring") return hooks;
   fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
   fit.bootstrap = options.bootstrap;
   const double target = options.target > 0 ? options.target : defaultTarget(fit);
@@ -110,6 +113,10 @@ int runLadder(const RunOptions& options) {
   if (!options.adaptive && (options.budget > 0 || options.until_width > 0))
     throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  if (options.adaptive && spec.task == "squaring")
+    throw UserError(options.ladder_path +
+                    ": --adaptive spends a budget on narrowing the compute multipliers of a "
+                    "language-model ladder; a squaring ladder has none. Run it without --adaptive");
   scheduler::planForLocalDevices(spec);  // the micro-batch that fits this machine's devices
   std::vector<data::RunDataUse> uses;    // data checked before anything is queued
   for (const auto& run : spec.runs)

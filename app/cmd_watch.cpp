@@ -43,6 +43,11 @@ int runWatch(const WatchOptions& o) {
   auto db = storage::Database::open(o.db_path);
   const auto id = db->findLadder(o.ladder);
   if (!id) throw UserError("no ladder \"" + o.ladder + "\" in " + o.db_path);
+  if (db->ladder(*id) && db->ladder(*id)->task == "squaring")
+    throw UserError("ladder \"" + o.ladder +
+                    "\" is a squaring ladder: it has no compute multiplier to project. Its "
+                    "numbers: deepladder squaring eval --ladder " +
+                    o.ladder);
   if (o.bootstrap < 0) throw UserError("--bootstrap: must be >= 0");
   fitting::FrontierOptions fit = fitting::defaultFrontierOptions();
   fit.bootstrap = o.bootstrap;

@@ -134,7 +134,8 @@ TEST_F(CliTest, CancelAllCancelsEveryUnfinishedRun) {
 TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
   {
     auto db = storage::Database::open(path("sq.db"));
-    const int64_t ladder = db->upsertLadder("sq-e1", "[ladder]\nname = \"sq-e1\"\n", "sqhash");
+    const int64_t ladder =
+        db->upsertLadder("sq-e1", "[ladder]\nname = \"sq-e1\"\n", "sqhash", "squaring");
     RunConfig config;
     config.task = Task::squaring;
     config.model.vocab_size = 17;
@@ -204,6 +205,17 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
   EXPECT_NE(seeds.out.find("    2    0.500    0.382    0.441       1       0"), std::string::npos)
       << seeds.out;  // looped: test 30/60, OOD (60 + 160) / 576, Max T min(1, 4)
   EXPECT_EQ(deepladder({"squaring", "eval", "--db", path("sq.db")}).code, 2);  // neither named
+
+  // No compute multiplier to project or to spend a budget on: watch and --adaptive say so.
+  CommandResult watch = deepladder({"watch", "--db", path("sq.db"), "--ladder", "sq-e1"});
+  EXPECT_EQ(watch.code, 2);
+  EXPECT_NE(watch.err.find("squaring eval --ladder sq-e1"), std::string::npos) << watch.err;
+  CommandResult adaptive = deepladder(
+      {"run", std::string(DEEPLADDER_SOURCE_DIR) + "/resources/ladders/squaring-e1-reentry.toml",
+       "--db", path("adaptive.db"), "--adaptive", "--budget", "1e12"});
+  EXPECT_EQ(adaptive.code, 2);
+  EXPECT_NE(adaptive.err.find("Run it without --adaptive"), std::string::npos) << adaptive.err;
+  EXPECT_FALSE(fs::exists(path("adaptive.db")));
 
   CommandResult chinchilla =
       deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1", "--form", "chinchilla"});
