@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "trainers/cpu_gemm.h"
+#include "trainers/cpu_isa_clones.h"
 #include "trainers/fast_exp.h"
 
 namespace deepladder::trainers {
@@ -18,6 +19,57 @@ namespace {
 
 constexpr int64_t kTile = 64;  // query and key rows per tile (equal: each tile row has a key)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Forward, one score tile S (nq,nk) (row stride kTile) whose query a sees keys c <= a + offset
+// (offset = r0 - c0): S becomes the unnormalized probabilities exp(s - m_new) (0 for masked
+// keys), the running max m and sum l are updated and the running output rows Oi (nq,D) rescaled.
+DEEPLADDER_ISA_CLONES
+void onlineSoftmaxTile(float* S, int64_t nq, int64_t nk, int64_t offset, float* m, float* l,
+                       float* Oi, int64_t D) {
+  for (int64_t a = 0; a < nq; ++a) {
+    float* s = S + a * kTile;
+    const int64_t valid = std::min(nk, a + offset + 1);
+    float block_max = kNegInf;
+#pragma omp simd reduction(max : block_max)
+    for (int64_t c = 0; c < valid; ++c) block_max = std::max(block_max, s[c]);
+    const float m_new = std::max(m[a], block_max);
+    const float correction = std::exp(m[a] - m_new);  // 0 on the first block
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < valid; ++c) {
+      s[c] = expFinite(s[c] - m_new);
+      sum += s[c];
+    }
+    for (int64_t c = valid; c < nk; ++c) s[c] = 0.0f;
+    l[a] = l[a] * correction + sum;
+    m[a] = m_new;
+    if (correction != 1.0f)
+      for (int64_t d = 0; d < D; ++d) Oi[a * D + d] *= correction;
+  }
+}
+
+// Backward, one tile: P (nq,nk) = exp(S - lse_a), 0 for masked keys (as onlineSoftmaxTile).
+DEEPLADDER_ISA_CLONES
+void probabilityTile(float* P, int64_t nq, int64_t nk, int64_t offset, const float* lse) {
+  for (int64_t a = 0; a < nq; ++a) {
+    float* p = P + a * kTile;
+    const int64_t valid = std::min(nk, a + offset + 1);
+    const float shift = lse[a];
+    for (int64_t c = 0; c < valid; ++c) p[c] = expFinite(p[c] - shift);
+    for (int64_t c = valid; c < nk; ++c) p[c] = 0.0f;
+  }
+}
+
+// Backward, one tile: dS = P (dP - delta_a) scale, in place of dP.
+DEEPLADDER_ISA_CLONES
+void scoreGradTile(const float* P, float* dS, int64_t nq, int64_t nk, const float* delta,
+                   float scale) {
+  for (int64_t a = 0; a < nq; ++a) {
+    const float* __restrict p = P + a * kTile;
+    float* __restrict ds = dS + a * kTile;
+    const float da = delta[a];
+    for (int64_t c = 0; c < nk; ++c) ds[c] = p[c] * (ds[c] - da) * scale;
+  }
+}
 
 // --- forward: one (batch, head) matrix, all query blocks ---
 // Q, K, V, O (T,D); lse (T): log sum_j exp(s_ij) per query row, for the backward.
@@ -34,22 +86,7 @@ void forwardHead(const float* Q, const float* K, const float* V, float* O, float
       const int64_t nk = std::min(kTile, T - c0);
       // S (nq,nk) = scale Q_i K_j^T
       sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, S.data(), kTile);
-      for (int64_t a = 0; a < nq; ++a) {
-        float* s = S.data() + a * kTile;
-        const int64_t valid = std::min(nk, r0 + a - c0 + 1);  // keys c <= r0 + a
-        float block_max = kNegInf;
-        for (int64_t c = 0; c < valid; ++c) block_max = std::max(block_max, s[c]);
-        const float m_new = std::max(m[a], block_max);
-        const float correction = std::exp(m[a] - m_new);  // 0 on the first block
-        expShiftedInPlace(s, valid, m_new);
-        float sum = 0;
-        for (int64_t c = 0; c < valid; ++c) sum += s[c];
-        for (int64_t c = valid; c < nk; ++c) s[c] = 0.0f;
-        l[a] = l[a] * correction + sum;
-        m[a] = m_new;
-        if (correction != 1.0f)
-          for (int64_t d = 0; d < D; ++d) Oi[a * D + d] *= correction;
-      }
+      onlineSoftmaxTile(S.data(), nq, nk, r0 - c0, m.data(), l.data(), Oi, D);
       // O_i += P V_j
       sgemmTile(false, false, nq, D, nk, 1.0f, S.data(), kTile, V + c0 * D, D, 1.0f, Oi, D);
     }
@@ -81,25 +118,14 @@ void backwardHead(const float* Q, const float* K, const float* V, const float* O
       const int64_t nq = std::min(kTile, T - r0);
       // P (nq,nk) = exp(scale Q_i K_j^T - lse_i), 0 above the diagonal
       sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, P.data(), kTile);
-      for (int64_t a = 0; a < nq; ++a) {
-        float* p = P.data() + a * kTile;
-        const int64_t valid = std::min(nk, r0 + a - c0 + 1);
-        const float shift = lse[r0 + a];
-        expShiftedInPlace(p, valid, shift);
-        for (int64_t c = valid; c < nk; ++c) p[c] = 0.0f;
-      }
+      probabilityTile(P.data(), nq, nk, r0 - c0, lse + r0);
       // dV_j += P^T dO_i
       sgemmTile(true, false, nk, D, nq, 1.0f, P.data(), kTile, dO + r0 * D, D, 1.0f, dV + c0 * D,
                 D);
       // dP (nq,nk) = dO_i V_j^T, then dS = P (dP - delta) scale
       sgemmTile(false, true, nq, nk, D, 1.0f, dO + r0 * D, D, V + c0 * D, D, 0.0f, dS.data(),
                 kTile);
-      for (int64_t a = 0; a < nq; ++a) {
-        const float* p = P.data() + a * kTile;
-        float* ds = dS.data() + a * kTile;
-        const float da = delta[r0 + a];
-        for (int64_t c = 0; c < nk; ++c) ds[c] = p[c] * (ds[c] - da) * scale;
-      }
+      scoreGradTile(P.data(), dS.data(), nq, nk, delta + r0, scale);
       // dQ_i += dS K_j, dK_j += dS^T Q_i
       sgemmTile(false, false, nq, D, nk, 1.0f, dS.data(), kTile, K + c0 * D, D, 1.0f, dQ + r0 * D,
                 D);
