@@ -12,6 +12,7 @@
 #include "trainers/cpu_gemm.h"
 #include "trainers/cpu_isa_clones.h"
 #include "trainers/fast_exp.h"
+#include "trainers/small_gemm_cpu.h"
 
 namespace deepladder::trainers {
 
@@ -19,6 +20,18 @@ namespace {
 
 constexpr int64_t kTile = 64;  // query and key rows per tile (equal: each tile row has a key)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr int64_t kSmallHead = 32;  // head sizes up to this take smallGemm, larger ones sgemmTile
+
+// A tile product (sgemmTile's contract): plain loops for small heads (with the causal band, see
+// small_gemm_cpu.h), oneDNN's sgemm otherwise.
+void tileGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+              const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+              int64_t ldc, int64_t D, int64_t band = -1) {
+  if (D <= kSmallHead)
+    smallGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, band);
+  else
+    sgemmTile(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 // Forward, one score tile S (nq,nk) (row stride kTile) whose query a sees keys c <= a + offset
 // (offset = r0 - c0): S becomes the unnormalized probabilities exp(s - m_new) (0 for masked
 // keys), the running max m and sum l are updated and the running output rows Oi (nq,D) rescaled.
@@ -85,10 +98,12 @@ void forwardHead(const float* Q, const float* K, const float* V, float* O, float
     for (int64_t c0 = 0; c0 < r0 + nq; c0 += kTile) {  // key blocks up to the diagonal
       const int64_t nk = std::min(kTile, T - c0);
       // S (nq,nk) = scale Q_i K_j^T
-      sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, S.data(), kTile);
+      tileGemm(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, S.data(), kTile,
+               D);
       onlineSoftmaxTile(S.data(), nq, nk, r0 - c0, m.data(), l.data(), Oi, D);
       // O_i += P V_j
-      sgemmTile(false, false, nq, D, nk, 1.0f, S.data(), kTile, V + c0 * D, D, 1.0f, Oi, D);
+      tileGemm(false, false, nq, D, nk, 1.0f, S.data(), kTile, V + c0 * D, D, 1.0f, Oi, D, D,
+               r0 - c0);
     }
     for (int64_t a = 0; a < nq; ++a) {
       const float inv = 1.0f / l[a];
@@ -117,20 +132,21 @@ void backwardHead(const float* Q, const float* K, const float* V, const float* O
     for (int64_t r0 = c0; r0 < T; r0 += kTile) {  // query blocks on and below the diagonal
       const int64_t nq = std::min(kTile, T - r0);
       // P (nq,nk) = exp(scale Q_i K_j^T - lse_i), 0 above the diagonal
-      sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, P.data(), kTile);
+      tileGemm(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, P.data(), kTile,
+               D);
       probabilityTile(P.data(), nq, nk, r0 - c0, lse + r0);
       // dV_j += P^T dO_i
-      sgemmTile(true, false, nk, D, nq, 1.0f, P.data(), kTile, dO + r0 * D, D, 1.0f, dV + c0 * D,
-                D);
+      tileGemm(true, false, nk, D, nq, 1.0f, P.data(), kTile, dO + r0 * D, D, 1.0f, dV + c0 * D, D,
+               D, r0 - c0);
       // dP (nq,nk) = dO_i V_j^T, then dS = P (dP - delta) scale
-      sgemmTile(false, true, nq, nk, D, 1.0f, dO + r0 * D, D, V + c0 * D, D, 0.0f, dS.data(),
-                kTile);
+      tileGemm(false, true, nq, nk, D, 1.0f, dO + r0 * D, D, V + c0 * D, D, 0.0f, dS.data(), kTile,
+               D);
       scoreGradTile(P.data(), dS.data(), nq, nk, delta + r0, scale);
       // dQ_i += dS K_j, dK_j += dS^T Q_i
-      sgemmTile(false, false, nq, D, nk, 1.0f, dS.data(), kTile, K + c0 * D, D, 1.0f, dQ + r0 * D,
-                D);
-      sgemmTile(true, false, nk, D, nq, 1.0f, dS.data(), kTile, Q + r0 * D, D, 1.0f, dK + c0 * D,
-                D);
+      tileGemm(false, false, nq, D, nk, 1.0f, dS.data(), kTile, K + c0 * D, D, 1.0f, dQ + r0 * D, D,
+               D, r0 - c0);
+      tileGemm(true, false, nk, D, nq, 1.0f, dS.data(), kTile, Q + r0 * D, D, 1.0f, dK + c0 * D, D,
+               D, r0 - c0);
     }
   }
 }
