@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "trainers/cpu_gemm.h"
+#include "trainers/cpu_isa_clones.h"
 #include "trainers/fast_exp.h"
+#include "trainers/small_gemm_cpu.h"
 
 namespace deepladder::trainers {
 
@@ -18,6 +20,69 @@ namespace {
 
 constexpr int64_t kTile = 64;  // query and key rows per tile (equal: each tile row has a key)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr int64_t kSmallHead = 32;  // head sizes up to this take smallGemm, larger ones sgemmTile
+
+// A tile product (sgemmTile's contract): plain loops for small heads (with the causal band, see
+// small_gemm_cpu.h), oneDNN's sgemm otherwise.
+void tileGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+              const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+              int64_t ldc, int64_t D, int64_t band = -1) {
+  if (D <= kSmallHead)
+    smallGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, band);
+  else
+    sgemmTile(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+// Forward, one score tile S (nq,nk) (row stride kTile) whose query a sees keys c <= a + offset
+// (offset = r0 - c0): S becomes the unnormalized probabilities exp(s - m_new) (0 for masked
+// keys), the running max m and sum l are updated and the running output rows Oi (nq,D) rescaled.
+DEEPLADDER_ISA_CLONES
+void onlineSoftmaxTile(float* S, int64_t nq, int64_t nk, int64_t offset, float* m, float* l,
+                       float* Oi, int64_t D) {
+  for (int64_t a = 0; a < nq; ++a) {
+    float* s = S + a * kTile;
+    const int64_t valid = std::min(nk, a + offset + 1);
+    float block_max = kNegInf;
+#pragma omp simd reduction(max : block_max)
+    for (int64_t c = 0; c < valid; ++c) block_max = std::max(block_max, s[c]);
+    const float m_new = std::max(m[a], block_max);
+    const float correction = std::exp(m[a] - m_new);  // 0 on the first block
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < valid; ++c) {
+      s[c] = expFinite(s[c] - m_new);
+      sum += s[c];
+    }
+    for (int64_t c = valid; c < nk; ++c) s[c] = 0.0f;
+    l[a] = l[a] * correction + sum;
+    m[a] = m_new;
+    if (correction != 1.0f)
+      for (int64_t d = 0; d < D; ++d) Oi[a * D + d] *= correction;
+  }
+}
+
+// Backward, one tile: P (nq,nk) = exp(S - lse_a), 0 for masked keys (as onlineSoftmaxTile).
+DEEPLADDER_ISA_CLONES
+void probabilityTile(float* P, int64_t nq, int64_t nk, int64_t offset, const float* lse) {
+  for (int64_t a = 0; a < nq; ++a) {
+    float* p = P + a * kTile;
+    const int64_t valid = std::min(nk, a + offset + 1);
+    const float shift = lse[a];
+    for (int64_t c = 0; c < valid; ++c) p[c] = expFinite(p[c] - shift);
+    for (int64_t c = valid; c < nk; ++c) p[c] = 0.0f;
+  }
+}
+
+// Backward, one tile: dS = P (dP - delta_a) scale, in place of dP.
+DEEPLADDER_ISA_CLONES
+void scoreGradTile(const float* P, float* dS, int64_t nq, int64_t nk, const float* delta,
+                   float scale) {
+  for (int64_t a = 0; a < nq; ++a) {
+    const float* __restrict p = P + a * kTile;
+    float* __restrict ds = dS + a * kTile;
+    const float da = delta[a];
+    for (int64_t c = 0; c < nk; ++c) ds[c] = p[c] * (ds[c] - da) * scale;
+  }
+}
 
 // --- forward: one (batch, head) matrix, all query blocks ---
 // Q, K, V, O (T,D); lse (T): log sum_j exp(s_ij) per query row, for the backward.
@@ -33,25 +98,12 @@ void forwardHead(const float* Q, const float* K, const float* V, float* O, float
     for (int64_t c0 = 0; c0 < r0 + nq; c0 += kTile) {  // key blocks up to the diagonal
       const int64_t nk = std::min(kTile, T - c0);
       // S (nq,nk) = scale Q_i K_j^T
-      sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, S.data(), kTile);
-      for (int64_t a = 0; a < nq; ++a) {
-        float* s = S.data() + a * kTile;
-        const int64_t valid = std::min(nk, r0 + a - c0 + 1);  // keys c <= r0 + a
-        float block_max = kNegInf;
-        for (int64_t c = 0; c < valid; ++c) block_max = std::max(block_max, s[c]);
-        const float m_new = std::max(m[a], block_max);
-        const float correction = std::exp(m[a] - m_new);  // 0 on the first block
-        expShiftedInPlace(s, valid, m_new);
-        float sum = 0;
-        for (int64_t c = 0; c < valid; ++c) sum += s[c];
-        for (int64_t c = valid; c < nk; ++c) s[c] = 0.0f;
-        l[a] = l[a] * correction + sum;
-        m[a] = m_new;
-        if (correction != 1.0f)
-          for (int64_t d = 0; d < D; ++d) Oi[a * D + d] *= correction;
-      }
+      tileGemm(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, S.data(), kTile,
+               D);
+      onlineSoftmaxTile(S.data(), nq, nk, r0 - c0, m.data(), l.data(), Oi, D);
       // O_i += P V_j
-      sgemmTile(false, false, nq, D, nk, 1.0f, S.data(), kTile, V + c0 * D, D, 1.0f, Oi, D);
+      tileGemm(false, false, nq, D, nk, 1.0f, S.data(), kTile, V + c0 * D, D, 1.0f, Oi, D, D,
+               r0 - c0);
     }
     for (int64_t a = 0; a < nq; ++a) {
       const float inv = 1.0f / l[a];
@@ -80,31 +132,21 @@ void backwardHead(const float* Q, const float* K, const float* V, const float* O
     for (int64_t r0 = c0; r0 < T; r0 += kTile) {  // query blocks on and below the diagonal
       const int64_t nq = std::min(kTile, T - r0);
       // P (nq,nk) = exp(scale Q_i K_j^T - lse_i), 0 above the diagonal
-      sgemmTile(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, P.data(), kTile);
-      for (int64_t a = 0; a < nq; ++a) {
-        float* p = P.data() + a * kTile;
-        const int64_t valid = std::min(nk, r0 + a - c0 + 1);
-        const float shift = lse[r0 + a];
-        expShiftedInPlace(p, valid, shift);
-        for (int64_t c = valid; c < nk; ++c) p[c] = 0.0f;
-      }
+      tileGemm(false, true, nq, nk, D, scale, Q + r0 * D, D, K + c0 * D, D, 0.0f, P.data(), kTile,
+               D);
+      probabilityTile(P.data(), nq, nk, r0 - c0, lse + r0);
       // dV_j += P^T dO_i
-      sgemmTile(true, false, nk, D, nq, 1.0f, P.data(), kTile, dO + r0 * D, D, 1.0f, dV + c0 * D,
-                D);
+      tileGemm(true, false, nk, D, nq, 1.0f, P.data(), kTile, dO + r0 * D, D, 1.0f, dV + c0 * D, D,
+               D, r0 - c0);
       // dP (nq,nk) = dO_i V_j^T, then dS = P (dP - delta) scale
-      sgemmTile(false, true, nq, nk, D, 1.0f, dO + r0 * D, D, V + c0 * D, D, 0.0f, dS.data(),
-                kTile);
-      for (int64_t a = 0; a < nq; ++a) {
-        const float* p = P.data() + a * kTile;
-        float* ds = dS.data() + a * kTile;
-        const float da = delta[r0 + a];
-        for (int64_t c = 0; c < nk; ++c) ds[c] = p[c] * (ds[c] - da) * scale;
-      }
+      tileGemm(false, true, nq, nk, D, 1.0f, dO + r0 * D, D, V + c0 * D, D, 0.0f, dS.data(), kTile,
+               D);
+      scoreGradTile(P.data(), dS.data(), nq, nk, delta + r0, scale);
       // dQ_i += dS K_j, dK_j += dS^T Q_i
-      sgemmTile(false, false, nq, D, nk, 1.0f, dS.data(), kTile, K + c0 * D, D, 1.0f, dQ + r0 * D,
-                D);
-      sgemmTile(true, false, nk, D, nq, 1.0f, dS.data(), kTile, Q + r0 * D, D, 1.0f, dK + c0 * D,
-                D);
+      tileGemm(false, false, nq, D, nk, 1.0f, dS.data(), kTile, K + c0 * D, D, 1.0f, dQ + r0 * D, D,
+               D, r0 - c0);
+      tileGemm(true, false, nk, D, nq, 1.0f, dS.data(), kTile, Q + r0 * D, D, 1.0f, dK + c0 * D, D,
+               D, r0 - c0);
     }
   }
 }

@@ -3,8 +3,10 @@
 //   with an online softmax (running max and sum per query row), so neither the (T,T) scores nor
 //   a mask tensor is materialized; blocks above the diagonal are skipped (half the FLOPs). Saves
 //   q, k, v, the output and the per-row log-sum-exp; the backward recomputes each score tile
-//   (flash-attention style). Parallel over batch x heads (at::parallel_for), tile products on
-//   sgemmTile (cpu_gemm.h). First derivatives only.
+//   (flash-attention style). Parallel over batch x heads (at::parallel_for); tile products on
+//   smallGemm (small_gemm_cpu.h: plain loops that skip the masked zeros) for head sizes up to
+//   32, on sgemmTile (cpu_gemm.h) above; the per-row softmax loops on AVX2/AVX-512 clones.
+//   First derivatives only.
 // - causalAttentionComposition: the LibTorch composition it replaces (baddbmm with an additive
 //   -inf mask, softmax, bmm): the path for CUDA tensors and other dtypes, and the reference.
 #pragma once

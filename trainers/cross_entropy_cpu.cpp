@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "trainers/cpu_isa_clones.h"
 #include "trainers/fast_exp.h"
 
 namespace deepladder::trainers {
@@ -18,6 +19,25 @@ int64_t rowGrain(int64_t row_length) {
   return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
 }
 constexpr int64_t kIgnore = -100;  // torch's default ignore_index
+
+// log sum_c exp(scale z_c), c < V. The max and the sum vectorize (OpenMP SIMD reductions).
+DEEPLADDER_ISA_CLONES
+float rowLogSumExp(const float* __restrict z, int64_t V, float scale) {
+  float m = -std::numeric_limits<float>::infinity();
+#pragma omp simd reduction(max : m)
+  for (int64_t c = 0; c < V; ++c) m = std::max(m, scale * z[c]);
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t c = 0; c < V; ++c) sum += expFinite(scale * z[c] - m);
+  return m + std::log(sum);
+}
+
+// d_c = g softmax_c = g exp(scale z_c - lse), c < V.
+DEEPLADDER_ISA_CLONES
+void rowSoftmaxTimes(const float* __restrict z, float* __restrict d, int64_t V, float scale,
+                     float lse, float g) {
+  for (int64_t c = 0; c < V; ++c) d[c] = g * expFinite(scale * z[c] - lse);
+}
 
 struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& z_in,
@@ -40,18 +60,9 @@ struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
       counted += T[r] != kIgnore;
     }
     at::parallel_for(0, R, rowGrain(V), [&](int64_t begin, int64_t end) {
-      std::vector<float> e(V);
       for (int64_t r = begin; r < end; ++r) {
         const float* zr = Z + r * Vp;
-        float m = -std::numeric_limits<float>::infinity();
-        for (int64_t c = 0; c < V; ++c) {
-          e[c] = scale * zr[c];
-          m = std::max(m, e[c]);
-        }
-        expShiftedInPlace(e.data(), V, m);
-        double sum = 0;
-        for (int64_t c = 0; c < V; ++c) sum += e[c];
-        L[r] = m + static_cast<float>(std::log(sum));
+        L[r] = rowLogSumExp(zr, V, scale);
         if (T[r] != kIgnore) loss[r] = static_cast<double>(L[r]) - scale * zr[T[r]];
       }
     });
@@ -85,9 +96,7 @@ struct CrossEntropyFunction : torch::autograd::Function<CrossEntropyFunction> {
           std::fill(dr, dr + V, 0.0f);
           continue;
         }
-        for (int64_t c = 0; c < V; ++c) dr[c] = scale * zr[c];
-        expShiftedInPlace(dr, V, L[r]);  // softmax
-        for (int64_t c = 0; c < V; ++c) dr[c] *= g;
+        rowSoftmaxTimes(zr, dr, V, scale, L[r], g);
         dr[T[r]] -= g;
       }
     });

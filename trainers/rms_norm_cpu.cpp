@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "trainers/cpu_isa_clones.h"
+
 namespace deepladder::trainers {
 
 namespace {
@@ -14,6 +16,38 @@ namespace {
 // Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
 int64_t rowGrain(int64_t row_length) {
   return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
+}
+
+// y = x inv g (g may be null) for one row; returns inv = 1 / sqrt(mean(x^2) + eps).
+DEEPLADDER_ISA_CLONES
+float normalizeRow(const float* __restrict x, const float* __restrict g, float* __restrict y,
+                   int64_t C, double eps) {
+  double sum_sq = 0;
+#pragma omp simd reduction(+ : sum_sq)
+  for (int64_t c = 0; c < C; ++c) sum_sq += static_cast<double>(x[c]) * x[c];
+  const float inv = static_cast<float>(1.0 / std::sqrt(sum_sq / C + eps));
+  if (g)
+    for (int64_t c = 0; c < C; ++c) y[c] = x[c] * inv * g[c];
+  else
+    for (int64_t c = 0; c < C; ++c) y[c] = x[c] * inv;
+  return inv;
+}
+
+// dx for one row (u = g dy, or dy without gain), and the row's dg terms added into pg (if g).
+DEEPLADDER_ISA_CLONES
+void normalizeRowBackward(const float* __restrict x, const float* __restrict dy,
+                          const float* __restrict g, float inv, float* __restrict dx,
+                          double* __restrict pg, int64_t C) {
+  double dot = 0;  // sum_c u_c x_c
+#pragma omp simd reduction(+ : dot)
+  for (int64_t c = 0; c < C; ++c) dot += static_cast<double>(g ? g[c] * dy[c] : dy[c]) * x[c];
+  const float k = static_cast<float>(dot / C) * inv * inv;
+  if (g) {
+    for (int64_t c = 0; c < C; ++c) dx[c] = inv * (g[c] * dy[c] - x[c] * k);
+    for (int64_t c = 0; c < C; ++c) pg[c] += static_cast<double>(dy[c]) * x[c] * inv;
+  } else {
+    for (int64_t c = 0; c < C; ++c) dx[c] = inv * (dy[c] - x[c] * k);
+  }
 }
 
 struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
@@ -29,18 +63,7 @@ struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
     const float* G = has_gain ? g.data_ptr<float>() : nullptr;
     float *Y = y.data_ptr<float>(), *Rinv = inv_rms.data_ptr<float>();
     at::parallel_for(0, rows, rowGrain(C), [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const float* xr = X + r * C;
-        float* yr = Y + r * C;
-        double sum_sq = 0;
-        for (int64_t c = 0; c < C; ++c) sum_sq += static_cast<double>(xr[c]) * xr[c];
-        const float inv = static_cast<float>(1.0 / std::sqrt(sum_sq / C + eps));
-        Rinv[r] = inv;
-        if (G)
-          for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] * inv * G[c];
-        else
-          for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] * inv;
-      }
+      for (int64_t r = begin; r < end; ++r) Rinv[r] = normalizeRow(X + r * C, G, Y + r * C, C, eps);
     });
     ctx->save_for_backward({x, inv_rms, g});
     return y;
@@ -63,25 +86,11 @@ struct RmsNormFunction : torch::autograd::Function<RmsNormFunction> {
     const float* dY = dy.data_ptr<float>();
     float* dX = dx.data_ptr<float>();
     at::parallel_for(0, chunks, 1, [&](int64_t chunk_begin, int64_t chunk_end) {
-      std::vector<float> u(C);
       for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
         const int64_t r_end = std::min(rows, (chunk + 1) * chunk_rows);
-        for (int64_t r = chunk * chunk_rows; r < r_end; ++r) {
-          const float *xr = X + r * C, *dyr = dY + r * C;
-          float* dxr = dX + r * C;
-          const float inv = Rinv[r];
-          double dot = 0;  // sum_c u_c x_c
-          for (int64_t c = 0; c < C; ++c) {
-            u[c] = G ? G[c] * dyr[c] : dyr[c];
-            dot += static_cast<double>(u[c]) * xr[c];
-          }
-          const float k = static_cast<float>(dot / C) * inv * inv;
-          for (int64_t c = 0; c < C; ++c) dxr[c] = inv * (u[c] - xr[c] * k);
-          if (G) {
-            double* pg = partial.data() + chunk * C;
-            for (int64_t c = 0; c < C; ++c) pg[c] += static_cast<double>(dyr[c]) * xr[c] * inv;
-          }
-        }
+        double* pg = G ? partial.data() + chunk * C : nullptr;
+        for (int64_t r = chunk * chunk_rows; r < r_end; ++r)
+          normalizeRowBackward(X + r * C, dY + r * C, G, Rinv[r], dX + r * C, pg, C);
       }
     });
     torch::Tensor dgain;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "trainers/cpu_isa_clones.h"
+
 namespace deepladder::trainers {
 
 namespace {
@@ -16,21 +18,27 @@ int64_t rowGrain(int64_t row_length) {
 
 // out (R,D) for rows of position r mod T: out_i = in_i C_i + in_{i+h} S_i, h = D/2 (rotate-half).
 // `transpose` applies the adjoint: out_j = in_j C_j + in_{j+h} S_{j+h}.
+DEEPLADDER_ISA_CLONES
+void rotateRange(const float* __restrict in, float* __restrict out, const float* C, const float* S,
+                 int64_t begin, int64_t end, int64_t T, int64_t D, bool transpose) {
+  const int64_t h = D / 2;
+  for (int64_t r = begin; r < end; ++r) {
+    const float *x = in + r * D, *c = C + (r % T) * D, *s = S + (r % T) * D;
+    float* y = out + r * D;
+    if (!transpose) {
+      for (int64_t i = 0; i < h; ++i) y[i] = x[i] * c[i] + x[i + h] * s[i];
+      for (int64_t i = h; i < D; ++i) y[i] = x[i] * c[i] + x[i - h] * s[i];
+    } else {
+      for (int64_t j = 0; j < h; ++j) y[j] = x[j] * c[j] + x[j + h] * s[j + h];
+      for (int64_t j = h; j < D; ++j) y[j] = x[j] * c[j] + x[j - h] * s[j - h];
+    }
+  }
+}
+
 void rotateRows(const float* in, float* out, const float* C, const float* S, int64_t rows,
                 int64_t T, int64_t D, bool transpose) {
-  const int64_t h = D / 2;
   at::parallel_for(0, rows, rowGrain(D), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const float *x = in + r * D, *c = C + (r % T) * D, *s = S + (r % T) * D;
-      float* y = out + r * D;
-      if (!transpose) {
-        for (int64_t i = 0; i < h; ++i) y[i] = x[i] * c[i] + x[i + h] * s[i];
-        for (int64_t i = h; i < D; ++i) y[i] = x[i] * c[i] + x[i - h] * s[i];
-      } else {
-        for (int64_t j = 0; j < h; ++j) y[j] = x[j] * c[j] + x[j + h] * s[j + h];
-        for (int64_t j = h; j < D; ++j) y[j] = x[j] * c[j] + x[j - h] * s[j - h];
-      }
-    }
+    rotateRange(in, out, C, S, begin, end, T, D, transpose);
   });
 }
 

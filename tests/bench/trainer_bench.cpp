@@ -9,12 +9,13 @@
 //                 [--no-ops]
 // Rounds alternate C++ and Python; the best round of each is reported (the machine is shared).
 // "unfused" is the step with the plain LibTorch composition (trainers/fused_cpu_ops.h off),
-// "fused" the default CPU path; both lines carry their gemm_fraction. Then, per shape, the
-// per-op breakdown of both (tests/bench/op_breakdown.h: share of the step per category, forward
-// and backward; "--no-ops" skips it, "--cpp-only" skips Python and without-oneDNN).
-// "without-oneDNN" is the same C++ loop with every linear on torch::linear (the system BLAS),
-// i.e. what the C++ frontend alone buys; mm_fraction is against torch::mm, gemm_fraction
-// against the trainer's own GEMM.
+// "fused" the default CPU path; both lines carry their gemm_fraction, and the same figures for
+// the fastest single step (best_step_*: steadier than the mean when the machine is shared). Then,
+// per shape, the per-op breakdown of both (tests/bench/op_breakdown.h: share of the step per
+// category, forward and backward; "--no-ops" skips it, "--cpp-only" skips Python and
+// without-oneDNN). "without-oneDNN" is the same C++ loop with every linear on torch::linear (the
+// system BLAS), i.e. what the C++ frontend alone buys; mm_fraction is against torch::mm,
+// gemm_fraction against the trainer's own GEMM.
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
@@ -84,19 +85,28 @@ struct CppStep {
 };
 
 // Tokens per second of the C++ training step for `budget_s` seconds (after 3 warm-up steps),
-// with the fused CPU ops on or off.
-double cppTokensPerSecond(const ModelConfig& mc, int64_t batch, double budget_s, bool fused) {
+// with the fused CPU ops on or off: the mean over the budget, and the fastest single step's
+// (`best`: on a shared machine, the figure other processes disturb least).
+struct TokensPerSecond {
+  double mean = 0, best = 0;
+};
+TokensPerSecond cppTokensPerSecond(const ModelConfig& mc, int64_t batch, double budget_s,
+                                   bool fused) {
   trainers::setFusedCpuOpsEnabled(fused);
   CppStep step(mc, batch);
   for (int i = 0; i < 3; ++i) step();
   int64_t steps = 0;
+  double fastest = 1e30;
   const auto start = Clock::now();
   while (seconds(start) < budget_s) {
+    const auto step_start = Clock::now();
     step();
+    fastest = std::min(fastest, seconds(step_start));
     ++steps;
   }
   trainers::setFusedCpuOpsEnabled(true);
-  return static_cast<double>(steps * batch * mc.seq_len) / seconds(start);
+  const double tokens = static_cast<double>(batch * mc.seq_len);
+  return {steps * tokens / seconds(start), tokens / fastest};
 }
 
 // The per-op breakdown of a few steps, fused ops on or off.
@@ -191,14 +201,19 @@ int main(int argc, char** argv) {
     mc.n_head = s.n_head;
     mc.seq_len = s.seq_len;
     double unfused = 0, fused = 0, cpp_aten = 0, python = 0;
+    double best_step[2] = {0, 0};  // unfused, fused
     for (int round = 0; round < rounds; ++round) {
-      unfused = std::max(unfused, cppTokensPerSecond(mc, s.batch, budget_s, false));
-      fused = std::max(fused, cppTokensPerSecond(mc, s.batch, budget_s, true));
+      const TokensPerSecond off = cppTokensPerSecond(mc, s.batch, budget_s, false);
+      const TokensPerSecond on = cppTokensPerSecond(mc, s.batch, budget_s, true);
+      unfused = std::max(unfused, off.mean);
+      fused = std::max(fused, on.mean);
+      best_step[0] = std::max(best_step[0], off.best);
+      best_step[1] = std::max(best_step[1], on.best);
       if (!python_too) continue;
       python = std::max(python, pythonTokensPerSecond(s, threads, budget_s));
       if (trainers::fastCpuGemmCompiled()) {  // the same C++ loop with torch::linear everywhere
         trainers::setFastCpuGemmEnabled(false);
-        cpp_aten = std::max(cpp_aten, cppTokensPerSecond(mc, s.batch, budget_s, true));
+        cpp_aten = std::max(cpp_aten, cppTokensPerSecond(mc, s.batch, budget_s, true).mean);
         trainers::setFastCpuGemmEnabled(true);
       }
     }
@@ -207,10 +222,12 @@ int main(int argc, char** argv) {
       const double achieved = flopsPerToken(mc) * cpp;
       std::printf(
           "trainer %s %s layers=%lld seq=%lld batch=%lld threads=%d cpp_tok_s=%.0f "
-          "python_tok_s=%.0f ratio=%.2f cpp_gflop_s=%.2f mm_fraction=%.2f gemm_fraction=%.2f\n",
+          "python_tok_s=%.0f ratio=%.2f cpp_gflop_s=%.2f mm_fraction=%.2f gemm_fraction=%.2f "
+          "best_step_tok_s=%.0f best_step_gemm_fraction=%.2f\n",
           s.label, on ? "fused  " : "unfused", static_cast<long long>(s.n_layer),
           static_cast<long long>(s.seq_len), static_cast<long long>(s.batch), threads, cpp, python,
-          cpp / python, achieved / 1e9, achieved / mm, achieved / gemm);
+          cpp / python, achieved / 1e9, achieved / mm, achieved / gemm, best_step[on],
+          flopsPerToken(mc) * best_step[on] / gemm);
     }
     std::printf("trainer %s fused/unfused speed-up=%.2fx\n", s.label, fused / unfused);
     if (cpp_aten > 0)

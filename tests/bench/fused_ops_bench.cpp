@@ -1,0 +1,116 @@
+// Per-op speed of the fused fp32 CPU kernels (trainers/*_cpu.h) at trainer_bench's shapes: each
+// op's forward + backward alone, fused against the LibTorch composition it replaces, in one run
+// (best of several repetitions; the machine is shared). Complements trainer_bench's per-op
+// profile, whose profiler overhead inflates small ops.
+//
+//   fused_ops_bench [--threads N] [--reps R] [--only NAME]
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "trainers/causal_attention_cpu.h"
+#include "trainers/cross_entropy_cpu.h"
+#include "trainers/fused_cpu_ops.h"
+#include "trainers/gelu_cpu.h"
+#include "trainers/rms_norm.h"
+#include "trainers/rotary.h"
+
+namespace {
+
+using namespace deepladder::trainers;
+using Clock = std::chrono::steady_clock;
+
+int reps = 200;
+std::string only;  // --only NAME: that op alone
+
+// Best microseconds of forward + backward: `op` maps the inputs to an output, the backward
+// pushes a fixed random gradient through it.
+double timeOp(const std::function<torch::Tensor()>& op) {
+  auto probe = op();
+  const auto grad = torch::randn_like(probe);
+  double best = 1e30;
+  for (int rep = 0; rep < reps + 3; ++rep) {
+    const auto start = Clock::now();
+    auto y = op();
+    y.backward(grad);
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    if (rep >= 3) best = std::min(best, us);
+  }
+  return best;
+}
+
+void report(const char* name, const std::function<torch::Tensor()>& composition,
+            const std::function<torch::Tensor()>& fused) {
+  if (!only.empty() && only != name) return;
+  const double before = timeOp(composition), after = timeOp(fused);
+  std::printf("fused_op %-22s composition_us=%9.1f fused_us=%9.1f speed-up=%.2fx\n", name, before,
+              after, before / after);
+  std::fflush(stdout);
+}
+
+torch::Tensor leaf(at::IntArrayRef sizes) {
+  return torch::randn(sizes).requires_grad_(true);
+}
+
+void attention(const char* name, int64_t B, int64_t H, int64_t T, int64_t D) {
+  auto q = leaf({B, H, T, D}), k = leaf({B, H, T, D}), v = leaf({B, H, T, D});
+  const auto bias = causalBias(T);
+  report(
+      name, [&] { return causalAttentionComposition(q, k, v, bias); },
+      [&] { return causalAttentionCpu(q, k, v); });
+}
+
+// A module whose forward takes the fused path when the switch is on.
+void switched(const char* name, const std::function<torch::Tensor()>& op) {
+  report(
+      name,
+      [&] {
+        setFusedCpuOpsEnabled(false);
+        auto y = op();
+        setFusedCpuOpsEnabled(true);
+        return y;
+      },
+      op);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1;
+  for (int i = 1; i + 1 < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--threads") threads = std::atoi(argv[++i]);
+    if (flag == "--reps") reps = std::atoi(argv[++i]);
+    if (flag == "--only") only = argv[++i];
+  }
+  torch::set_num_threads(threads);
+  torch::manual_seed(0);
+  std::printf("fused_ops threads=%d reps=%d\n", threads, reps);
+
+  attention("attention_d64", 16, 4, 64, 16);
+  attention("attention_d256", 8, 4, 256, 64);
+
+  RMSNorm norm(64, 1e-6, true);
+  auto x64 = leaf({16, 64, 64});
+  switched("rms_norm_d64", [&] { return norm(x64); });
+
+  Rotary rotary(16, 64, 10000.0);
+  auto qk = leaf({16, 64, 2, 4, 16});
+  switched("rotary_d64", [&] { return rotary(qk.permute({2, 0, 3, 1, 4})); });
+
+  auto h = leaf({16, 64, 256});
+  report(
+      "gelu_d64", [&] { return torch::gelu(h); }, [&] { return geluCpu(h); });
+
+  auto logits = leaf({1024, 256});
+  const auto targets = torch::randint(0, 256, {1024}, torch::kInt64);
+  report(
+      "cross_entropy_d64", [&] { return torch::nn::functional::cross_entropy(logits, targets); },
+      [&] { return crossEntropyCpu(logits, targets, 256, 1.0); });
+  return 0;
+}
