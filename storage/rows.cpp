@@ -22,7 +22,7 @@ namespace {
 constexpr size_t kMetricRowsPerStatement = 128;
 
 std::string metricUpsertSql(size_t rows) {
-  std::string sql = "INSERT INTO metrics(run_id, key, step, tokens, flops, value, wall) VALUES ";
+  std::string sql = "INSERT INTO metrics(run_id, key_id, step, tokens, flops, value, wall) VALUES ";
   for (size_t r = 0; r < rows; ++r) {
     const size_t p = 7 * r;
     sql += (r ? ",(?" : "(?") + std::to_string(p + 1);
@@ -30,17 +30,15 @@ std::string metricUpsertSql(size_t rows) {
     sql += ")";
   }
   return sql +
-         " ON CONFLICT(run_id, key, step) DO UPDATE SET tokens = excluded.tokens, "
+         " ON CONFLICT(run_id, key_id, step) DO UPDATE SET tokens = excluded.tokens, "
          "flops = excluded.flops, value = excluded.value, wall = excluded.wall";
 }
 
-// Binds `row` to parameters first+1 .. first+7 straight through the C API (this is the hot loop
-// of ingestion). The key is bound without a copy: `row` outlives the statement's execution.
-// NaN values become NULL (SQLite does that itself for NaN doubles). Returns the OR of the codes.
-int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row) {
-  return sqlite3_bind_int64(s, first + 1, row.run_id) |
-         sqlite3_bind_text(s, first + 2, row.key.data(), static_cast<int>(row.key.size()),
-                           SQLITE_STATIC) |
+// Binds `row`, its key as `key_id`, to parameters first+1 .. first+7 straight through the C API
+// (this is the hot loop of ingestion). NaN values become NULL (SQLite does that itself for NaN
+// doubles). Returns the OR of the codes.
+int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row, int64_t key_id) {
+  return sqlite3_bind_int64(s, first + 1, row.run_id) | sqlite3_bind_int64(s, first + 2, key_id) |
          sqlite3_bind_int64(s, first + 3, row.step) | sqlite3_bind_int64(s, first + 4, row.tokens) |
          sqlite3_bind_double(s, first + 5, row.flops) |
          sqlite3_bind_double(s, first + 6, row.value) | sqlite3_bind_double(s, first + 7, row.wall);
@@ -106,22 +104,41 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   static const std::string single_sql = metricUpsertSql(1);
   const std::vector<uint32_t> order = primaryKeyOrder(rows);
   Transaction transaction(*this);
+  // The id of each key name in the batch (metric_keys, schema v5), created when new.
+  auto keyId = [this](const std::string& name) {
+    Statement& select = impl_->prepared("SELECT id FROM metric_keys WHERE name = ?1");
+    ResetOnExit reset{select};
+    select.bindText(1, name);
+    if (select.step()) return select.columnInt(0);
+    Statement& insert = impl_->prepared("INSERT INTO metric_keys(name) VALUES (?1)");
+    insert.bindText(1, name);
+    insert.run();
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(impl_->db));
+  };
   // The curves written (runs of `order` with one run_id and key, steps ascending), and whether
   // each only appends after its stored steps: checked before inserting, for the pyramid.
   PyramidWriter pyramid(
       [this](const std::string& sql) -> Statement& { return impl_->prepared(sql); });
   struct Curve {
     size_t begin, end;
+    int64_t key_id;
     bool appended;
   };
   std::vector<Curve> curves;
+  std::vector<int64_t> key_ids(order.size());  // by position in `order`
+  const std::string* last_key = nullptr;
+  int64_t last_key_id = 0;
   for (size_t begin = 0; begin < order.size();) {
     const MetricRow& first = rows[order[begin]];
     size_t end = begin + 1;
     while (end < order.size() && rows[order[end]].run_id == first.run_id &&
            rows[order[end]].key == first.key)
       ++end;
-    curves.push_back({begin, end, pyramid.lastStoredStep(first.run_id, first.key) < first.step});
+    if (!last_key || *last_key != first.key) last_key_id = keyId(first.key);
+    last_key = &first.key;
+    std::fill(key_ids.begin() + begin, key_ids.begin() + end, last_key_id);
+    curves.push_back(
+        {begin, end, last_key_id, pyramid.lastStoredStep(first.run_id, last_key_id) < first.step});
     begin = end;
   }
   size_t next = 0;
@@ -131,11 +148,10 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
     for (; next + rows_per_statement <= end; next += rows_per_statement) {
       int rc = SQLITE_OK;
       for (size_t r = 0; r < rows_per_statement; ++r)
-        rc |= bindMetricRow(s, static_cast<int>(7 * r), rows[order[next + r]]);
+        rc |= bindMetricRow(s, static_cast<int>(7 * r), rows[order[next + r]], key_ids[next + r]);
       if (rc != SQLITE_OK) checkSqlite(impl_->db, rc, "binding metric rows");
       insert.run();
     }
-    insert.clearBindings();  // the keys' pointers are about to dangle
   };
   const size_t full_chunks_end = rows.size() - rows.size() % chunk;
   if (full_chunks_end > 0) insertRows(chunk_sql, chunk, full_chunks_end);
@@ -148,16 +164,15 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
       const MetricRow& row = rows[order[i]];
       points.push_back({row.step, row.tokens, row.flops, row.value});
     }
-    const MetricRow& first = rows[order[curve.begin]];
-    pyramid.rebuild(first.run_id, first.key, points, curve.appended);
+    pyramid.rebuild(rows[order[curve.begin]].run_id, curve.key_id, points, curve.appended);
   }
   transaction.commit();
 }
 
 std::vector<MetricPoint> Database::readMetric(int64_t run_id, const std::string& key) {
   Statement& select = impl_->prepared(
-      "SELECT step, tokens, flops, value, wall FROM metrics WHERE run_id = ?1 AND key = ?2 "
-      "ORDER BY step");
+      "SELECT step, tokens, flops, value, wall FROM metrics WHERE run_id = ?1 "
+      "AND key_id = (SELECT id FROM metric_keys WHERE name = ?2) ORDER BY step");
   ResetOnExit reset{select};
   select.bind(1, run_id);
   select.bindText(2, key);
@@ -181,13 +196,13 @@ std::vector<MetricPoint> Database::readMetric(int64_t run_id, const std::string&
 }
 
 std::vector<std::string> Database::metricKeys(int64_t run_id) {
-  // A skip-scan over the primary key: one seek per distinct key, not one per row.
+  // A skip-scan over the primary key: one seek per distinct key id, not one per row.
   Statement& select = impl_->prepared(
-      "WITH RECURSIVE k(key) AS ("
-      "  SELECT min(key) FROM metrics WHERE run_id = ?1"
-      "  UNION ALL SELECT (SELECT min(key) FROM metrics WHERE run_id = ?1 AND key > k.key) "
-      "  FROM k WHERE k.key IS NOT NULL) "
-      "SELECT key FROM k WHERE key IS NOT NULL");
+      "WITH RECURSIVE k(id) AS ("
+      "  SELECT min(key_id) FROM metrics WHERE run_id = ?1"
+      "  UNION ALL SELECT (SELECT min(key_id) FROM metrics WHERE run_id = ?1 AND key_id > k.id) "
+      "  FROM k WHERE k.id IS NOT NULL) "
+      "SELECT n.name FROM k JOIN metric_keys n ON n.id = k.id ORDER BY n.name");
   select.bind(1, run_id);
   return collectRows(select, [](const Statement& s) { return s.columnText(0); });
 }
