@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "storage/chunked_rows.h"
 #include "storage/metric_pyramid.h"
 #include "storage/statement.h"
 
@@ -19,7 +20,10 @@ namespace {
 constexpr int64_t kMinStep = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMaxStep = std::numeric_limits<int64_t>::max();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr size_t kBucketsPerStatement = 32;  // rows per multi-row upsert (15 parameters each)
+// Most buckets per multi-row upsert (15 parameters each; a power of two, chunked_rows.h).
+constexpr size_t kBucketsPerStatement = 64;
+constexpr int kStatementSizes = 7;  // 1, 2, 4, ..., 64
+static_assert(size_t{1} << (kStatementSizes - 1) == kBucketsPerStatement);
 
 constexpr const char* kColumns =
     "run_id, key_id, level, bucket, count, first_step, last_step, min_step, min_tokens, min_flops, "
@@ -36,6 +40,18 @@ std::string upsertSql(size_t rows) {
          "min_flops = excluded.min_flops, min_value = excluded.min_value, "
          "max_step = excluded.max_step, max_tokens = excluded.max_tokens, "
          "max_flops = excluded.max_flops, max_value = excluded.max_value";
+}
+
+// The upsert's SQL for 1, 2, 4, ... kBucketsPerStatement rows, built once.
+const std::string& upsertSqlFor(size_t rows) {
+  static const std::vector<std::string> sql = [] {
+    std::vector<std::string> out;
+    for (int i = 0; i < kStatementSizes; ++i) out.push_back(upsertSql(size_t{1} << i));
+    return out;
+  }();
+  size_t i = 0;
+  while ((size_t{1} << i) < rows) ++i;
+  return sql.at(i);
 }
 
 }  // namespace
@@ -126,21 +142,16 @@ void PyramidWriter::readBuckets(int64_t run_id, int64_t key_id, int level, int64
 
 void PyramidWriter::upsert(int64_t run_id, int64_t key_id, int level,
                            const std::vector<Bucket>& rows) {
-  static const std::string chunk_sql = upsertSql(kBucketsPerStatement);
-  static const std::string single_sql = upsertSql(1);
-  size_t next = 0;
-  auto write = [&](const std::string& sql, size_t per_statement) {
-    Statement& statement = prepare_(sql);
-    sqlite3_stmt* up = statement.handle();
-    for (; next + per_statement <= rows.size(); next += per_statement) {
-      int rc = SQLITE_OK;
-      for (size_t r = 0; r < per_statement; ++r) {
-        const Bucket& b = rows[next + r];
-        const int p = static_cast<int>(15 * r);
-        rc |= sqlite3_bind_int64(up, p + 1, run_id) | sqlite3_bind_int64(up, p + 2, key_id) |
-              sqlite3_bind_int(up, p + 3, level) | sqlite3_bind_int64(up, p + 4, b.bucket) |
-              sqlite3_bind_int64(up, p + 5, b.count) | sqlite3_bind_int64(up, p + 6, b.first_step) |
-              sqlite3_bind_int64(up, p + 7, b.last_step);
+  writeInChunks(
+      rows.size(), kBucketsPerStatement, 15,
+      [this](size_t n) -> Statement& { return prepare_(upsertSqlFor(n)); },
+      [&](sqlite3_stmt* up, size_t i, int p) {
+        const Bucket& b = rows[i];
+        int rc = sqlite3_bind_int64(up, p + 1, run_id) | sqlite3_bind_int64(up, p + 2, key_id) |
+                 sqlite3_bind_int(up, p + 3, level) | sqlite3_bind_int64(up, p + 4, b.bucket) |
+                 sqlite3_bind_int64(up, p + 5, b.count) |
+                 sqlite3_bind_int64(up, p + 6, b.first_step) |
+                 sqlite3_bind_int64(up, p + 7, b.last_step);
         if (b.finite) {
           rc |= sqlite3_bind_int64(up, p + 8, b.min.step) |
                 sqlite3_bind_int64(up, p + 9, b.min.tokens) |
@@ -153,13 +164,9 @@ void PyramidWriter::upsert(int64_t run_id, int64_t key_id, int level,
         } else {
           for (int c = 8; c <= 15; ++c) rc |= sqlite3_bind_null(up, p + c);
         }
-      }
-      if (rc != SQLITE_OK) checkSqlite(sqlite3_db_handle(up), rc, "binding metric pyramid rows");
-      statement.run();
-    }
-  };
-  if (rows.size() >= kBucketsPerStatement) write(chunk_sql, kBucketsPerStatement);
-  if (next < rows.size()) write(single_sql, 1);
+        return rc;
+      },
+      "metric pyramid rows");
 }
 
 int64_t PyramidWriter::rebuild(int64_t run_id, int64_t key_id, const std::vector<Point>& points,

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "storage/chunked_rows.h"
 #include "storage/database.h"
 #include "storage/database_impl.h"
 #include "storage/pyramid_writer.h"
@@ -17,9 +18,13 @@ namespace deepladder::storage {
 // ---- metrics --------------------------------------------------------------------------------
 namespace {
 
-// Rows per multi-row INSERT: one statement execution carries this many rows, so the per-step
-// cost of the VDBE (start, halt, reset) is paid once per chunk instead of once per row.
-constexpr size_t kMetricRowsPerStatement = 128;
+// Most rows per multi-row INSERT (a power of two; storage/chunked_rows.h): one statement
+// execution carries up to this many rows, so the VDBE's per-statement cost (start, cursors, halt)
+// is paid once per chunk instead of once per row. 512 measured ~3% fewer instructions per row
+// than 128; larger chunks gained nothing.
+constexpr size_t kMetricRowsPerStatement = 512;
+constexpr int kMetricStatementSizes = 10;  // 1, 2, 4, ..., 512
+static_assert(size_t{1} << (kMetricStatementSizes - 1) == kMetricRowsPerStatement);
 
 std::string metricUpsertSql(size_t rows) {
   std::string sql = "INSERT INTO metrics(run_id, key_id, step, tokens, flops, value, wall) VALUES ";
@@ -32,6 +37,18 @@ std::string metricUpsertSql(size_t rows) {
   return sql +
          " ON CONFLICT(run_id, key_id, step) DO UPDATE SET tokens = excluded.tokens, "
          "flops = excluded.flops, value = excluded.value, wall = excluded.wall";
+}
+
+// The upsert's SQL for 1, 2, 4, ... kMetricRowsPerStatement rows, built once.
+const std::string& metricUpsertSqlFor(size_t rows) {
+  static const std::vector<std::string> sql = [] {
+    std::vector<std::string> out;
+    for (int i = 0; i < kMetricStatementSizes; ++i) out.push_back(metricUpsertSql(size_t{1} << i));
+    return out;
+  }();
+  size_t i = 0;
+  while ((size_t{1} << i) < rows) ++i;
+  return sql.at(i);
 }
 
 // Binds `row`, its key as `key_id`, to parameters first+1 .. first+7 straight through the C API
@@ -99,9 +116,6 @@ std::vector<uint32_t> primaryKeyOrder(const std::vector<MetricRow>& rows) {
 
 void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   if (rows.empty()) return;
-  constexpr size_t chunk = kMetricRowsPerStatement;
-  static const std::string chunk_sql = metricUpsertSql(chunk);
-  static const std::string single_sql = metricUpsertSql(1);
   const std::vector<uint32_t> order = primaryKeyOrder(rows);
   Transaction transaction(*this);
   // The id of each key name in the batch (metric_keys, schema v5), created when new.
@@ -141,21 +155,13 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
         {begin, end, last_key_id, pyramid.lastStoredStep(first.run_id, last_key_id) < first.step});
     begin = end;
   }
-  size_t next = 0;
-  auto insertRows = [&](const std::string& sql, size_t rows_per_statement, size_t end) {
-    Statement& insert = impl_->prepared(sql);
-    sqlite3_stmt* s = insert.handle();
-    for (; next + rows_per_statement <= end; next += rows_per_statement) {
-      int rc = SQLITE_OK;
-      for (size_t r = 0; r < rows_per_statement; ++r)
-        rc |= bindMetricRow(s, static_cast<int>(7 * r), rows[order[next + r]], key_ids[next + r]);
-      if (rc != SQLITE_OK) checkSqlite(impl_->db, rc, "binding metric rows");
-      insert.run();
-    }
-  };
-  const size_t full_chunks_end = rows.size() - rows.size() % chunk;
-  if (full_chunks_end > 0) insertRows(chunk_sql, chunk, full_chunks_end);
-  if (next < rows.size()) insertRows(single_sql, 1, rows.size());
+  writeInChunks(
+      order.size(), kMetricRowsPerStatement, 7,
+      [this](size_t n) -> Statement& { return impl_->prepared(metricUpsertSqlFor(n)); },
+      [&](sqlite3_stmt* s, size_t i, int first) {
+        return bindMetricRow(s, first, rows[order[i]], key_ids[i]);
+      },
+      "metric rows");
   // Then the pyramid buckets these rows fell in, once per curve.
   std::vector<PyramidWriter::Point> points;
   for (const Curve& curve : curves) {
