@@ -29,11 +29,10 @@ constexpr const char* kColumns =
     "run_id, key_id, level, bucket, count, first_step, last_step, min_step, min_tokens, min_flops, "
     "min_value, max_step, max_tokens, max_flops, max_value";
 
+// A curve's run_id, key_id and the level are the statement's parameters ?1, ?2 and ?3.
 std::string upsertSql(size_t rows) {
-  std::string sql = std::string("INSERT INTO metric_pyramid(") + kColumns + ") VALUES ";
-  for (size_t r = 0; r < rows; ++r)
-    sql += r ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  return sql +
+  return std::string("INSERT INTO metric_pyramid(") + kColumns + ") VALUES " +
+         valuesList(rows, 3, 12) +
          " ON CONFLICT(run_id, key_id, level, bucket) DO UPDATE SET count = excluded.count, "
          "first_step = excluded.first_step, last_step = excluded.last_step, "
          "min_step = excluded.min_step, min_tokens = excluded.min_tokens, "
@@ -143,26 +142,28 @@ void PyramidWriter::readBuckets(int64_t run_id, int64_t key_id, int level, int64
 void PyramidWriter::upsert(int64_t run_id, int64_t key_id, int level,
                            const std::vector<Bucket>& rows) {
   writeInChunks(
-      rows.size(), kBucketsPerStatement, 15,
+      rows.size(), kBucketsPerStatement, 3, 12,
       [this](size_t n) -> Statement& { return prepare_(upsertSqlFor(n)); },
+      [&](sqlite3_stmt* up) {
+        return sqlite3_bind_int64(up, 1, run_id) | sqlite3_bind_int64(up, 2, key_id) |
+               sqlite3_bind_int(up, 3, level);
+      },
       [&](sqlite3_stmt* up, size_t i, int p) {
         const Bucket& b = rows[i];
-        int rc = sqlite3_bind_int64(up, p + 1, run_id) | sqlite3_bind_int64(up, p + 2, key_id) |
-                 sqlite3_bind_int(up, p + 3, level) | sqlite3_bind_int64(up, p + 4, b.bucket) |
-                 sqlite3_bind_int64(up, p + 5, b.count) |
-                 sqlite3_bind_int64(up, p + 6, b.first_step) |
-                 sqlite3_bind_int64(up, p + 7, b.last_step);
+        int rc = sqlite3_bind_int64(up, p + 1, b.bucket) | sqlite3_bind_int64(up, p + 2, b.count) |
+                 sqlite3_bind_int64(up, p + 3, b.first_step) |
+                 sqlite3_bind_int64(up, p + 4, b.last_step);
         if (b.finite) {
-          rc |= sqlite3_bind_int64(up, p + 8, b.min.step) |
-                sqlite3_bind_int64(up, p + 9, b.min.tokens) |
-                sqlite3_bind_double(up, p + 10, b.min.flops) |
-                sqlite3_bind_double(up, p + 11, b.min.value) |
-                sqlite3_bind_int64(up, p + 12, b.max.step) |
-                sqlite3_bind_int64(up, p + 13, b.max.tokens) |
-                sqlite3_bind_double(up, p + 14, b.max.flops) |
-                sqlite3_bind_double(up, p + 15, b.max.value);
+          rc |= sqlite3_bind_int64(up, p + 5, b.min.step) |
+                sqlite3_bind_int64(up, p + 6, b.min.tokens) |
+                sqlite3_bind_double(up, p + 7, b.min.flops) |
+                sqlite3_bind_double(up, p + 8, b.min.value) |
+                sqlite3_bind_int64(up, p + 9, b.max.step) |
+                sqlite3_bind_int64(up, p + 10, b.max.tokens) |
+                sqlite3_bind_double(up, p + 11, b.max.flops) |
+                sqlite3_bind_double(up, p + 12, b.max.value);
         } else {
-          for (int c = 8; c <= 15; ++c) rc |= sqlite3_bind_null(up, p + c);
+          for (int c = 5; c <= 12; ++c) rc |= sqlite3_bind_null(up, p + c);
         }
         return rc;
       },

@@ -26,17 +26,21 @@ constexpr size_t kMetricRowsPerStatement = 512;
 constexpr int kMetricStatementSizes = 10;  // 1, 2, 4, ..., 512
 static_assert(size_t{1} << (kMetricStatementSizes - 1) == kMetricRowsPerStatement);
 
+// Each row's run_id and key_id are the statement's parameters ?1 and ?2 (one curve per statement).
 std::string metricUpsertSql(size_t rows) {
-  std::string sql = "INSERT INTO metrics(run_id, key_id, step, tokens, flops, value, wall) VALUES ";
-  for (size_t r = 0; r < rows; ++r) {
-    const size_t p = 7 * r;
-    sql += (r ? ",(?" : "(?") + std::to_string(p + 1);
-    for (size_t c = 2; c <= 7; ++c) sql += ",?" + std::to_string(p + c);
-    sql += ")";
-  }
-  return sql +
+  return "INSERT INTO metrics(run_id, key_id, step, tokens, flops, value, wall) VALUES " +
+         valuesList(rows, 2, 5) +
          " ON CONFLICT(run_id, key_id, step) DO UPDATE SET tokens = excluded.tokens, "
          "flops = excluded.flops, value = excluded.value, wall = excluded.wall";
+}
+
+// Binds `row`'s own columns (step, tokens, flops, value, wall) to parameters first+1 .. first+5
+// straight through the C API (this is the hot loop of ingestion). NaN values become NULL (SQLite
+// does that itself for NaN doubles). Returns the OR of the codes.
+int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row) {
+  return sqlite3_bind_int64(s, first + 1, row.step) | sqlite3_bind_int64(s, first + 2, row.tokens) |
+         sqlite3_bind_double(s, first + 3, row.flops) |
+         sqlite3_bind_double(s, first + 4, row.value) | sqlite3_bind_double(s, first + 5, row.wall);
 }
 
 // The upsert's SQL for 1, 2, 4, ... kMetricRowsPerStatement rows, built once.
@@ -49,16 +53,6 @@ const std::string& metricUpsertSqlFor(size_t rows) {
   size_t i = 0;
   while ((size_t{1} << i) < rows) ++i;
   return sql.at(i);
-}
-
-// Binds `row`, its key as `key_id`, to parameters first+1 .. first+7 straight through the C API
-// (this is the hot loop of ingestion). NaN values become NULL (SQLite does that itself for NaN
-// doubles). Returns the OR of the codes.
-int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row, int64_t key_id) {
-  return sqlite3_bind_int64(s, first + 1, row.run_id) | sqlite3_bind_int64(s, first + 2, key_id) |
-         sqlite3_bind_int64(s, first + 3, row.step) | sqlite3_bind_int64(s, first + 4, row.tokens) |
-         sqlite3_bind_double(s, first + 5, row.flops) |
-         sqlite3_bind_double(s, first + 6, row.value) | sqlite3_bind_double(s, first + 7, row.wall);
 }
 
 // The order to insert `rows` in: primary-key order (run_id, key, step), so that neighbouring
@@ -139,7 +133,6 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
     bool appended;
   };
   std::vector<Curve> curves;
-  std::vector<int64_t> key_ids(order.size());  // by position in `order`
   const std::string* last_key = nullptr;
   int64_t last_key_id = 0;
   for (size_t begin = 0; begin < order.size();) {
@@ -150,18 +143,31 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
       ++end;
     if (!last_key || *last_key != first.key) last_key_id = keyId(first.key);
     last_key = &first.key;
-    std::fill(key_ids.begin() + begin, key_ids.begin() + end, last_key_id);
     curves.push_back(
         {begin, end, last_key_id, pyramid.lastStoredStep(first.run_id, last_key_id) < first.step});
     begin = end;
   }
-  writeInChunks(
-      order.size(), kMetricRowsPerStatement, 7,
-      [this](size_t n) -> Statement& { return impl_->prepared(metricUpsertSqlFor(n)); },
-      [&](sqlite3_stmt* s, size_t i, int first) {
-        return bindMetricRow(s, first, rows[order[i]], key_ids[i]);
-      },
-      "metric rows");
+  // Each curve's rows through multi-row statements that carry its run and key id once.
+  std::vector<Statement*> statements(kMetricStatementSizes, nullptr);  // by log2(rows)
+  auto prepare = [&](size_t n) -> Statement& {
+    int log2 = 0;
+    while ((size_t{1} << log2) < n) ++log2;
+    Statement*& statement = statements[log2];
+    if (!statement) statement = &impl_->prepared(metricUpsertSqlFor(n));
+    return *statement;
+  };
+  for (const Curve& curve : curves) {
+    const int64_t run_id = rows[order[curve.begin]].run_id;
+    writeInChunks(
+        curve.end - curve.begin, kMetricRowsPerStatement, 2, 5, prepare,
+        [&](sqlite3_stmt* s) {
+          return sqlite3_bind_int64(s, 1, run_id) | sqlite3_bind_int64(s, 2, curve.key_id);
+        },
+        [&](sqlite3_stmt* s, size_t i, int first) {
+          return bindMetricRow(s, first, rows[order[curve.begin + i]]);
+        },
+        "metric rows");
+  }
   // Then the pyramid buckets these rows fell in, once per curve.
   std::vector<PyramidWriter::Point> points;
   for (const Curve& curve : curves) {
