@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "storage/chunked_rows.h"
@@ -123,6 +124,15 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
     insert.run();
     return static_cast<int64_t>(sqlite3_last_insert_rowid(impl_->db));
   };
+  // metrics has no foreign key (schema v5): each run written must exist, checked once per batch.
+  auto requireRun = [this](int64_t run_id) {
+    Statement& select = impl_->prepared("SELECT 1 FROM runs WHERE id = ?1");
+    ResetOnExit reset{select};
+    select.bind(1, run_id);
+    if (!select.step())
+      throw std::runtime_error("cannot write metric rows of run " + std::to_string(run_id) +
+                               ": no such run (FOREIGN KEY constraint failed)");
+  };
   // The curves written (runs of `order` with one run_id and key, steps ascending), and whether
   // each only appends after its stored steps: checked before inserting, for the pyramid.
   PyramidWriter pyramid(
@@ -134,13 +144,15 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
   };
   std::vector<Curve> curves;
   const std::string* last_key = nullptr;
-  int64_t last_key_id = 0;
+  int64_t last_key_id = 0, last_run_id = 0;
   for (size_t begin = 0; begin < order.size();) {
     const MetricRow& first = rows[order[begin]];
     size_t end = begin + 1;
     while (end < order.size() && rows[order[end]].run_id == first.run_id &&
            rows[order[end]].key == first.key)
       ++end;
+    if (begin == 0 || first.run_id != last_run_id) requireRun(first.run_id);
+    last_run_id = first.run_id;
     if (!last_key || *last_key != first.key) last_key_id = keyId(first.key);
     last_key = &first.key;
     curves.push_back(

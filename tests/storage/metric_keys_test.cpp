@@ -1,6 +1,7 @@
 // Metric keys stored as integer ids (schema v5, table metric_keys): a v4 database with metric and
-// pyramid rows migrates and reads the same curves, names round-trip through their ids, and
-// rewriting the same rows duplicates neither rows nor key names.
+// pyramid rows migrates and reads the same curves, names round-trip through their ids, rewriting
+// the same rows duplicates neither rows nor key names, rows of a missing run are refused, and a
+// deleted run takes its rows and pyramid with it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -164,8 +165,8 @@ TEST(MetricKeys, AFailedWriteLeavesNoKeyBehind) {
   auto db = Database::open(dir.file("runs.db"));
   const int64_t run = db->insertRun(RunRecord{});
   db->writeMetrics(curve(run, "train/loss", 0, 10, 1.0));
-  // A row of a run that does not exist fails the foreign key: the whole write rolls back,
-  // the key name it brought included.
+  // A row of a run that does not exist fails the write: the whole write rolls back, the key
+  // name it brought included.
   auto rows = curve(run, "new/key", 0, 10, 1.0);
   rows.push_back(MetricRow{run + 100, "new/key", 0, 0, 0, 1.0, 0});
   EXPECT_THROW(db->writeMetrics(rows), std::runtime_error);
@@ -173,9 +174,28 @@ TEST(MetricKeys, AFailedWriteLeavesNoKeyBehind) {
   EXPECT_TRUE(db->readMetric(run, "new/key").empty());
   db->writeMetrics(curve(run, "new/key", 0, 10, 1.0));  // and works when written properly
   EXPECT_EQ(db->readMetric(run, "new/key").size(), 10u);
-  // Deleting a run still deletes its rows.
-  db->execute("DELETE FROM runs WHERE id = " + std::to_string(run));
-  EXPECT_EQ(db->queryInt("SELECT count(*) FROM metrics"), 0);
+}
+
+TEST(MetricKeys, DeletingARunOrItsLadderDeletesItsRowsAndPyramid) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  db->execute("INSERT INTO ladders(name, spec, hash) VALUES ('l', '', 'h')");
+  RunRecord in_ladder;
+  in_ladder.ladder_id = db->queryInt("SELECT id FROM ladders");
+  const int64_t a = db->insertRun(in_ladder), b = db->insertRun(RunRecord{}),
+                c = db->insertRun(RunRecord{});
+  for (int64_t run : {a, b, c}) db->writeMetrics(curve(run, "train/loss", 0, 2000, 1.0));
+  auto rowsOf = [&](int64_t run) {
+    const std::string where = " WHERE run_id = " + std::to_string(run);
+    return db->queryInt("SELECT count(*) FROM metrics" + where) +
+           db->queryInt("SELECT count(*) FROM metric_pyramid" + where);
+  };
+  ASSERT_GT(rowsOf(a), 2000);
+  db->execute("DELETE FROM runs WHERE id = " + std::to_string(b));
+  EXPECT_EQ(rowsOf(b), 0);
+  db->execute("DELETE FROM ladders");  // its runs go by their foreign key, their rows with them
+  EXPECT_EQ(rowsOf(a), 0);
+  EXPECT_EQ(db->readMetric(c, "train/loss").size(), 2000u);  // another run's rows stay
 }
 
 }  // namespace
