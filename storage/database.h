@@ -22,7 +22,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -63,7 +63,8 @@ class Database {
 
   // --- metrics ----------------------------------------------------------------------------
   // One transaction (or a savepoint inside the caller's); upsert on (run_id, key, step), so
-  // writing the same rows twice leaves one copy with the last values.
+  // writing the same rows twice leaves one copy with the last values. Keys are stored as their
+  // metric_keys id (schema v5), created for a new name; every run written must exist.
   void writeMetrics(const std::vector<MetricRow>& rows);
   std::vector<MetricPoint> readMetric(int64_t run_id, const std::string& key);  // by step
   std::vector<std::string> metricKeys(int64_t run_id);                          // sorted

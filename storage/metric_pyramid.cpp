@@ -43,7 +43,8 @@ std::vector<MetricBucket> Database::readPyramidLevel(int64_t run_id, const std::
   Statement& select = impl_->prepared(
       "SELECT bucket, count, first_step, last_step, min_step, min_tokens, min_flops, min_value, "
       "max_step, max_tokens, max_flops, max_value FROM metric_pyramid "
-      "WHERE run_id = ?1 AND key = ?2 AND level = ?3 AND bucket BETWEEN ?4 AND ?5 ORDER BY bucket");
+      "WHERE run_id = ?1 AND key_id = (SELECT id FROM metric_keys WHERE name = ?2) AND level = ?3 "
+      "AND bucket BETWEEN ?4 AND ?5 ORDER BY bucket");
   ResetOnExit reset{select};
   select.bind(1, run_id);
   select.bindText(2, key);
@@ -65,8 +66,9 @@ std::vector<MetricBucket> Database::readPyramidLevel(int64_t run_id, const std::
 std::vector<MetricPoint> Database::readMetricRange(int64_t run_id, const std::string& key,
                                                    int64_t step_lo, int64_t step_hi) {
   Statement& select = impl_->prepared(
-      "SELECT step, tokens, flops, value, wall FROM metrics WHERE run_id = ?1 AND key = ?2 "
-      "AND step BETWEEN ?3 AND ?4 ORDER BY step");
+      "SELECT step, tokens, flops, value, wall FROM metrics WHERE run_id = ?1 "
+      "AND key_id = (SELECT id FROM metric_keys WHERE name = ?2) AND step BETWEEN ?3 AND ?4 "
+      "ORDER BY step");
   ResetOnExit reset{select};
   select.bind(1, run_id);
   select.bindText(2, key);
@@ -91,7 +93,8 @@ MetricCurve Database::readCurve(int64_t run_id, const std::string& key, int pixe
   {
     Statement& extent = impl_->prepared(
         "SELECT min(first_step), max(last_step) FROM metric_pyramid "
-        "WHERE run_id = ?1 AND key = ?2 AND level = ?3");
+        "WHERE run_id = ?1 AND key_id = (SELECT id FROM metric_keys WHERE name = ?2) "
+        "AND level = ?3");
     ResetOnExit reset{extent};
     extent.bind(1, run_id);
     extent.bindText(2, key);

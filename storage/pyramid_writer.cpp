@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "storage/chunked_rows.h"
 #include "storage/metric_pyramid.h"
 #include "storage/statement.h"
 
@@ -19,23 +20,37 @@ namespace {
 constexpr int64_t kMinStep = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMaxStep = std::numeric_limits<int64_t>::max();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr size_t kBucketsPerStatement = 32;  // rows per multi-row upsert (15 parameters each)
+// Most buckets per multi-row upsert (15 parameters each; a power of two, chunked_rows.h).
+constexpr size_t kBucketsPerStatement = 64;
+constexpr int kStatementSizes = 7;  // 1, 2, 4, ..., 64
+static_assert(size_t{1} << (kStatementSizes - 1) == kBucketsPerStatement);
 
 constexpr const char* kColumns =
-    "run_id, key, level, bucket, count, first_step, last_step, min_step, min_tokens, min_flops, "
+    "run_id, key_id, level, bucket, count, first_step, last_step, min_step, min_tokens, min_flops, "
     "min_value, max_step, max_tokens, max_flops, max_value";
 
+// A curve's run_id, key_id and the level are the statement's parameters ?1, ?2 and ?3.
 std::string upsertSql(size_t rows) {
-  std::string sql = std::string("INSERT INTO metric_pyramid(") + kColumns + ") VALUES ";
-  for (size_t r = 0; r < rows; ++r)
-    sql += r ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  return sql +
-         " ON CONFLICT(run_id, key, level, bucket) DO UPDATE SET count = excluded.count, "
+  return std::string("INSERT INTO metric_pyramid(") + kColumns + ") VALUES " +
+         valuesList(rows, 3, 12) +
+         " ON CONFLICT(run_id, key_id, level, bucket) DO UPDATE SET count = excluded.count, "
          "first_step = excluded.first_step, last_step = excluded.last_step, "
          "min_step = excluded.min_step, min_tokens = excluded.min_tokens, "
          "min_flops = excluded.min_flops, min_value = excluded.min_value, "
          "max_step = excluded.max_step, max_tokens = excluded.max_tokens, "
          "max_flops = excluded.max_flops, max_value = excluded.max_value";
+}
+
+// The upsert's SQL for 1, 2, 4, ... kBucketsPerStatement rows, built once.
+const std::string& upsertSqlFor(size_t rows) {
+  static const std::vector<std::string> sql = [] {
+    std::vector<std::string> out;
+    for (int i = 0; i < kStatementSizes; ++i) out.push_back(upsertSql(size_t{1} << i));
+    return out;
+  }();
+  size_t i = 0;
+  while ((size_t{1} << i) < rows) ++i;
+  return sql.at(i);
 }
 
 }  // namespace
@@ -54,24 +69,24 @@ struct PyramidWriter::Bucket {
   }
 };
 
-int64_t PyramidWriter::lastStoredStep(int64_t run_id, const std::string& key) {
-  Statement& select = prepare_("SELECT max(step) FROM metrics WHERE run_id = ?1 AND key = ?2");
+int64_t PyramidWriter::lastStoredStep(int64_t run_id, int64_t key_id) {
+  Statement& select = prepare_("SELECT max(step) FROM metrics WHERE run_id = ?1 AND key_id = ?2");
   ResetOnExit reset{select};
   select.bind(1, run_id);
-  select.bindText(2, key, /*transient=*/false);
+  select.bind(2, key_id);
   const int64_t step = select.step() && !select.columnIsNull(0) ? select.columnInt(0) : kMinStep;
   select.clearBindings();
   return step;
 }
 
-void PyramidWriter::readRows(int64_t run_id, const std::string& key, int64_t lo, int64_t hi,
+void PyramidWriter::readRows(int64_t run_id, int64_t key_id, int64_t lo, int64_t hi,
                              std::vector<Point>& out) {
   Statement& select = prepare_(
-      "SELECT step, tokens, flops, value FROM metrics WHERE run_id = ?1 AND key = ?2 "
+      "SELECT step, tokens, flops, value FROM metrics WHERE run_id = ?1 AND key_id = ?2 "
       "AND step BETWEEN ?3 AND ?4 ORDER BY step");
   ResetOnExit reset{select};
   select.bind(1, run_id);
-  select.bindText(2, key, /*transient=*/false);
+  select.bind(2, key_id);
   select.bind(3, lo);
   select.bind(4, hi);
   sqlite3_stmt* s = select.handle();
@@ -81,20 +96,23 @@ void PyramidWriter::readRows(int64_t run_id, const std::string& key, int64_t lo,
         Point{sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
               sqlite3_column_type(s, 3) == SQLITE_NULL ? kNaN : sqlite3_column_double(s, 3)});
   }
-  if (rc != SQLITE_DONE) checkSqlite(sqlite3_db_handle(s), rc, "reading metric rows of " + key);
+  if (rc != SQLITE_DONE)
+    checkSqlite(sqlite3_db_handle(s), rc,
+                "reading metric rows of key id " + std::to_string(key_id));
   select.clearBindings();
 }
 
-void PyramidWriter::readBuckets(int64_t run_id, const std::string& key, int level, int64_t first,
+void PyramidWriter::readBuckets(int64_t run_id, int64_t key_id, int level, int64_t first,
                                 int64_t last, std::vector<Bucket>& out) {
   if (last < first) return;
   Statement& select = prepare_(
       "SELECT bucket, count, first_step, last_step, min_step, min_tokens, min_flops, min_value, "
       "max_step, max_tokens, max_flops, max_value FROM metric_pyramid "
-      "WHERE run_id = ?1 AND key = ?2 AND level = ?3 AND bucket BETWEEN ?4 AND ?5 ORDER BY bucket");
+      "WHERE run_id = ?1 AND key_id = ?2 AND level = ?3 AND bucket BETWEEN ?4 AND ?5 ORDER BY "
+      "bucket");
   ResetOnExit reset{select};
   select.bind(1, run_id);
-  select.bindText(2, key, /*transient=*/false);
+  select.bind(2, key_id);
   select.bind(3, static_cast<int64_t>(level));
   select.bind(4, first);
   select.bind(5, last);
@@ -115,63 +133,55 @@ void PyramidWriter::readBuckets(int64_t run_id, const std::string& key, int leve
     }
     out.push_back(b);
   }
-  if (rc != SQLITE_DONE) checkSqlite(sqlite3_db_handle(s), rc, "reading the pyramid of " + key);
+  if (rc != SQLITE_DONE)
+    checkSqlite(sqlite3_db_handle(s), rc,
+                "reading the pyramid of key id " + std::to_string(key_id));
   select.clearBindings();
 }
 
-void PyramidWriter::upsert(int64_t run_id, const std::string& key, int level,
+void PyramidWriter::upsert(int64_t run_id, int64_t key_id, int level,
                            const std::vector<Bucket>& rows) {
-  static const std::string chunk_sql = upsertSql(kBucketsPerStatement);
-  static const std::string single_sql = upsertSql(1);
-  size_t next = 0;
-  auto write = [&](const std::string& sql, size_t per_statement) {
-    Statement& statement = prepare_(sql);
-    sqlite3_stmt* up = statement.handle();
-    for (; next + per_statement <= rows.size(); next += per_statement) {
-      int rc = SQLITE_OK;
-      for (size_t r = 0; r < per_statement; ++r) {
-        const Bucket& b = rows[next + r];
-        const int p = static_cast<int>(15 * r);
-        rc |=
-            sqlite3_bind_int64(up, p + 1, run_id) |
-            sqlite3_bind_text(up, p + 2, key.data(), static_cast<int>(key.size()), SQLITE_STATIC) |
-            sqlite3_bind_int(up, p + 3, level) | sqlite3_bind_int64(up, p + 4, b.bucket) |
-            sqlite3_bind_int64(up, p + 5, b.count) | sqlite3_bind_int64(up, p + 6, b.first_step) |
-            sqlite3_bind_int64(up, p + 7, b.last_step);
+  writeInChunks(
+      rows.size(), kBucketsPerStatement, 3, 12,
+      [this](size_t n) -> Statement& { return prepare_(upsertSqlFor(n)); },
+      [&](sqlite3_stmt* up) {
+        return sqlite3_bind_int64(up, 1, run_id) | sqlite3_bind_int64(up, 2, key_id) |
+               sqlite3_bind_int(up, 3, level);
+      },
+      [&](sqlite3_stmt* up, size_t i, int p) {
+        const Bucket& b = rows[i];
+        int rc = sqlite3_bind_int64(up, p + 1, b.bucket) | sqlite3_bind_int64(up, p + 2, b.count) |
+                 sqlite3_bind_int64(up, p + 3, b.first_step) |
+                 sqlite3_bind_int64(up, p + 4, b.last_step);
         if (b.finite) {
-          rc |= sqlite3_bind_int64(up, p + 8, b.min.step) |
-                sqlite3_bind_int64(up, p + 9, b.min.tokens) |
-                sqlite3_bind_double(up, p + 10, b.min.flops) |
-                sqlite3_bind_double(up, p + 11, b.min.value) |
-                sqlite3_bind_int64(up, p + 12, b.max.step) |
-                sqlite3_bind_int64(up, p + 13, b.max.tokens) |
-                sqlite3_bind_double(up, p + 14, b.max.flops) |
-                sqlite3_bind_double(up, p + 15, b.max.value);
+          rc |= sqlite3_bind_int64(up, p + 5, b.min.step) |
+                sqlite3_bind_int64(up, p + 6, b.min.tokens) |
+                sqlite3_bind_double(up, p + 7, b.min.flops) |
+                sqlite3_bind_double(up, p + 8, b.min.value) |
+                sqlite3_bind_int64(up, p + 9, b.max.step) |
+                sqlite3_bind_int64(up, p + 10, b.max.tokens) |
+                sqlite3_bind_double(up, p + 11, b.max.flops) |
+                sqlite3_bind_double(up, p + 12, b.max.value);
         } else {
-          for (int c = 8; c <= 15; ++c) rc |= sqlite3_bind_null(up, p + c);
+          for (int c = 5; c <= 12; ++c) rc |= sqlite3_bind_null(up, p + c);
         }
-      }
-      if (rc != SQLITE_OK) checkSqlite(sqlite3_db_handle(up), rc, "binding metric pyramid rows");
-      statement.run();
-    }
-    statement.clearBindings();  // the key's pointer is about to dangle
-  };
-  if (rows.size() >= kBucketsPerStatement) write(chunk_sql, kBucketsPerStatement);
-  if (next < rows.size()) write(single_sql, 1);
+        return rc;
+      },
+      "metric pyramid rows");
 }
 
-int64_t PyramidWriter::rebuild(int64_t run_id, const std::string& key,
-                               const std::vector<Point>& points, bool appended) {
+int64_t PyramidWriter::rebuild(int64_t run_id, int64_t key_id, const std::vector<Point>& points,
+                               bool appended) {
   if (points.empty()) return 0;
-  return rebuildRange(run_id, key, points.front().step, points.back().step,
+  return rebuildRange(run_id, key_id, points.front().step, points.back().step,
                       appended ? &points : nullptr);
 }
 
-int64_t PyramidWriter::rebuildAll(int64_t run_id, const std::string& key) {
-  return rebuildRange(run_id, key, kMinStep, kMaxStep, nullptr);
+int64_t PyramidWriter::rebuildAll(int64_t run_id, int64_t key_id) {
+  return rebuildRange(run_id, key_id, kMinStep, kMaxStep, nullptr);
 }
 
-int64_t PyramidWriter::rebuildRange(int64_t run_id, const std::string& key, int64_t lo, int64_t hi,
+int64_t PyramidWriter::rebuildRange(int64_t run_id, int64_t key_id, int64_t lo, int64_t hi,
                                     const std::vector<Point>* appended) {
   // Level 0: the touched buckets from their rows, as `metrics` holds them now.
   const int shift0 = pyramidShift(0);
@@ -181,13 +191,13 @@ int64_t PyramidWriter::rebuildRange(int64_t run_id, const std::string& key, int6
   std::vector<Point> rows;
   if (appended) {
     // Stored rows can only precede the new ones, within lo's bucket.
-    if (read_lo < lo) readRows(run_id, key, read_lo, lo - 1, rows);
+    if (read_lo < lo) readRows(run_id, key_id, read_lo, lo - 1, rows);
     rows.reserve(rows.size() + appended->size());
     for (size_t i = 0; i < appended->size(); ++i)
       if (i + 1 == appended->size() || (*appended)[i + 1].step != (*appended)[i].step)
         rows.push_back((*appended)[i]);  // a repeated step: the last one
   } else {
-    readRows(run_id, key, read_lo, read_hi, rows);
+    readRows(run_id, key_id, read_lo, read_hi, rows);
   }
   std::vector<Bucket> finer;
   for (const Point& p : rows) {
@@ -202,7 +212,7 @@ int64_t PyramidWriter::rebuildRange(int64_t run_id, const std::string& key, int6
     bucket.last_step = p.step;
     if (std::isfinite(p.value)) bucket.addExtremes(p, p);
   }
-  upsert(run_id, key, 0, finer);
+  upsert(run_id, key_id, 0, finer);
   int64_t written = static_cast<int64_t>(finer.size());
 
   // Coarser levels: each touched bucket from the finer buckets it is made of: the touched ones in
@@ -213,10 +223,10 @@ int64_t PyramidWriter::rebuildRange(int64_t run_id, const std::string& key, int6
                   touched_hi = pyramidBucket(hi, level - 1);
     const int64_t b_lo = pyramidBucket(lo, level), b_hi = pyramidBucket(hi, level);
     std::vector<Bucket> children;
-    readBuckets(run_id, key, level - 1, b_lo * (1 << kFan), touched_lo - 1, children);
+    readBuckets(run_id, key_id, level - 1, b_lo * (1 << kFan), touched_lo - 1, children);
     children.insert(children.end(), finer.begin(), finer.end());
     if (!appended)  // after appended steps nothing is stored
-      readBuckets(run_id, key, level - 1, touched_hi + 1, b_hi * (1 << kFan) + (1 << kFan) - 1,
+      readBuckets(run_id, key_id, level - 1, touched_hi + 1, b_hi * (1 << kFan) + (1 << kFan) - 1,
                   children);
     std::vector<Bucket> coarser;
     for (const Bucket& child : children) {
@@ -231,7 +241,7 @@ int64_t PyramidWriter::rebuildRange(int64_t run_id, const std::string& key, int6
       bucket.last_step = child.last_step;
       if (child.finite) bucket.addExtremes(child.min, child.max);
     }
-    upsert(run_id, key, level, coarser);
+    upsert(run_id, key_id, level, coarser);
     written += static_cast<int64_t>(coarser.size());
     finer = std::move(coarser);
   }
@@ -239,10 +249,10 @@ int64_t PyramidWriter::rebuildRange(int64_t run_id, const std::string& key, int6
 }
 
 void buildPyramidForAllMetrics(sqlite3* db) {
-  std::vector<std::pair<int64_t, std::string>> curves;
+  std::vector<std::pair<int64_t, int64_t>> curves;
   {
-    Statement select(db, "SELECT DISTINCT run_id, key FROM metrics ORDER BY run_id, key");
-    while (select.step()) curves.emplace_back(select.columnInt(0), select.columnText(1));
+    Statement select(db, "SELECT DISTINCT run_id, key_id FROM metrics ORDER BY run_id, key_id");
+    while (select.step()) curves.emplace_back(select.columnInt(0), select.columnInt(1));
   }
   std::map<std::string, std::unique_ptr<Statement>> statements;
   PyramidWriter writer([&](const std::string& sql) -> Statement& {
@@ -251,7 +261,7 @@ void buildPyramidForAllMetrics(sqlite3* db) {
     statement->reset();
     return *statement;
   });
-  for (const auto& [run_id, key] : curves) writer.rebuildAll(run_id, key);
+  for (const auto& [run_id, key_id] : curves) writer.rebuildAll(run_id, key_id);
 }
 
 }  // namespace deepladder::storage

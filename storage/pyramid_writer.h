@@ -30,32 +30,31 @@ class PyramidWriter {
 
   explicit PyramidWriter(Prepare prepare) : prepare_(std::move(prepare)) {}
 
+  // Curves are named by run and metric key id (metric_keys.id, schema v5).
   // The highest stored step of the curve (INT64_MIN when it has none); call before inserting.
-  int64_t lastStoredStep(int64_t run_id, const std::string& key);
+  int64_t lastStoredStep(int64_t run_id, int64_t key_id);
   // Rebuilds every bucket, at every level, that holds a step in [points.front().step,
   // points.back().step]: level 0 from the rows, each coarser level from the finer level's
   // buckets. `points`: the rows just written to the curve, by step (a repeated step: the last one
   // counts). `appended`: they all come after every step the curve had before. Returns the
   // pyramid rows written.
-  int64_t rebuild(int64_t run_id, const std::string& key, const std::vector<Point>& points,
-                  bool appended);
+  int64_t rebuild(int64_t run_id, int64_t key_id, const std::vector<Point>& points, bool appended);
   // Rebuilds the whole pyramid of one curve from its stored rows.
-  int64_t rebuildAll(int64_t run_id, const std::string& key);
+  int64_t rebuildAll(int64_t run_id, int64_t key_id);
 
  private:
   struct Bucket;
-  int64_t rebuildRange(int64_t run_id, const std::string& key, int64_t lo, int64_t hi,
+  int64_t rebuildRange(int64_t run_id, int64_t key_id, int64_t lo, int64_t hi,
                        const std::vector<Point>* appended);
-  void readRows(int64_t run_id, const std::string& key, int64_t lo, int64_t hi,
-                std::vector<Point>& out);
-  void readBuckets(int64_t run_id, const std::string& key, int level, int64_t first, int64_t last,
+  void readRows(int64_t run_id, int64_t key_id, int64_t lo, int64_t hi, std::vector<Point>& out);
+  void readBuckets(int64_t run_id, int64_t key_id, int level, int64_t first, int64_t last,
                    std::vector<Bucket>& out);
-  void upsert(int64_t run_id, const std::string& key, int level, const std::vector<Bucket>& rows);
+  void upsert(int64_t run_id, int64_t key_id, int level, const std::vector<Bucket>& rows);
 
   Prepare prepare_;
 };
 
-// Builds the whole pyramid from the metric rows already stored (the v3 -> v4 migration).
+// Builds the whole pyramid from the metric rows already stored (migrating a v3 database).
 void buildPyramidForAllMetrics(sqlite3* db);
 
 }  // namespace deepladder::storage

@@ -1,7 +1,10 @@
 // Storage benchmark, measured side by side in one run:
-//  (1) C++ batched metric upserts through Database::writeMetrics into a fresh file database,
+//  (1) C++ batched metric upserts through Database::writeMetrics into a fresh file database (which
+//      maps key names to metric_keys ids, checks the batch's runs exist and also keeps the metric
+//      pyramid up to date),
 //  (2) the same rows through Python's sqlite3 executemany (storage_bench_python.py) into another
-//      fresh file with the same schema and settings, and their ratio (target: C++ >= 2x),
+//      fresh file with the same schema and settings (key names mapped to ids with a dict; no
+//      pyramid), and their ratio (target: C++ >= 2x),
 //  (3) reading one run's full 100,000-point loss curve on its own connection while a writer
 //      thread keeps inserting (target: < 20 ms).
 // Usage: storage_bench [--rows N] [--batch B] [--rounds R] [--python /usr/bin/python3]
@@ -218,6 +221,10 @@ int main(int argc, char** argv) {
 
   std::printf("storage_bench rows=%lld batch=%lld rounds=%d (rows per transaction = batch)\n",
               static_cast<long long>(n_rows), static_cast<long long>(batch), rounds);
+  std::printf(
+      "cpp: Database::writeMetrics (key names -> metric_keys ids, runs checked, metric rows, "
+      "pyramid buckets); "
+      "python: sqlite3 executemany (key names -> ids with a dict, metric rows; no pyramid)\n");
   // Alternate the two sides so background load on a shared machine hits both alike.
   // Sustained rate over all rounds = all rows / all time, per side.
   Rate cpp_time, python_time;  // seconds summed over rounds

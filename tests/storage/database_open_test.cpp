@@ -29,9 +29,10 @@ TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
-  EXPECT_EQ(Database::kSchemaVersion, 4);
-  for (const char* table : {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events",
-                            "fits", "external_points", "decisions", "metric_pyramid"}) {
+  EXPECT_EQ(Database::kSchemaVersion, 5);
+  for (const char* table :
+       {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events", "fits",
+        "external_points", "decisions", "metric_pyramid", "metric_keys"}) {
     EXPECT_EQ(db->queryInt(std::string("SELECT count(*) FROM sqlite_schema WHERE type='table' "
                                        "AND name='") +
                            table + "'"),
@@ -79,7 +80,7 @@ TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
         "INSERT INTO fits(source, arm, form, params) VALUES ('old', 'vanilla', 'L', '{\"E\":1}');");
   }
   auto db = Database::open(path);
-  EXPECT_EQ(db->schemaVersion(), 4);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
   const auto fits = db->fits("old");
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_EQ(fits[0].params_json, "{\"E\":1}");

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "core/protocol.h"
+#include "schema_downgrade.h"
 #include "storage/database.h"
 #include "storage/ingester.h"
 #include "storage/worker_log_replay.h"
@@ -215,7 +216,7 @@ TEST(MetricPyramid, CrashReplayDuplicatesNoBucket) {
     expectPyramidMatchesRows(*db, run, "lr");
   }
   // One bucket per level and bucket index: no duplicate key survives.
-  EXPECT_EQ(db->queryInt("SELECT count(*) FROM (SELECT DISTINCT run_id, key, level, bucket "
+  EXPECT_EQ(db->queryInt("SELECT count(*) FROM (SELECT DISTINCT run_id, key_id, level, bucket "
                          "FROM metric_pyramid)"),
             rows_once);
 }
@@ -263,10 +264,11 @@ TEST(MetricPyramid, MigratingAVersion3DatabaseBuildsThePyramid) {
     db->writeMetrics(noisyCurve(run, "train/loss", 7000, 5));
     db->writeMetrics(noisyCurve(run, "val/loss", 700, 6));
     // As schema v3 left it: metric rows, no pyramid.
+    testing::downgradeToSchemaV4(*db);
     db->execute("DROP TABLE metric_pyramid; PRAGMA user_version = 3;");
   }
   auto db = Database::open(path);
-  EXPECT_EQ(db->schemaVersion(), 4);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
   expectPyramidMatchesRows(*db, run, "train/loss");
   expectPyramidMatchesRows(*db, run, "val/loss");
   EXPECT_EQ(db->integrityCheck(), "ok");

@@ -8,9 +8,48 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v4 (the metric pyramid), v3 (the fit cache columns, its trigger and indexes, the decisions
-// table) and v2 (the stored plan's columns); user_version becomes 1. SQLite >= 3.35 drops columns.
+// Undoes v5 (metric key ids): metrics and metric_pyramid get their text key column back, as schema
+// v4 had them (rows kept); user_version becomes 4.
+inline void downgradeToSchemaV4(Database& db) {
+  db.execute(R"sql(
+DROP TRIGGER runs_delete_metrics;
+CREATE TABLE metrics_v4(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  step   INTEGER NOT NULL,
+  tokens INTEGER NOT NULL,
+  flops  REAL NOT NULL,
+  value  REAL,
+  wall   REAL,
+  PRIMARY KEY(run_id, key, step)
+) WITHOUT ROWID;
+INSERT INTO metrics_v4 SELECT m.run_id, k.name, m.step, m.tokens, m.flops, m.value, m.wall
+  FROM metrics m JOIN metric_keys k ON k.id = m.key_id;
+DROP TABLE metrics;
+ALTER TABLE metrics_v4 RENAME TO metrics;
+CREATE TABLE metric_pyramid_v4(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key TEXT NOT NULL, level INTEGER NOT NULL, bucket INTEGER NOT NULL, count INTEGER NOT NULL,
+  first_step INTEGER NOT NULL, last_step INTEGER NOT NULL, min_step INTEGER, min_tokens INTEGER,
+  min_flops REAL, min_value REAL, max_step INTEGER, max_tokens INTEGER, max_flops REAL,
+  max_value REAL,
+  PRIMARY KEY(run_id, key, level, bucket)
+) WITHOUT ROWID;
+INSERT INTO metric_pyramid_v4 SELECT p.run_id, k.name, p.level, p.bucket, p.count, p.first_step,
+  p.last_step, p.min_step, p.min_tokens, p.min_flops, p.min_value, p.max_step, p.max_tokens,
+  p.max_flops, p.max_value FROM metric_pyramid p JOIN metric_keys k ON k.id = p.key_id;
+DROP TABLE metric_pyramid;
+ALTER TABLE metric_pyramid_v4 RENAME TO metric_pyramid;
+DROP TABLE metric_keys;
+PRAGMA user_version = 4;
+)sql");
+}
+
+// Undoes v5 and v4 (the metric pyramid), v3 (the fit cache columns, its trigger and indexes, the
+// decisions table) and v2 (the stored plan's columns); user_version becomes 1. SQLite >= 3.35 drops
+// columns.
 inline void downgradeToSchemaV1(Database& db) {
+  downgradeToSchemaV4(db);
   db.execute("DROP TABLE metric_pyramid");
   db.execute(
       "DROP TRIGGER fits_drop_when_a_run_finishes; DROP TABLE decisions;"
