@@ -51,6 +51,16 @@ bool isMemoryPath(const std::string& path) {
 }
 
 // True when files can be created in the directory holding `path`.
+// A read-only open of a database an older deepladder wrote: Database::open migrates it first
+// when it may write there.
+struct OlderSchema : UserError {
+  OlderSchema(const std::string& path, int version)
+      : UserError("database '" + path + "' has schema v" + std::to_string(version) +
+                  " (an older deepladder) and needs a one-time migration, which writes to it: make "
+                  "the file and its directory writable (chmod u+w), or copy it somewhere "
+                  "writable, and run the command again.") {}
+};
+
 bool canCreateBeside(const std::string& path) {
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
@@ -200,12 +210,7 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
   }
   exec(db, kConnectionPragmas, "connection settings");
   if (read_only) {
-    if (version < Database::kSchemaVersion) {
-      throw UserError("database '" + path + "' has schema v" + std::to_string(version) +
-                      " and needs a migration; open it once read-write (e.g. `deepladder "
-                      "status --db " +
-                      path + "`).");
-    }
+    if (version < Database::kSchemaVersion) throw OlderSchema(path, version);
     requireCompleteSchema(db, path);
     return;
   }
@@ -304,6 +309,13 @@ std::unique_ptr<Database> Database::open(const std::string& path, bool read_only
     sqlite3_extended_result_codes(impl->db, 0);
     sqlite3_trace_v2(impl->db, SQLITE_TRACE_STMT, traceStatement, nullptr);
     prepareConnection(impl->db, impl->path, read_only);
+  } catch (const OlderSchema&) {
+    impl.reset();
+    // Readers (status, metrics, fit, ...) open read-only; a database from an older deepladder
+    // is migrated once, by a read-write open, when the file and its directory are writable.
+    if (::access(path.c_str(), W_OK) != 0 || !canCreateBeside(path)) throw;
+    if (open(path, /*read_only=*/false)->schemaVersion() < kSchemaVersion) throw;
+    return open(path, /*read_only=*/true);
   } catch (...) {
     impl.reset();  // closes the connection
     if (!existed && !memory) removeDatabaseFiles(path);

@@ -279,6 +279,11 @@ BEGIN
   DELETE FROM metrics WHERE run_id = OLD.id;
   DELETE FROM metric_pyramid WHERE run_id = OLD.id;
 END;
+
+-- For queries by hand (sqlite3, pandas): the metric rows with their key's name.
+CREATE VIEW metric_values AS
+  SELECT m.run_id, k.name AS key, m.step, m.tokens, m.flops, m.value, m.wall
+  FROM metrics m JOIN metric_keys k ON k.id = m.key_id;
 )sql";
 
 void exec(sqlite3* db, const char* sql, const char* context) {

@@ -136,7 +136,7 @@ class LadderFaultTest : public ::testing::Test {
       ASSERT_EQ(loss.size(), size_t(kSteps)) << s.run.name;
       for (size_t i = 0; i < loss.size(); ++i)
         EXPECT_EQ(loss[i].step, int64_t(i + 1)) << s.run.name;
-      EXPECT_EQ(db->queryInt("SELECT COUNT(*) FROM metrics WHERE run_id = " +
+      EXPECT_EQ(db->queryInt("SELECT COUNT(*) FROM metric_values WHERE run_id = " +
                              std::to_string(s.run.id) + " AND key = 'train/loss'"),
                 kSteps);
     }

@@ -12,6 +12,7 @@ namespace deepladder::storage::testing {
 // v4 had them (rows kept); user_version becomes 4.
 inline void downgradeToSchemaV4(Database& db) {
   db.execute(R"sql(
+DROP VIEW metric_values;
 DROP TRIGGER runs_delete_metrics;
 CREATE TABLE metrics_v4(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
