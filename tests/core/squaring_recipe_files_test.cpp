@@ -70,3 +70,22 @@ TEST(SquaringRecipeFiles, EachRunSpendsItsRungsFlopBudget) {
     EXPECT_NEAR(run.flops, budget.at(run.size), step) << run.name;
   }
 }
+
+TEST(SquaringRecipeFiles, AblationFilesChangeOnlyWhatTheyName) {
+  const RunConfig base = loadRunConfigToml(resource("runs/squaring-e1-reentry.toml"));
+  RunConfig nods = loadRunConfigToml(resource("runs/squaring-e1-reentry-nods.toml"));
+  EXPECT_DOUBLE_EQ(nods.squaring.deep_supervision, 0.0);  // re-entry alone
+  nods.name = base.name;
+  nods.squaring.deep_supervision = base.squaring.deep_supervision;
+  EXPECT_EQ(configHash(nods), configHash(base));
+
+  RunConfig muon = loadRunConfigToml(resource("runs/squaring-e1-reentry-muon.toml"));
+  EXPECT_EQ(muon.train.optimizer, OptimizerKind::muon);
+  muon.name = base.name;
+  muon.train.optimizer = base.train.optimizer;
+  muon.train.lr = base.train.lr;
+  muon.train.embed_lr = base.train.embed_lr;
+  muon.train.head_lr = base.train.head_lr;
+  muon.train.beta1 = base.train.beta1;
+  EXPECT_EQ(configHash(muon), configHash(base));
+}
