@@ -5,7 +5,6 @@
 
 #include "trainers/cpu_gemm.h"
 #include "trainers/fused_cpu_ops.h"
-#include "trainers/gelu_cpu.h"
 #include "trainers/swiglu_cpu.h"
 
 namespace deepladder::trainers {
@@ -28,8 +27,6 @@ torch::Tensor MLPImpl::forward(const torch::Tensor& x) {
     } else if (swiglu) {
       auto gate_up = h.chunk(2, -1);
       h = torch::silu(gate_up[0]) * gate_up[1];  // (B,T,H)
-    } else if (useFusedCpuPath(h)) {
-      h = geluCpu(h);  // (B,T,H), one pass; torch::gelu below is the reference
     } else {
       h = torch::gelu(h);  // (B,T,H), exact erf GELU
     }

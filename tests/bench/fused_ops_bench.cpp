@@ -16,7 +16,6 @@
 #include "trainers/causal_attention_cpu.h"
 #include "trainers/cross_entropy_cpu.h"
 #include "trainers/fused_cpu_ops.h"
-#include "trainers/gelu_cpu.h"
 #include "trainers/rms_norm.h"
 #include "trainers/rotary.h"
 
@@ -102,10 +101,6 @@ int main(int argc, char** argv) {
   Rotary rotary(16, 64, 10000.0);
   auto qk = leaf({16, 64, 2, 4, 16});
   switched("rotary_d64", [&] { return rotary(qk.permute({2, 0, 3, 1, 4})); });
-
-  auto h = leaf({16, 64, 256});
-  report(
-      "gelu_d64", [&] { return torch::gelu(h); }, [&] { return geluCpu(h); });
 
   auto logits = leaf({1024, 256});
   const auto targets = torch::randint(0, 256, {1024}, torch::kInt64);

@@ -33,7 +33,6 @@ const std::pair<const char*, const char*> kCustomNodes[] = {
     {"RmsNormFunction", "rms_norm"},
     {"RotaryFunction", "rotary"},
     {"SwigluFunction", "mlp_act"},
-    {"GeluFunction", "mlp_act"},
     {"CrossEntropyFunction", "cross_entropy"},
     {"CheckpointFunction", "checkpoint"}};
 
