@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "storage/statement.h"
 
@@ -28,6 +29,24 @@ inline std::string valuesList(size_t rows, int shared, int per_row) {
   }
   return sql;
 }
+
+// The SQL texts of one multi-row statement for 1, 2, 4, ..., 2^(sizes - 1) rows, built once.
+class ChunkSql {
+ public:
+  template <class SqlFor>
+  ChunkSql(int sizes, SqlFor&& sql_for) {
+    for (int i = 0; i < sizes; ++i) sql_.push_back(sql_for(size_t{1} << i));
+  }
+  // The text for `rows` rows (a power of two within the sizes).
+  const std::string& forRows(size_t rows) const {
+    size_t i = 0;
+    while ((size_t{1} << i) < rows) ++i;
+    return sql_.at(i);
+  }
+
+ private:
+  std::vector<std::string> sql_;
+};
 
 // prepare(rows) returns the cached statement for `rows` rows (a power of two <= max_rows) built
 // with valuesList(rows, shared, per_row), reset and ready to bind; bind_shared(handle) binds

@@ -43,14 +43,8 @@ std::string upsertSql(size_t rows) {
 
 // The upsert's SQL for 1, 2, 4, ... kBucketsPerStatement rows, built once.
 const std::string& upsertSqlFor(size_t rows) {
-  static const std::vector<std::string> sql = [] {
-    std::vector<std::string> out;
-    for (int i = 0; i < kStatementSizes; ++i) out.push_back(upsertSql(size_t{1} << i));
-    return out;
-  }();
-  size_t i = 0;
-  while ((size_t{1} << i) < rows) ++i;
-  return sql.at(i);
+  static const ChunkSql sql(kStatementSizes, upsertSql);
+  return sql.forRows(rows);
 }
 
 }  // namespace

@@ -46,14 +46,8 @@ int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row) {
 
 // The upsert's SQL for 1, 2, 4, ... kMetricRowsPerStatement rows, built once.
 const std::string& metricUpsertSqlFor(size_t rows) {
-  static const std::vector<std::string> sql = [] {
-    std::vector<std::string> out;
-    for (int i = 0; i < kMetricStatementSizes; ++i) out.push_back(metricUpsertSql(size_t{1} << i));
-    return out;
-  }();
-  size_t i = 0;
-  while ((size_t{1} << i) < rows) ++i;
-  return sql.at(i);
+  static const ChunkSql sql(kMetricStatementSizes, metricUpsertSql);
+  return sql.forRows(rows);
 }
 
 // The order to insert `rows` in: primary-key order (run_id, key, step), so that neighbouring
