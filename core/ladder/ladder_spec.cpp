@@ -163,10 +163,10 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
 
       const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
       if (!recipe_rung) {
-        // The shape is validated before the budget is turned into steps (a head count of 0
-        // would divide by zero on the way).
-        options::validateModelShape(config, source_name + " (" + arm + "-" + sizes[rung].name + ")",
-                                    &origins);
+        // The options are checked before the budget is turned into steps (a head count of 0
+        // would divide by zero on the way, an unknown squaring tier has no cost per step).
+        options::validatePlanningInputs(
+            config, source_name + " (" + arm + "-" + sizes[rung].name + ")", &origins);
         const double tokens_target = targetTokens(budget, rung, config);
         const double max_tokens =
             std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));

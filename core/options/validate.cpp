@@ -223,6 +223,15 @@ std::optional<Problem> squaringOptimizerProblem(const RunConfig& c) {
   return std::nullopt;
 }
 
+std::optional<Problem> tierProblem(const SquaringConfig& q) {
+  namespace sq = deepladder::squaring;
+  for (const auto& name : sq::tierNames())
+    if (name == q.tier) return std::nullopt;
+  std::string names;
+  for (const auto& name : sq::tierNames()) names += (names.empty() ? "" : ", ") + name;
+  return Problem{"squaring.tier", "unknown tier \"" + q.tier + "\"", "use one of " + names};
+}
+
 std::optional<Problem> squaringProblem(const RunConfig& c) {
   namespace sq = deepladder::squaring;
   const ModelConfig& m = c.model;
@@ -238,14 +247,8 @@ std::optional<Problem> squaringProblem(const RunConfig& c) {
   if (q.layout == SquaringLayout::causal && m.attention != AttentionMask::causal)
     return Problem{"model.attention",
                    "the causal layout needs attention = \"causal\" (next-token targets)", ""};
-  const sq::TierPreset* tier = nullptr;
-  try {
-    tier = &sq::tierPreset(q.tier);
-  } catch (const UserError&) {
-    std::string names;
-    for (const auto& name : sq::tierNames()) names += (names.empty() ? "" : ", ") + name;
-    return Problem{"squaring.tier", "unknown tier \"" + q.tier + "\"", "use one of " + names};
-  }
+  if (auto unknown = tierProblem(q)) return unknown;
+  const sq::TierPreset* tier = &sq::tierPreset(q.tier);
   const int64_t need = squaringSeqLenNeeded(q);
   if (m.seq_len < need)
     return Problem{"model.seq_len",
@@ -323,14 +326,15 @@ namespace {
 
 }  // namespace
 
-void validateModelShape(const RunConfig& config, const std::string& source,
-                        const OptionOrigins* origins) {
+void validatePlanningInputs(const RunConfig& config, const std::string& source,
+                            const OptionOrigins* origins) {
   std::optional<Problem> problem;
   for (const OptionSpec& spec : runOptionSchema()) {
     if (problem) break;
-    if (spec.section == Section::model) problem = rangeProblem(spec, config);
+    problem = rangeProblem(spec, config);
   }
   if (!problem) problem = modelProblem(config);
+  if (!problem && config.task == Task::squaring) problem = tierProblem(config.squaring);
   if (problem) raise(*problem, source, origins);
 }
 

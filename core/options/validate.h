@@ -18,10 +18,11 @@ class OptionOrigins;
 void validateRunConfig(const RunConfig& config, const std::string& source,
                        const OptionOrigins* origins = nullptr);
 
-// The model's part alone (its options' ranges and the rules between them), for planning code that
-// computes with a shape (parameters, FLOPs) before the rest of the config is complete.
-void validateModelShape(const RunConfig& config, const std::string& source,
-                        const OptionOrigins* origins = nullptr);
+// What planning computes with before a ladder's budget has set the steps (parameters, FLOPs per
+// step): every option's range, the model's rules and a squaring run's tier; the rules between
+// options that involve the steps wait for validateRunConfig.
+void validatePlanningInputs(const RunConfig& config, const std::string& source,
+                            const OptionOrigins* origins = nullptr);
 
 // The same check as a predicate, for the trainers' assertions.
 bool isValidRunConfig(const RunConfig& config);

@@ -4,10 +4,13 @@
 // deep supervision, the benchmark's files from data_dir).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
 
+#include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/run_config.h"
 
@@ -88,4 +91,28 @@ TEST(SquaringRecipeFiles, AblationFilesChangeOnlyWhatTheyName) {
   muon.train.head_lr = base.train.head_lr;
   muon.train.beta1 = base.train.beta1;
   EXPECT_EQ(configHash(muon), configHash(base));
+}
+
+TEST(SquaringRecipeFiles, BadValuesUnderAFlopBudgetAreNamedAtTheirLine) {
+  // A rung's steps come from its cost per step, which needs a known tier and a batch: both are
+  // refused at their line before the budget is divided by them.
+  std::ifstream file(resource("ladders/squaring-e1-reentry.toml"));
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto errorWith = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    changed.replace(changed.find(from), from.size(), to);
+    try {
+      ladder::parseLadder(changed, "sq.toml");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string tier = errorWith("tier = \"E1\"", "tier = \"E9\"");
+  EXPECT_NE(tier.find("sq.toml:"), std::string::npos) << tier;
+  EXPECT_NE(tier.find("squaring.tier"), std::string::npos) << tier;
+  const std::string batch = errorWith("batch_size = 128", "batch_size = 0");
+  EXPECT_NE(batch.find("sq.toml:"), std::string::npos) << batch;
+  EXPECT_NE(batch.find("train.batch_size"), std::string::npos) << batch;
+  EXPECT_EQ(batch.find("nan"), std::string::npos) << batch;
 }
