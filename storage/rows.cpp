@@ -125,7 +125,7 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
     select.bind(1, run_id);
     if (!select.step())
       throw std::runtime_error("cannot write metric rows of run " + std::to_string(run_id) +
-                               ": no such run (FOREIGN KEY constraint failed)");
+                               ": no such run");
   };
   // The curves written (runs of `order` with one run_id and key, steps ascending), and whether
   // each only appends after its stored steps: checked before inserting, for the pyramid.

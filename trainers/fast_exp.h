@@ -1,10 +1,10 @@
-// A vectorizable float32 exp for the fused CPU kernels' inner loops: x <- exp(x - shift) over an
-// array. Cephes' expf scheme (round x log2(e) to n, a degree-6 polynomial on the remainder,
-// times 2^n built in the exponent bits), written without branches or library calls so the
-// compiler vectorizes the loop on the build's baseline ISA. Relative error about 2 ulp on
-// [-87, 88]; inputs below -87 give ~1e-38 instead of a smaller number (softmax terms that small
-// do not change a float32 sum), +inf gives e^88. NaN (the scores of a diverged run) comes back
-// out as NaN without reaching the integer conversion, where it would be undefined behaviour.
+// A vectorizable float32 exp for the fused CPU kernels' inner loops. Cephes' expf scheme (round
+// x log2(e) to n, a degree-6 polynomial on the remainder, times 2^n built in the exponent bits),
+// written without branches or library calls so the compiler vectorizes the calling loop. Relative
+// error about 2 ulp on [-87, 88]; inputs below -87 give ~1e-38 instead of a smaller number
+// (softmax terms that small do not change a float32 sum), +inf gives e^88. NaN (the scores of a
+// diverged run) comes back out as NaN without reaching the integer conversion, where it would be
+// undefined behaviour.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +32,6 @@ inline float expFinite(float in) {
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return is_nan ? in : p * scale;
-}
-
-// x[i] <- exp(x[i] - shift), i < n.
-inline void expShiftedInPlace(float* x, int64_t n, float shift) {
-  for (int64_t i = 0; i < n; ++i) x[i] = expFinite(x[i] - shift);
 }
 
 }  // namespace deepladder::trainers

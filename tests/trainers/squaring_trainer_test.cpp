@@ -124,10 +124,12 @@ TEST(SquaringTrainer, TinyBaselineRunEmitsMetricsAndEvals) {
     EXPECT_TRUE(hasValue(c, key)) << key;
   for (const auto& m : c.metrics) {
     std::map<std::string, double> v(m.values.begin(), m.values.end());
-    if (v.count("score"))  // the benchmark's score: the mean of test and OOD exact
+    if (v.count("score")) {  // the benchmark's score: the mean of test and OOD exact
       EXPECT_DOUBLE_EQ(v["score"], (v["test/exact"] + v["ood/exact"]) / 2);
-    if (v.count("train/loss"))  // each log line's throughput (the progress line's tok/s)
+    }
+    if (v.count("train/loss")) {  // each log line's throughput (the progress line's tok/s)
       EXPECT_GT(v["tokens_per_s"], 0.0) << "step " << m.step;
+    }
   }
   std::set<std::string> tasks;
   std::set<int64_t> steps;

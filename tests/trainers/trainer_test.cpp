@@ -75,7 +75,9 @@ TEST(Trainer, EveryMetricCarriesTokensAndFlopsSoFar) {
   const double weights_gb = 4.0 * static_cast<double>(countParameters(config.model).total) / 1e9;
   for (size_t i = 0; i < peak.size(); ++i) {
     EXPECT_GT(peak[i], weights_gb);
-    if (i > 0) EXPECT_GE(peak[i], peak[i - 1]);
+    if (i > 0) {
+      EXPECT_GE(peak[i], peak[i - 1]);
+    }
   }
   EXPECT_EQ(run.all<protocol::Hello>().at(0).flops_per_token, per_token);
   std::filesystem::remove_all(dir);
