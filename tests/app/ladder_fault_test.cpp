@@ -23,7 +23,9 @@ using namespace deepladder;
 
 namespace {
 
-constexpr int kSteps = 60;
+// Long enough that a run cannot end between the step a test waits for (25) and its kill: at 60
+// steps the fused CPU kernels finished a run inside that window.
+constexpr int kSteps = 300;
 constexpr int kCheckpointEvery = 10;
 
 // Two sizes (runs 1 and 2) on one CPU slot; or, with ranks = 2, one data-parallel run over two
@@ -93,7 +95,7 @@ class LadderFaultTest : public ::testing::Test {
     char pattern[] = "/tmp/deepladder-fault-XXXXXX";
     dir_ = mkdtemp(pattern);
     std::string text;
-    for (int i = 0; i < 300; ++i)
+    for (int i = 0; i < 1500; ++i)  // one pass of the data holds a run's kSteps x 4 x 32 tokens
       text += "in the beginning was the word, and the word was " + std::to_string(i % 11) + ".\n";
     std::ofstream(dir_ / "train.txt") << text;
     std::ofstream(dir_ / "val.txt") << text.substr(0, 3000);
