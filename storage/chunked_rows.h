@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,50 +17,77 @@
 
 namespace deepladder::storage {
 
-// "(?1,..,?S,?S+1,..,?S+P),(?1,..,?S,?S+P+1,..,?S+2P),...": `rows` rows of `shared` parameters
-// common to all rows followed by `per_row` parameters of their own.
-inline std::string valuesList(size_t rows, int shared, int per_row) {
-  std::string sql;
-  int next = shared;
-  for (size_t r = 0; r < rows; ++r) {
-    sql += r ? ",(" : "(";
-    for (int c = 1; c <= shared; ++c) sql += (c > 1 ? ",?" : "?") + std::to_string(c);
-    for (int c = 0; c < per_row; ++c) sql += (shared + c > 0 ? ",?" : "?") + std::to_string(++next);
-    sql += ")";
-  }
-  return sql;
-}
-
-// The SQL texts of one multi-row statement for 1, 2, 4, ..., 2^(sizes - 1) rows, built once.
+// One multi-row statement's shape and its SQL texts for 1, 2, 4, ..., max_rows rows (a power of
+// two), built once: `shared` parameters common to all rows (?1..?S), then `per_row` of each row's
+// own. `sql_for(values)` wraps the VALUES list "(?1,..,?S,?S+1,..,?S+P),(?1,..,?S,?S+P+1,..)"
+// into the statement.
 class ChunkSql {
  public:
   template <class SqlFor>
-  ChunkSql(int sizes, SqlFor&& sql_for) {
-    for (int i = 0; i < sizes; ++i) sql_.push_back(sql_for(size_t{1} << i));
+  ChunkSql(size_t max_rows, int shared, int per_row, SqlFor&& sql_for)
+      : shared_(shared), per_row_(per_row) {
+    for (size_t rows = 1; rows <= max_rows; rows *= 2) sql_.push_back(sql_for(valuesList(rows)));
   }
-  // The text for `rows` rows (a power of two within the sizes).
-  const std::string& forRows(size_t rows) const {
+  size_t maxRows() const { return size_t{1} << (sql_.size() - 1); }
+  int shared() const { return shared_; }
+  int perRow() const { return per_row_; }
+  size_t sizeIndex(size_t rows) const {  // log2 of `rows`, a power of two up to maxRows()
     size_t i = 0;
     while ((size_t{1} << i) < rows) ++i;
-    return sql_.at(i);
+    return i;
   }
+  const std::string& text(size_t size_index) const { return sql_.at(size_index); }
 
  private:
+  std::string valuesList(size_t rows) const {
+    std::string sql;
+    int next = shared_;
+    for (size_t r = 0; r < rows; ++r) {
+      sql += r ? ",(" : "(";
+      for (int c = 1; c <= shared_; ++c) sql += (c > 1 ? ",?" : "?") + std::to_string(c);
+      for (int c = 0; c < per_row_; ++c)
+        sql += (shared_ + c > 0 ? ",?" : "?") + std::to_string(++next);
+      sql += ")";
+    }
+    return sql;
+  }
+
+  int shared_, per_row_;
   std::vector<std::string> sql_;
 };
 
-// prepare(rows) returns the cached statement for `rows` rows (a power of two <= max_rows) built
-// with valuesList(rows, shared, per_row), reset and ready to bind; bind_shared(handle) binds
-// parameters 1..shared; bind(handle, row, first_parameter) binds row `row` (0-based over all
-// rows) to parameters first_parameter + 1 ... first_parameter + per_row. Both return the OR of
-// the SQLite codes.
-template <class Prepare, class BindShared, class Bind>
-void writeInChunks(size_t count, size_t max_rows, int shared, int per_row, Prepare&& prepare,
-                   BindShared&& bind_shared, Bind&& bind, const char* what) {
-  size_t size = max_rows, next = 0;
+// A writer's statements of one ChunkSql: each size prepared through `prepare` (the database's
+// statement cache) the first time it is needed, then reused without looking its long SQL text
+// up again.
+class ChunkStatements {
+ public:
+  using Prepare = std::function<Statement&(const std::string& sql)>;
+  ChunkStatements(const ChunkSql& sql, Prepare prepare)
+      : sql_(sql), prepare_(std::move(prepare)), by_size_(sql.sizeIndex(sql.maxRows()) + 1) {}
+  const ChunkSql& sql() const { return sql_; }
+  Statement& forRows(size_t rows) {
+    const size_t i = sql_.sizeIndex(rows);
+    if (!by_size_[i]) by_size_[i] = &prepare_(sql_.text(i));
+    return *by_size_[i];
+  }
+
+ private:
+  const ChunkSql& sql_;
+  Prepare prepare_;
+  std::vector<Statement*> by_size_;
+};
+
+// Writes `count` rows: bind_shared(handle) binds parameters 1..shared; bind(handle, row,
+// first_parameter) binds row `row` (0-based over all rows) to parameters first_parameter + 1 ...
+// first_parameter + per_row. Both return the OR of the SQLite codes.
+template <class BindShared, class Bind>
+void writeInChunks(size_t count, ChunkStatements& statements, BindShared&& bind_shared, Bind&& bind,
+                   const char* what) {
+  const int shared = statements.sql().shared(), per_row = statements.sql().perRow();
+  size_t size = statements.sql().maxRows(), next = 0;
   while (next < count) {
     while (size > count - next) size >>= 1;
-    Statement& statement = prepare(size);
+    Statement& statement = statements.forRows(size);
     sqlite3_stmt* s = statement.handle();
     for (; next + size <= count; next += size) {
       int rc = bind_shared(s);

@@ -20,31 +20,22 @@ namespace {
 constexpr int64_t kMinStep = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMaxStep = std::numeric_limits<int64_t>::max();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// Most buckets per multi-row upsert (15 parameters each; a power of two, chunked_rows.h).
-constexpr size_t kBucketsPerStatement = 64;
-constexpr int kStatementSizes = 7;  // 1, 2, 4, ..., 64
-static_assert(size_t{1} << (kStatementSizes - 1) == kBucketsPerStatement);
-
-constexpr const char* kColumns =
-    "run_id, key_id, level, bucket, count, first_step, last_step, min_step, min_tokens, min_flops, "
-    "min_value, max_step, max_tokens, max_flops, max_value";
-
-// A curve's run_id, key_id and the level are the statement's parameters ?1, ?2 and ?3.
-std::string upsertSql(size_t rows) {
-  return std::string("INSERT INTO metric_pyramid(") + kColumns + ") VALUES " +
-         valuesList(rows, 3, 12) +
-         " ON CONFLICT(run_id, key_id, level, bucket) DO UPDATE SET count = excluded.count, "
-         "first_step = excluded.first_step, last_step = excluded.last_step, "
-         "min_step = excluded.min_step, min_tokens = excluded.min_tokens, "
-         "min_flops = excluded.min_flops, min_value = excluded.min_value, "
-         "max_step = excluded.max_step, max_tokens = excluded.max_tokens, "
-         "max_flops = excluded.max_flops, max_value = excluded.max_value";
-}
-
-// The upsert's SQL for 1, 2, 4, ... kBucketsPerStatement rows, built once.
-const std::string& upsertSqlFor(size_t rows) {
-  static const ChunkSql sql(kStatementSizes, upsertSql);
-  return sql.forRows(rows);
+// The bucket upsert, up to 64 buckets a statement (storage/chunked_rows.h): a curve's run_id,
+// key_id and the level are the statement's parameters ?1, ?2 and ?3, then each bucket's 12 columns.
+const ChunkSql& bucketUpsert() {
+  static const ChunkSql sql(64, 3, 12, [](const std::string& values) {
+    return "INSERT INTO metric_pyramid(run_id, key_id, level, bucket, count, first_step, "
+           "last_step, min_step, min_tokens, min_flops, min_value, max_step, max_tokens, "
+           "max_flops, max_value) VALUES " +
+           values +
+           " ON CONFLICT(run_id, key_id, level, bucket) DO UPDATE SET count = excluded.count, "
+           "first_step = excluded.first_step, last_step = excluded.last_step, "
+           "min_step = excluded.min_step, min_tokens = excluded.min_tokens, "
+           "min_flops = excluded.min_flops, min_value = excluded.min_value, "
+           "max_step = excluded.max_step, max_tokens = excluded.max_tokens, "
+           "max_flops = excluded.max_flops, max_value = excluded.max_value";
+  });
+  return sql;
 }
 
 }  // namespace
@@ -63,13 +54,15 @@ struct PyramidWriter::Bucket {
   }
 };
 
+PyramidWriter::PyramidWriter(Prepare prepare)
+    : prepare_(std::move(prepare)), upserts_(bucketUpsert(), prepare_) {}
+
 int64_t PyramidWriter::lastStoredStep(int64_t run_id, int64_t key_id) {
   Statement& select = prepare_("SELECT max(step) FROM metrics WHERE run_id = ?1 AND key_id = ?2");
   ResetOnExit reset{select};
   select.bind(1, run_id);
   select.bind(2, key_id);
   const int64_t step = select.step() && !select.columnIsNull(0) ? select.columnInt(0) : kMinStep;
-  select.clearBindings();
   return step;
 }
 
@@ -93,7 +86,6 @@ void PyramidWriter::readRows(int64_t run_id, int64_t key_id, int64_t lo, int64_t
   if (rc != SQLITE_DONE)
     checkSqlite(sqlite3_db_handle(s), rc,
                 "reading metric rows of key id " + std::to_string(key_id));
-  select.clearBindings();
 }
 
 void PyramidWriter::readBuckets(int64_t run_id, int64_t key_id, int level, int64_t first,
@@ -130,14 +122,12 @@ void PyramidWriter::readBuckets(int64_t run_id, int64_t key_id, int level, int64
   if (rc != SQLITE_DONE)
     checkSqlite(sqlite3_db_handle(s), rc,
                 "reading the pyramid of key id " + std::to_string(key_id));
-  select.clearBindings();
 }
 
 void PyramidWriter::upsert(int64_t run_id, int64_t key_id, int level,
                            const std::vector<Bucket>& rows) {
   writeInChunks(
-      rows.size(), kBucketsPerStatement, 3, 12,
-      [this](size_t n) -> Statement& { return prepare_(upsertSqlFor(n)); },
+      rows.size(), upserts_,
       [&](sqlite3_stmt* up) {
         return sqlite3_bind_int64(up, 1, run_id) | sqlite3_bind_int64(up, 2, key_id) |
                sqlite3_bind_int(up, 3, level);

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "storage/chunked_rows.h"
+
 struct sqlite3;
 
 namespace deepladder::storage {
-
-class Statement;
 
 class PyramidWriter {
  public:
@@ -28,7 +28,7 @@ class PyramidWriter {
   // Returns the prepared (cached) statement for `sql`, reset and ready to bind.
   using Prepare = std::function<Statement&(const std::string& sql)>;
 
-  explicit PyramidWriter(Prepare prepare) : prepare_(std::move(prepare)) {}
+  explicit PyramidWriter(Prepare prepare);
 
   // Curves are named by run and metric key id (metric_keys.id, schema v5).
   // The highest stored step of the curve (INT64_MIN when it has none); call before inserting.
@@ -52,6 +52,7 @@ class PyramidWriter {
   void upsert(int64_t run_id, int64_t key_id, int level, const std::vector<Bucket>& rows);
 
   Prepare prepare_;
+  ChunkStatements upserts_;  // the bucket upserts, by size
 };
 
 // Builds the whole pyramid from the metric rows already stored (migrating a v3 database).

@@ -19,20 +19,19 @@ namespace deepladder::storage {
 // ---- metrics --------------------------------------------------------------------------------
 namespace {
 
-// Most rows per multi-row INSERT (a power of two; storage/chunked_rows.h): one statement
-// execution carries up to this many rows, so the VDBE's per-statement cost (start, cursors, halt)
-// is paid once per chunk instead of once per row. 512 measured ~3% fewer instructions per row
-// than 128; larger chunks gained nothing.
-constexpr size_t kMetricRowsPerStatement = 512;
-constexpr int kMetricStatementSizes = 10;  // 1, 2, 4, ..., 512
-static_assert(size_t{1} << (kMetricStatementSizes - 1) == kMetricRowsPerStatement);
-
-// Each row's run_id and key_id are the statement's parameters ?1 and ?2 (one curve per statement).
-std::string metricUpsertSql(size_t rows) {
-  return "INSERT INTO metrics(run_id, key_id, step, tokens, flops, value, wall) VALUES " +
-         valuesList(rows, 2, 5) +
-         " ON CONFLICT(run_id, key_id, step) DO UPDATE SET tokens = excluded.tokens, "
-         "flops = excluded.flops, value = excluded.value, wall = excluded.wall";
+// The metric upsert, up to 512 rows a statement (storage/chunked_rows.h): one statement execution
+// carries a chunk of rows, so the VDBE's per-statement cost (start, cursors, halt) is paid once per
+// chunk instead of once per row. 512 measured ~3% fewer instructions per row than 128; larger
+// chunks gained nothing. Each row's run_id and key_id are the statement's parameters ?1 and ?2
+// (one curve per statement), then its step, tokens, flops, value and wall.
+const ChunkSql& metricUpsert() {
+  static const ChunkSql sql(512, 2, 5, [](const std::string& values) {
+    return "INSERT INTO metrics(run_id, key_id, step, tokens, flops, value, wall) VALUES " +
+           values +
+           " ON CONFLICT(run_id, key_id, step) DO UPDATE SET tokens = excluded.tokens, "
+           "flops = excluded.flops, value = excluded.value, wall = excluded.wall";
+  });
+  return sql;
 }
 
 // Binds `row`'s own columns (step, tokens, flops, value, wall) to parameters first+1 .. first+5
@@ -42,12 +41,6 @@ int bindMetricRow(sqlite3_stmt* s, int first, const MetricRow& row) {
   return sqlite3_bind_int64(s, first + 1, row.step) | sqlite3_bind_int64(s, first + 2, row.tokens) |
          sqlite3_bind_double(s, first + 3, row.flops) |
          sqlite3_bind_double(s, first + 4, row.value) | sqlite3_bind_double(s, first + 5, row.wall);
-}
-
-// The upsert's SQL for 1, 2, 4, ... kMetricRowsPerStatement rows, built once.
-const std::string& metricUpsertSqlFor(size_t rows) {
-  static const ChunkSql sql(kMetricStatementSizes, metricUpsertSql);
-  return sql.forRows(rows);
 }
 
 // The order to insert `rows` in: primary-key order (run_id, key, step), so that neighbouring
@@ -154,18 +147,13 @@ void Database::writeMetrics(const std::vector<MetricRow>& rows) {
     begin = end;
   }
   // Each curve's rows through multi-row statements that carry its run and key id once.
-  std::vector<Statement*> statements(kMetricStatementSizes, nullptr);  // by log2(rows)
-  auto prepare = [&](size_t n) -> Statement& {
-    int log2 = 0;
-    while ((size_t{1} << log2) < n) ++log2;
-    Statement*& statement = statements[log2];
-    if (!statement) statement = &impl_->prepared(metricUpsertSqlFor(n));
-    return *statement;
-  };
+  ChunkStatements upserts(metricUpsert(), [this](const std::string& sql) -> Statement& {
+    return impl_->prepared(sql);
+  });
   for (const Curve& curve : curves) {
     const int64_t run_id = rows[order[curve.begin]].run_id;
     writeInChunks(
-        curve.end - curve.begin, kMetricRowsPerStatement, 2, 5, prepare,
+        curve.end - curve.begin, upserts,
         [&](sqlite3_stmt* s) {
           return sqlite3_bind_int64(s, 1, run_id) | sqlite3_bind_int64(s, 2, curve.key_id);
         },

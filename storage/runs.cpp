@@ -175,21 +175,22 @@ std::optional<RunRecord> Database::run(int64_t id) {
 
 std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
   // The last loss comes from the end of the (run_id, key_id, step) primary key: one seek each.
-  auto last = [](const char* column, const char* key) {
-    return std::string("(SELECT ") + column +
-           " FROM metrics m WHERE m.run_id = r.id AND m.key_id = "
-           "(SELECT id FROM metric_keys WHERE name = '" +
-           key + "') ORDER BY m.step DESC LIMIT 1)";
-  };
-  Statement& select =
-      impl_->prepared("SELECT " + kRunColumns + ", " + last("1", "train/loss") + ", " +
-                      last("m.value IS NULL", "train/loss") + ", " + last("m.value", "train/loss") +
-                      ", " + last("1", "val/loss") + ", " + last("m.value IS NULL", "val/loss") +
-                      ", " + last("m.value", "val/loss") +
-                      ", "
-                      "  coalesce(l.name, '') "
-                      "FROM runs r LEFT JOIN ladders l ON l.id = r.ladder_id "
-                      "WHERE ?1 IS NULL OR r.ladder_id = ?1 ORDER BY r.id");
+  static const std::string sql = [] {
+    auto last = [](const char* column, const char* key) {
+      return std::string("(SELECT ") + column +
+             " FROM metrics m WHERE m.run_id = r.id AND m.key_id = "
+             "(SELECT id FROM metric_keys WHERE name = '" +
+             key + "') ORDER BY m.step DESC LIMIT 1)";
+    };
+    std::string columns = kRunColumns;
+    for (const char* key : {"train/loss", "val/loss"})
+      for (const char* column : {"1", "m.value IS NULL", "m.value"})
+        columns += ", " + last(column, key);
+    return "SELECT " + columns +
+           ", coalesce(l.name, '') FROM runs r LEFT JOIN ladders l ON l.id = r.ladder_id "
+           "WHERE ?1 IS NULL OR r.ladder_id = ?1 ORDER BY r.id";
+  }();
+  Statement& select = impl_->prepared(sql);
   ResetOnExit reset{select};
   select.bind(1, ladder_id);
   std::vector<RunSummary> runs;

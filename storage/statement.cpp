@@ -45,9 +45,9 @@ void Statement::bind(int index, double value) {
   if (rc != SQLITE_OK) fail(rc, "bind");
 }
 
-void Statement::bindText(int index, std::string_view value, bool transient) {
+void Statement::bindText(int index, std::string_view value) {
   const int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
-                                   transient ? SQLITE_TRANSIENT : SQLITE_STATIC);
+                                   SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) fail(rc, "bind");
 }
 
@@ -88,10 +88,6 @@ void Statement::run() {
 
 void Statement::reset() {
   sqlite3_reset(stmt_);
-}
-
-void Statement::clearBindings() {
-  sqlite3_clear_bindings(stmt_);
 }
 
 int64_t Statement::columnInt(int index) const {

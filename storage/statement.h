@@ -22,10 +22,10 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   // Binding (1-based index, as in SQLite). NaN doubles bind as NULL (SQLite would do so anyway).
-  // bindText copies unless `transient` is false, in which case `value` must outlive the step.
+  // bindText copies the text.
   void bind(int index, int64_t value);
   void bind(int index, double value);
-  void bindText(int index, std::string_view value, bool transient = true);
+  void bindText(int index, std::string_view value);
   void bindNull(int index);
   void bind(int index, const std::optional<double>& value);
   void bind(int index, const std::optional<int64_t>& value);
@@ -43,8 +43,6 @@ class Statement {
   void run();
   // Ready to run again; bindings are kept (SQLite keeps them across resets).
   void reset();
-  // Unbinds every parameter (e.g. after binding pointers that are about to dangle).
-  void clearBindings();
 
   // Column access for the current row (0-based index).
   int64_t columnInt(int index) const;

@@ -69,7 +69,7 @@ void RunSession::announce(protocol::Hello hello) {
   hello.resumed_from = resumed_from_;
   emit_(hello);
   interval_start_ = std::chrono::steady_clock::now();
-  interval_tokens_ = 0;
+  interval_start_tokens_ = state_.tokens;
   for (const auto& why : skipped_)
     emit_(protocol::Event{state_.step, "checkpoint_skipped", why + "; using an older checkpoint"});
   if (options_.resume && resumed_from_ < 0 && !skipped_.empty())
@@ -93,16 +93,15 @@ bool RunSession::stopRequested() const {
 void RunSession::countStep(int64_t tokens) {
   ++state_.step;
   state_.tokens += tokens;
-  interval_tokens_ += tokens;
 }
 
 double RunSession::takeTokensPerSecond() {
   const auto now = std::chrono::steady_clock::now();
   const double seconds = std::chrono::duration<double>(now - interval_start_).count();
-  const double rate = seconds > 0 ? static_cast<double>(interval_tokens_) / seconds : 0.0;
+  const auto tokens = static_cast<double>(state_.tokens - interval_start_tokens_);
   interval_start_ = now;
-  interval_tokens_ = 0;
-  return rate;
+  interval_start_tokens_ = state_.tokens;
+  return seconds > 0 ? tokens / seconds : 0.0;
 }
 
 bool RunSession::due(int64_t every) const {

@@ -90,7 +90,7 @@ class RunSession {
   std::vector<std::string> skipped_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point interval_start_;
-  int64_t interval_tokens_ = 0;
+  int64_t interval_start_tokens_ = 0;  // state_.tokens when the interval began
 };
 
 }  // namespace deepladder::trainers

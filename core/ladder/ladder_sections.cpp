@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <set>
 
-#include "core/architecture.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/run_plan.h"
