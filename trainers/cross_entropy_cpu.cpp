@@ -9,15 +9,12 @@
 
 #include "trainers/cpu_isa_clones.h"
 #include "trainers/fast_exp.h"
+#include "trainers/row_grain.h"
 
 namespace deepladder::trainers {
 
 namespace {
 
-// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
-int64_t rowGrain(int64_t row_length) {
-  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
-}
 constexpr int64_t kIgnore = -100;  // torch's default ignore_index
 
 // log sum_c exp(scale z_c), c < V. The max and the sum vectorize (OpenMP SIMD reductions).

@@ -8,15 +8,11 @@
 #include <vector>
 
 #include "trainers/cpu_isa_clones.h"
+#include "trainers/row_grain.h"
 
 namespace deepladder::trainers {
 
 namespace {
-
-// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
-int64_t rowGrain(int64_t row_length) {
-  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
-}
 
 // y = x inv g (g may be null) for one row; returns inv = 1 / sqrt(mean(x^2) + eps).
 DEEPLADDER_ISA_CLONES

@@ -6,15 +6,11 @@
 #include <algorithm>
 
 #include "trainers/cpu_isa_clones.h"
+#include "trainers/row_grain.h"
 
 namespace deepladder::trainers {
 
 namespace {
-
-// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
-int64_t rowGrain(int64_t row_length) {
-  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
-}
 
 // out (R,D) for rows of position r mod T: out_i = in_i C_i + in_{i+h} S_i, h = D/2 (rotate-half).
 // `transpose` applies the adjoint: out_j = in_j C_j + in_{j+h} S_{j+h}.

@@ -6,15 +6,11 @@
 #include <algorithm>
 
 #include "trainers/fast_exp.h"
+#include "trainers/row_grain.h"
 
 namespace deepladder::trainers {
 
 namespace {
-
-// Rows per parallel_for chunk: about ATen's grain of elements, so small tensors stay serial.
-int64_t rowGrain(int64_t row_length) {
-  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, row_length));
-}
 
 inline float sigmoid(float a) {
   return 1.0f / (1.0f + expFinite(-a));
