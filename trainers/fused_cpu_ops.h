@@ -16,4 +16,9 @@ void setFusedCpuOpsEnabled(bool on);
 // (core/fused_cpu_ops_rule.h): on the CPU, no autocast.
 bool useFusedCpuPath(const torch::Tensor& x);
 
+// How many threads an at::parallel_for of `items` unit items compiled like the fused kernels
+// splits over (LibTorch's intra-op threads when the trainers are built with OpenMP, else 1).
+// Tests check it, so that the kernels never silently fall back to one thread again.
+int fusedCpuLoopThreads(int64_t items);
+
 }  // namespace deepladder::trainers

@@ -5,6 +5,7 @@
 // whose loss curve must agree step by step.
 #include "trainers/fused_cpu_ops.h"
 
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -318,6 +319,49 @@ TEST(FusedCpuOpsModel, GrownModelsGiveTheReferenceLossAndGradients) {
   GPT vanilla(deep);
   vanilla->grow();
   expectModelPathsAgree(vanilla, /*batch=*/3, /*T=*/40, "grown vanilla");
+}
+
+// Restores LibTorch's intra-op thread count whatever a test does.
+struct ThreadCount {
+  explicit ThreadCount(int n) : previous(at::get_num_threads()) { at::set_num_threads(n); }
+  ~ThreadCount() { at::set_num_threads(previous); }
+  int previous;
+};
+
+// The kernels' parallel loops split over the intra-op threads (they ran on one thread while the
+// trainers were built without OpenMP), and the split changes nothing: on three threads every
+// model gives the composition's loss and gradients, and the one-thread fused results to rounding.
+TEST(FusedCpuOpsThreads, LoopsSplitOverThreadsAndGiveTheOneThreadResults) {
+  {
+    const ThreadCount three(3);
+    EXPECT_EQ(fusedCpuLoopThreads(64), 3);
+    EXPECT_EQ(fusedCpuLoopThreads(1), 1);
+  }
+  ModelConfig recipe = tinyModel("", 72);
+  recipe.qk_norm = true;
+  recipe.norm_gain = false;
+  recipe.mlp = MlpKind::swiglu;
+  for (const ModelConfig& config : {tinyModel("", 80), tinyModel("loop_grow", 80), recipe}) {
+    torch::manual_seed(21);
+    GPT model(config);
+    const auto tokens = torch::randint(0, config.vocab_size, {5, 73}, torch::kInt64);
+    const auto idx = tokens.narrow(1, 0, 72), targets = tokens.narrow(1, 1, 72);
+    const FusedSwitch on(true);
+    LossAndGrads one, three;
+    {
+      const ThreadCount threads(1);
+      one = lossAndGrads(model, idx, targets);
+    }
+    {
+      const ThreadCount threads(3);
+      three = lossAndGrads(model, idx, targets);
+      expectModelPathsAgree(model, /*batch=*/3, /*T=*/72, "three threads");
+    }
+    EXPECT_NEAR(three.loss, one.loss, 1e-6 * std::abs(one.loss));
+    const auto names = model->named_parameters();
+    for (size_t i = 0; i < one.grads.size(); ++i)
+      expectClose(three.grads[i], one.grads[i], "grad " + names[i].key(), 1e-7, 1e-5);
+  }
 }
 
 // A short AdamW run, once per path from the same initial weights and batches: the loss curves
