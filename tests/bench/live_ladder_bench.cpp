@@ -16,7 +16,11 @@
 // error against the truth, fixed vs adaptive at equal compute; the compute at which adaptive first
 // reaches the fixed grid's final width; coverage of the truth by both intervals (nominal 95%).
 // Every interval is the ladder's own fit (fitFrontier defaults: run bootstrap, 400 resamples).
-// Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] (--quick: 4 ladders).
+// First, what any policy could reach at best (tests/bench/multiplier_design_bound.h): the
+// delta-method width of M(1e26) with the true laws known, for the fixed grid and for the best
+// design the same candidates allow within the same compute (and within fractions of it).
+// Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] [--bound-only]
+// (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders).
 // Each simulated ladder is about 30 s of one core (its suggests): give it the cores there are.
 #include <algorithm>
 #include <chrono>
@@ -34,6 +38,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_model.h"
 #include "fitting/suggest.h"
+#include "tests/bench/multiplier_design_bound.h"
 #include "tests/fitting/published_growth_ladder.h"
 
 using namespace deepladder;
@@ -233,13 +238,66 @@ double reachFraction(const AdaptiveRun& a, const Interval& fixed, double fixed_c
   return reach;
 }
 
+// The bound: the fixed grid's delta-method width against the best design of the candidate rungs
+// (published ones and the two larger sizes per arm, any number of seeds each) within the fixed
+// grid's compute, and the smallest compute fraction whose best design is as narrow as the grid.
+void printDesignBound(const Truth& t, const std::map<std::string, std::map<int, double>>& rungs,
+                      double fixed_compute) {
+  bench::KnownLaws laws;
+  laws.E = t.E;
+  laws.c_ref = t.c_ref;
+  laws.target = kTarget;
+  const auto law = [&](const std::string& arm) {
+    return bench::ArmLaw{t.law.at(arm).first, t.law.at(arm).second, t.scatter.at(arm)};
+  };
+  laws.base = law("vanilla");
+  laws.arm = law("untied_grow");
+  std::vector<bench::DesignRun> candidates;
+  std::vector<std::string> names;
+  bench::Design fixed;
+  for (const auto& [arm, by_depth] : rungs)
+    for (const auto& [depth, compute] : by_depth) {
+      candidates.push_back({arm != "vanilla", compute});
+      names.push_back(arm + " d" + std::to_string(depth));
+      const auto& published = testing::publishedGrowthLadder();
+      fixed.count.push_back(std::count_if(published.begin(), published.end(), [&](const auto& r) {
+        return r.arm == arm && r.depth == depth;
+      }));
+    }
+  const double fixed_width = bench::linearizedWidth(laws, bench::designRuns(candidates, fixed));
+  const auto describe = [&](const bench::Design& d) {
+    std::string text;
+    for (size_t i = 0; i < candidates.size(); ++i)
+      if (d.count[i] > 0)
+        text += (text.empty() ? "" : ", ") + names[i] +
+                (d.count[i] > 1 ? " x" + std::to_string(d.count[i]) : "");
+    return text;
+  };
+  std::printf("design bound (delta method, true laws known): fixed grid width %.3f\n", fixed_width);
+  double reach = INFINITY;
+  for (const double fraction : {1.0, 0.75, 0.5, 0.35, 0.25}) {
+    const bench::Design best = bench::bestDesign(laws, candidates, fixed, fraction * fixed_compute);
+    std::printf(
+        "  best design within %.2f of the grid's compute: width %.3f (fixed/best %.2f), "
+        "%.2f of the compute: %s\n",
+        fraction, best.width, fixed_width / best.width, best.compute / fixed_compute,
+        describe(best).c_str());
+    if (best.width <= fixed_width) reach = fraction;
+  }
+  std::printf(
+      "  so at equal compute no policy can expect to be more than about %.2fx narrower (goal "
+      ">= 1.5); the grid's width is within reach from %.2f of its compute on (goal <= 0.5)\n",
+      fixed_width / bench::bestDesign(laws, candidates, fixed, fixed_compute).width, reach);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int ladders = 50, threads = 2;
-  bool verbose = false;
+  bool verbose = false, bound_only = false;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--bound-only")) bound_only = true;
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) ladders = 4;
@@ -255,6 +313,8 @@ int main(int argc, char** argv) {
       truth.E, truth.law.at("vanilla").first, truth.law.at("vanilla").second,
       truth.scatter.at("vanilla"), truth.law.at("untied_grow").first,
       truth.law.at("untied_grow").second, truth.scatter.at("untied_grow"), truth.multiplier);
+  printDesignBound(truth, rungs, fixed_compute);
+  if (bound_only) return 0;
   std::printf("fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders\n",
               fixed_compute, ladders);
 
