@@ -42,17 +42,22 @@ struct DesignRun {
 
 // Width of the 95% delta-method interval of M(target); infinity when the design cannot identify
 // the five parameters (for example fewer than three baseline computes).
-inline double linearizedWidth(const KnownLaws& k, const std::vector<DesignRun>& runs) {
+inline double linearizedWidth(const KnownLaws& k, const std::vector<DesignRun>& runs,
+                              double seed_share = 1.0) {
   constexpr int P = 5;
+  std::map<std::pair<bool, double>, int> seeds;  // rung -> runs
+  for (const DesignRun& r : runs) ++seeds[{r.arm, r.compute}];
   std::array<std::array<double, 2 * P>, P> m{};  // [I | identity], reduced in place
-  for (const DesignRun& r : runs) {
+  for (const auto& [rung, n] : seeds) {
+    const DesignRun r{rung.first, rung.second};
     const ArmLaw& law = r.arm ? k.arm : k.base;
     const double x = r.compute / k.c_ref, xg = std::pow(x, -law.gamma);
     std::array<double, P> g{};
     g[0] = 1;
     g[r.arm ? 3 : 1] = xg;
     g[r.arm ? 4 : 2] = -law.A * xg * std::log(x);
-    const double w = 1.0 / (law.scatter * law.scatter);
+    const double w = 1.0 / (law.scatter * law.scatter *
+                            (1.0 - seed_share + seed_share / static_cast<double>(n)));
     for (int i = 0; i < P; ++i)
       for (int j = 0; j < P; ++j) m[i][j] += w * g[i] * g[j];
   }
@@ -99,22 +104,24 @@ inline std::vector<DesignRun> designRuns(const std::vector<DesignRun>& rungs, co
 }
 
 // The design of smallest linearized width whose compute is at most `budget`: a seeded local
-// search (add a run, remove one, or move one to another rung; first improvement) from `start`
-// and from random restarts. Not guaranteed optimal, but every design it returns is real, so its
-// width is an upper bound on the best one's.
+// search (add or remove 1, 4 or 16 runs of a rung, or move one run to another rung; first
+// improvement) from each of `starts` (those over the budget only end up trimmed or dropped) and
+// from random restarts. Not guaranteed optimal, but every design it
+// returns is real, so its width is an upper bound on the best one's.
 inline Design bestDesign(const KnownLaws& k, const std::vector<DesignRun>& rungs,
-                         const Design& start, double budget, int restarts = 40, unsigned seed = 7) {
+                         const std::vector<Design>& starts, double budget, double seed_share = 1.0,
+                         int restarts = 300, unsigned seed = 7) {
   auto evaluate = [&](Design& d) {
     d.compute = 0;
     for (size_t i = 0; i < rungs.size(); ++i) d.compute += d.count[i] * rungs[i].compute;
-    d.width = d.compute <= budget ? linearizedWidth(k, designRuns(rungs, d)) : INFINITY;
+    d.width = d.compute <= budget ? linearizedWidth(k, designRuns(rungs, d), seed_share) : INFINITY;
   };
   auto improve = [&](Design d) {
     evaluate(d);
     for (bool better = true; better;) {
       better = false;
       for (size_t i = 0; i < rungs.size() && !better; ++i)
-        for (int delta : {+1, -1}) {
+        for (int delta : {+16, +4, +1, -1, -4, -16}) {
           Design t = d;
           t.count[i] += delta;
           if (t.count[i] < 0) continue;
@@ -135,13 +142,22 @@ inline Design bestDesign(const KnownLaws& k, const std::vector<DesignRun>& rungs
     }
     return d;
   };
-  Design best = improve(start);
+  Design best;
+  for (const Design& start : starts) {
+    const Design d = improve(start);
+    if (best.count.empty() || d.width < best.width) best = d;
+  }
   std::mt19937 rng(seed);
   for (int r = 0; r < restarts; ++r) {
-    Design d;
+    Design d;  // a random affordable design: each rung once, cheapest first, then random runs
     d.count.assign(rungs.size(), 0);
     double spent = 0;
-    for (int tries = 0; tries < 200; ++tries) {  // random affordable runs until the budget is out
+    std::vector<size_t> order(rungs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i : order)
+      if (rng() % 2 && spent + rungs[i].compute <= budget) ++d.count[i], spent += rungs[i].compute;
+    for (int tries = 0; tries < 400; ++tries) {
       const size_t i = rng() % rungs.size();
       if (spent + rungs[i].compute > budget) continue;
       ++d.count[i], spent += rungs[i].compute;
