@@ -21,7 +21,8 @@
 // design the same candidates allow within the same compute (and within fractions of it).
 // Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] [--bound-only]
 // (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders).
-// Each simulated ladder is about 30 s of one core (its suggests): give it the cores there are.
+// Each simulated ladder takes one to four minutes of one core (its suggests): give it the cores
+// there are.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -244,7 +245,6 @@ double reachFraction(const AdaptiveRun& a, const Interval& fixed, double fixed_c
 void printDesignBound(const Truth& t, const std::map<std::string, std::map<int, double>>& rungs,
                       double fixed_compute) {
   bench::KnownLaws laws;
-  laws.E = t.E;
   laws.c_ref = t.c_ref;
   laws.target = kTarget;
   const auto law = [&](const std::string& arm) {

@@ -30,7 +30,7 @@ struct ArmLaw {
 };
 
 struct KnownLaws {
-  double E = 0, c_ref = 1e18, target = 1e26;
+  double c_ref = 1e18, target = 1e26;  // E does not enter: dL/dE = 1 whatever its value
   ArmLaw base, arm;
 };
 
