@@ -14,12 +14,13 @@
 // checkpoint and emits one metric "val/loss@passes" per core pass count K' (step = K'), then done
 // (trainers/eval_depth.h); `deepladder eval` runs it and stores the points.
 // --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
-// OpenMP threads should wait passively (OMP_WAIT_POLICY=PASSIVE): the scheduler runs several
-// workers side by side, and spinning waiters then steal the cores the others compute on
-// (measured: a d64 model trained 20x slower with two spinning workers on a busy 2-core machine).
-// libgomp reads the variable when it loads, before main, so the scheduler sets it in the
-// environment it launches workers with (core/scheduler/backend.h, workerEnvironment); a worker
-// started by hand without it says so on stderr and runs.
+// How OpenMP threads wait between parallel regions is set by whoever launches the worker: libgomp
+// reads it when it loads, before main. The scheduler (core/scheduler/backend.h,
+// workerEnvironment) sets OMP_WAIT_POLICY=PASSIVE where workers share cores (spinning waiters
+// steal the cores the others compute on: a d64 model trained 20x slower with two spinning workers
+// on a busy 2-core machine), and GOMP_SPINCOUNT=300000 (spin briefly, then sleep) for a lone
+// worker, whose many short parallel regions run 2.4x slower when every one must wake sleeping
+// threads. A worker started by hand with neither variable says so on stderr and runs.
 //
 // With DEEPLADDER_RETURN_FREED_MEMORY=1 the worker sets glibc's malloc to give freed tensors back
 // to the system at once (trainers/memory_usage.h; slower), so that its peak resident set, reported
@@ -197,13 +198,13 @@ std::unique_ptr<deepladder::RunDirLock> lockRunDirectory(const std::string& work
   return lock;
 }
 
-// One line for a worker started without OMP_WAIT_POLICY (too late to set it: libgomp has read
-// the environment already).
+// One line for a worker started with no OpenMP wait setting (too late to set one: libgomp has
+// read the environment already).
 void adviseOnOpenMpWaiting() {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  std::cerr << "deepladder-worker: OMP_WAIT_POLICY is unset, so OpenMP threads spin while they "
-               "wait; start the worker with OMP_WAIT_POLICY=PASSIVE when workers share cores (the "
-               "scheduler does)\n";
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) return;
+  std::cerr << "deepladder-worker: OMP_WAIT_POLICY is unset, so OpenMP threads spin a while before "
+               "they sleep; start the worker with OMP_WAIT_POLICY=PASSIVE when workers share cores "
+               "(the scheduler does)\n";
 }
 
 // --standby: LibTorch is loaded and no thread started; say so and wait for the run on stdin

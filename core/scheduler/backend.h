@@ -21,6 +21,7 @@ struct Slot {
   std::string name;                        // "gpu1", "cpu0", "slurm3"
   std::map<std::string, std::string> env;  // e.g. CUDA_VISIBLE_DEVICES=1
   int64_t threads = 0;                     // --threads for the worker (0: leave the config's)
+  bool shares_cores = true;  // other slots compute on this machine too (a lone local slot: false)
 };
 
 struct ExecutionEnd {
@@ -76,10 +77,16 @@ std::pair<std::string, std::string> peerTimeoutVariable(double seconds);
 std::vector<std::string> workerArguments(const std::string& worker_path, const PendingRun& run,
                                          int64_t threads);
 
-// What every backend adds to a worker's environment: OMP_WAIT_POLICY=PASSIVE unless this
-// process's environment sets the variable (then the worker inherits the user's choice). libgomp
-// reads it when it loads, so the launcher sets it: workers side by side must not spin on the
-// cores the others compute on.
-std::map<std::string, std::string> workerEnvironment();
+// What every backend adds to a worker's environment: how its OpenMP threads wait between parallel
+// regions. libgomp reads this when it loads, so the launcher sets it. Nothing when this process's
+// environment sets OMP_WAIT_POLICY or GOMP_SPINCOUNT (the worker inherits the user's choice).
+// - Workers that share the machine's cores (`shares_cores`: several slots, or a Slurm node):
+//   OMP_WAIT_POLICY=PASSIVE, so that a waiting thread never spins on a core another worker
+//   computes on (a d64 model beside a one-thread trainer: 99k tok/s passive, 20-39k spinning).
+// - A lone worker: GOMP_SPINCOUNT=300000, libgomp's own default, spelled out: a waiting thread
+//   spins that long, then sleeps. The fused CPU kernels and LibTorch run hundreds of short
+//   parallel regions a step, and waking sleeping threads for each costs more than the regions
+//   (d64 on two idle cores: 185k tok/s against 73-77k passive).
+std::map<std::string, std::string> workerEnvironment(bool shares_cores);
 
 }  // namespace deepladder::scheduler

@@ -56,6 +56,7 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
       slot.name = "gpu" + std::to_string(gpu);
       slot.env["CUDA_VISIBLE_DEVICES"] = std::to_string(gpu);
       slot.threads = resources.threads_per_slot > 0 ? resources.threads_per_slot : threads;
+      slot.shares_cores = chosen.size() > 1;  // each GPU's worker also computes on the CPU
       slots.push_back(slot);
     }
     return slots;
@@ -68,6 +69,7 @@ std::vector<Slot> localSlots(const ladder::Resources& resources, int64_t cores,
     slot.name = "cpu" + std::to_string(i);
     slot.env["CUDA_VISIBLE_DEVICES"] = "";
     slot.threads = threads;
+    slot.shares_cores = count > 1;
     slots.push_back(slot);
   }
   return slots;
@@ -97,9 +99,11 @@ std::vector<std::string> workerArguments(const std::string& worker_path, const P
   return argv;
 }
 
-std::map<std::string, std::string> workerEnvironment() {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return {};
-  return {{"OMP_WAIT_POLICY", "PASSIVE"}};
+std::map<std::string, std::string> workerEnvironment(bool shares_cores) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr)
+    return {};
+  if (shares_cores) return {{"OMP_WAIT_POLICY", "PASSIVE"}};
+  return {{"GOMP_SPINCOUNT", "300000"}};
 }
 
 bool LocalBackend::gpuSlots() const {
@@ -132,7 +136,9 @@ std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
   for (int64_t rank = 0; rank < ranks; ++rank) {
     // Rank r holds slots [r * per_rank, (r + 1) * per_rank): its own GPUs, or its CPU share.
     ProcessSpec spec;
-    spec.env = workerEnvironment();
+    // A rank group is several slots: its ranks share the cores.
+    spec.env =
+        workerEnvironment(ranks > 1 || slots[static_cast<size_t>(rank) * per_rank].shares_cores);
     int64_t threads = 0;
     std::string devices;
     for (size_t k = 0; k < per_rank; ++k) {

@@ -301,7 +301,7 @@ std::unique_ptr<Execution> SlurmBackend::launch(const PendingRun& run,
   try {
     std::vector<std::string> command = workerArguments(worker, job, slot.threads);
     std::map<std::string, std::string> env = slot.env;
-    env.merge(workerEnvironment());
+    env.merge(workerEnvironment(/*shares_cores=*/true));  // a node may hold other jobs
     if (job.ranks > 1) {
       const std::vector<std::string> launcher = rankLauncher(commands_.srun, job, resources_.slurm);
       command.insert(command.begin(), launcher.begin(), launcher.end());

@@ -11,7 +11,7 @@
 namespace deepladder::scheduler {
 
 std::map<std::string, std::string> StandbyPool::standbyEnvironment(const Slot& slot) {
-  std::map<std::string, std::string> env = workerEnvironment();
+  std::map<std::string, std::string> env = workerEnvironment(slot.shares_cores);
   for (const auto& [name, value] : slot.env) env[name] = value;
   return env;
 }

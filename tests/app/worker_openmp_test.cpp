@@ -31,8 +31,9 @@ std::string readAll(const std::string& path) {
 class WorkerOpenMp : public CliTest {
  protected:
   // The worker log of a run launched by the local backend while this process's environment has
-  // OMP_WAIT_POLICY = `policy` (nullptr: unset).
-  std::string launchedWorkerLog(const char* policy, const std::string& name) const {
+  // OMP_WAIT_POLICY = `policy` (nullptr: unset), on a slot that shares the cores or a lone one.
+  std::string launchedWorkerLog(const char* policy, const std::string& name,
+                                bool shares_cores = true) const {
     if (policy)
       ::setenv("OMP_WAIT_POLICY", policy, 1);
     else
@@ -45,6 +46,7 @@ class WorkerOpenMp : public CliTest {
     std::filesystem::create_directories(run.workdir);
     scheduler::Slot slot;
     slot.name = "cpu0";
+    slot.shares_cores = shares_cores;
     scheduler::LocalBackend backend({slot});
     auto execution = backend.launch(run, {slot}, kWorker);
     while (execution->pollOutput([](const std::string&) {})) {
@@ -57,7 +59,7 @@ class WorkerOpenMp : public CliTest {
   }
 };
 
-TEST_F(WorkerOpenMp, WaitsPassivelyWhenLaunchedUnlessTheEnvironmentSaysOtherwise) {
+TEST_F(WorkerOpenMp, WaitsPassivelyBesideOtherSlotsUnlessTheEnvironmentSaysOtherwise) {
   // libgomp prints 'PASSIVE' for an unset policy too; the spin count tells them apart (300000
   // spins before sleeping when unset, none when passive).
   const std::string unset = launchedWorkerLog(nullptr, "unset");
@@ -65,6 +67,11 @@ TEST_F(WorkerOpenMp, WaitsPassivelyWhenLaunchedUnlessTheEnvironmentSaysOtherwise
   EXPECT_EQ(unset.find("OMP_WAIT_POLICY is unset"), std::string::npos) << unset;
   const std::string active = launchedWorkerLog("ACTIVE", "active");
   EXPECT_NE(active.find("OMP_WAIT_POLICY = 'ACTIVE'"), std::string::npos) << active;
+  // The only slot on the machine: its threads spin libgomp's default count before they sleep,
+  // and the worker knows the launcher chose (no advice line).
+  const std::string lone = launchedWorkerLog(nullptr, "lone", /*shares_cores=*/false);
+  EXPECT_NE(lone.find("GOMP_SPINCOUNT = '300000'"), std::string::npos) << lone;
+  EXPECT_EQ(lone.find("OMP_WAIT_POLICY is unset"), std::string::npos) << lone;
 }
 
 TEST_F(WorkerOpenMp, AWorkerStartedByHandWithoutThePolicySaysHowToSetIt) {

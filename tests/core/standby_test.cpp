@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "core/errors.h"
@@ -183,6 +186,38 @@ TEST(StandbyPolicy, StandbysLoadOnlyOnASpareCoreUnlessAlwaysAsked) {
   ladder::Resources gpu;
   gpu.devices = "0,1";
   EXPECT_TRUE(LocalBackend(localSlots(gpu, cores, {0, 1})).coresToSpare());
+}
+
+// How their OpenMP threads wait (scheduler::workerEnvironment): slots that share the machine's
+// cores wait passively; a lone slot spins briefly before it sleeps; the user's own setting wins.
+TEST(StandbyPolicy, OnlyALoneSlotsWorkersSpinBeforeTheySleep) {
+  ladder::Resources cpu;
+  cpu.devices = "cpu";
+  cpu.slots = 1;
+  EXPECT_FALSE(localSlots(cpu, 4, {}).at(0).shares_cores);
+  cpu.slots = 2;
+  for (const Slot& slot : localSlots(cpu, 4, {})) EXPECT_TRUE(slot.shares_cores) << slot.name;
+  ladder::Resources gpu;
+  gpu.devices = "0";
+  EXPECT_FALSE(localSlots(gpu, 4, {0}).at(0).shares_cores);
+  gpu.devices = "0,1";
+  EXPECT_TRUE(localSlots(gpu, 4, {0, 1}).at(1).shares_cores);
+
+  const char* user_policy = std::getenv("OMP_WAIT_POLICY");
+  const char* user_spin = std::getenv("GOMP_SPINCOUNT");
+  const std::string saved_policy = user_policy ? user_policy : "";
+  const std::string saved_spin = user_spin ? user_spin : "";
+  ::unsetenv("OMP_WAIT_POLICY");
+  ::unsetenv("GOMP_SPINCOUNT");
+  using Env = std::map<std::string, std::string>;
+  EXPECT_EQ(workerEnvironment(true), (Env{{"OMP_WAIT_POLICY", "PASSIVE"}}));
+  EXPECT_EQ(workerEnvironment(false), (Env{{"GOMP_SPINCOUNT", "300000"}}));
+  ::setenv("GOMP_SPINCOUNT", "1000", 1);
+  EXPECT_TRUE(workerEnvironment(false).empty());
+  EXPECT_TRUE(workerEnvironment(true).empty());
+  ::unsetenv("GOMP_SPINCOUNT");
+  if (user_policy) ::setenv("OMP_WAIT_POLICY", saved_policy.c_str(), 1);
+  if (user_spin) ::setenv("GOMP_SPINCOUNT", saved_spin.c_str(), 1);
 }
 
 TEST(WorkerAssignment, RoundTripsAndRefusesGarbage) {
