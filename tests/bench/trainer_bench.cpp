@@ -190,6 +190,12 @@ int main(int argc, char** argv) {
   std::printf(
       "trainer mm2048 threads=%d torch_mm_gflop_s=%.2f trainer_gemm_gflop_s=%.2f (oneDNN %s)\n",
       threads, mm / 1e9, gemm / 1e9, trainers::fastCpuGemmCompiled() ? "on" : "off");
+  // How OpenMP threads wait shapes every figure below (a lone scheduler slot runs with
+  // GOMP_SPINCOUNT=300000, slots that share cores with OMP_WAIT_POLICY=PASSIVE).
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  std::printf("trainer openmp OMP_WAIT_POLICY=%s GOMP_SPINCOUNT=%s\n", policy ? policy : "(unset)",
+              spin ? spin : "(unset)");
 
   const Shape shapes[] = {{"d64", 64, 2, 4, 64, 16}, {"d256", 256, 6, 4, 256, 8}};
   for (const Shape& s : shapes) {
