@@ -3,11 +3,14 @@
 // multiplier M(C*) for a set of runs when the true laws are known, and a search for the set of
 // runs, within a compute budget, whose width is smallest.
 //
-// Model: a baseline b and one arm a share E; run i of arm r at compute C_i has loss
-// L_i = E + A_r x_i^-g_r + s_r z_i (x = C/C0, z standard normal, one draw per run: seeds of a rung
-// are independent). Fisher information of theta = (E, A_b, g_b, A_a, g_a):
-//   I = sum_i grad L_i grad L_i^T / s_r^2,  grad L = (1, x^-g, -A x^-g ln x) in the run's arm
-//   slots,
+// Model: a baseline b and one arm a share E; a rung (arm r, compute C) run with n seeds has mean
+// loss E + A_r x^-g_r + s_r (sqrt(1 - q) u + sqrt(q / n) z) (x = C/C0; u, z standard normal). Of
+// the residual variance s_r^2, the share q (`seed_share`) is seed-to-seed and averages away over
+// the rung's seeds; the rest is the rung's own deviation from the law, which its seeds share.
+// q = 1 is the simulation's truth (every run an independent draw). Fisher information of
+// theta = (E, A_b, g_b, A_a, g_a) over the rungs:
+//   I = sum grad L grad L^T / (s_r^2 (1 - q + q / n)),  grad L = (1, x^-g, -A x^-g ln x) in the
+//   rung's arm slots,
 // and ln M(C*) = ln x* - (ln A_a - ln A_b + g_b ln x*) / g_a, so Var(ln M) = J I^-1 J^T with
 //   J = (0, 1/(g_a A_b), -ln x*/g_a, -1/(g_a A_a), (ln A_a - ln A_b + g_b ln x*)/g_a^2).
 // The 95% interval is M exp(+-1.96 sd(ln M)); its width is what the simulation compares. An
