@@ -60,6 +60,27 @@ std::string processEnvironment(pid_t pid, const std::string& name) {
   return "";
 }
 
+// pid of a deepladder-worker process whose arguments name a path under `dir` (this test's own
+// worker, whatever other tests run beside it), or -1.
+pid_t findWorkerUnder(const std::string& dir) {
+  DIR* proc = opendir("/proc");
+  if (!proc) return -1;
+  pid_t found = -1;
+  while (dirent* entry = readdir(proc)) {
+    const pid_t pid = std::atoi(entry->d_name);
+    if (pid <= 0) continue;
+    std::ifstream in("/proc/" + std::string(entry->d_name) + "/cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    if (cmdline.rfind("deepladder-worker") == std::string::npos) continue;
+    if (cmdline.find(dir) != std::string::npos) {
+      found = pid;
+      break;
+    }
+  }
+  closedir(proc);
+  return found;
+}
+
 // pid of the deepladder-worker process running `run_id` (as data-parallel rank `rank` when
 // given), or -1.
 pid_t findWorker(int64_t run_id, const std::string& rank = "") {
@@ -236,8 +257,13 @@ TEST_F(LadderFaultTest, KilledTrainIsPickedUpByResume) {
              "\n";
   auto train = start({"train", (dir_ / "run.toml").string(), "--db", db_});
   const int64_t killed_at = waitForStep(*train, 1, 25);
+  const pid_t worker = findWorkerUnder(dir_.string());
   train->terminate(SIGKILL);
   train->runToEnd([](const std::string&) {});
+  // The worker dies with its parent (a death signal, delivered asynchronously); resume after it
+  // has, as a user would, or the orphan's last steps race the resumed run.
+  ASSERT_GT(worker, 0) << "no worker found under " << dir_;
+  EXPECT_TRUE(cli_fixture::endsWithin(worker, 5)) << "the worker outlived train";
   {
     auto db = storage::Database::open(db_, true);
     EXPECT_EQ(db->run(1)->status, "running");
