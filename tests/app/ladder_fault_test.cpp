@@ -8,9 +8,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -60,9 +62,8 @@ std::string processEnvironment(pid_t pid, const std::string& name) {
   return "";
 }
 
-// pid of a deepladder-worker process whose arguments name a path under `dir` (this test's own
-// worker, whatever other tests run beside it), or -1.
-pid_t findWorkerUnder(const std::string& dir) {
+// pid of a deepladder-worker process whose arguments (argv[1..]) `match` says is the one, or -1.
+pid_t findWorkerWhere(const std::function<bool(pid_t, const std::vector<std::string>&)>& match) {
   DIR* proc = opendir("/proc");
   if (!proc) return -1;
   pid_t found = -1;
@@ -71,28 +72,6 @@ pid_t findWorkerUnder(const std::string& dir) {
     if (pid <= 0) continue;
     std::ifstream in("/proc/" + std::string(entry->d_name) + "/cmdline", std::ios::binary);
     const std::string cmdline((std::istreambuf_iterator<char>(in)), {});
-    if (cmdline.rfind("deepladder-worker") == std::string::npos) continue;
-    if (cmdline.find(dir) != std::string::npos) {
-      found = pid;
-      break;
-    }
-  }
-  closedir(proc);
-  return found;
-}
-
-// pid of the deepladder-worker process running `run_id` (as data-parallel rank `rank` when
-// given), or -1.
-pid_t findWorker(int64_t run_id, const std::string& rank = "") {
-  DIR* proc = opendir("/proc");
-  if (!proc) return -1;
-  const std::string want = "--run-id";
-  pid_t found = -1;
-  while (dirent* entry = readdir(proc)) {
-    const pid_t pid = std::atoi(entry->d_name);
-    if (pid <= 0) continue;
-    std::ifstream in("/proc/" + std::string(entry->d_name) + "/cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), {});
     std::vector<std::string> args;
     size_t start = 0;
     for (size_t i = 0; i < cmdline.size(); ++i)
@@ -101,13 +80,31 @@ pid_t findWorker(int64_t run_id, const std::string& rank = "") {
         start = i + 1;
       }
     if (args.empty() || args[0].find("deepladder-worker") == std::string::npos) continue;
-    for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == want && args[i + 1] == std::to_string(run_id) &&
-          (rank.empty() || processEnvironment(pid, "RANK") == rank))
-        found = pid;
+    if (match(pid, args)) found = pid;
   }
   closedir(proc);
   return found;
+}
+
+// pid of the deepladder-worker process running `run_id` (as data-parallel rank `rank` when
+// given), or -1.
+pid_t findWorker(int64_t run_id, const std::string& rank = "") {
+  return findWorkerWhere([&](pid_t pid, const std::vector<std::string>& args) {
+    for (size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == "--run-id" && args[i + 1] == std::to_string(run_id) &&
+          (rank.empty() || processEnvironment(pid, "RANK") == rank))
+        return true;
+    return false;
+  });
+}
+
+// pid of a worker one of whose arguments names a path under `dir` (this test's own worker,
+// whatever other tests run beside it), or -1.
+pid_t findWorkerUnder(const std::string& dir) {
+  return findWorkerWhere([&](pid_t, const std::vector<std::string>& args) {
+    return std::any_of(args.begin(), args.end(),
+                       [&](const std::string& a) { return a.find(dir) != std::string::npos; });
+  });
 }
 
 class LadderFaultTest : public ::testing::Test {
