@@ -160,7 +160,7 @@ TEST(Metrics, ReadInStepOrderUpsertAndKeys) {
 }
 
 TEST(Metrics, LargeBatchesInAnyOrderWithRepeatsKeepTheLastValue) {
-  // Exercises the multi-row statements (128 rows each, then single rows for the rest), the
+  // Exercises the multi-row statements (power-of-two chunks of up to 512 rows), the
   // grouping by (run, key) and its fallback to a full sort beyond 256 distinct keys.
   for (const int keys : {3, 300}) {
     auto db = Database::open(":memory:");
