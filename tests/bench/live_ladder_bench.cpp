@@ -166,7 +166,9 @@ AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
   SuggestOptions so = defaultSuggestOptions();
   so.target = kTarget;
   so.threads = 1;  // ladders run in parallel instead
-  for (int step = 0; step < 64; ++step) {
+  constexpr int kMaxBuys = 64;  // the simulation's cap on runs bought (each costs a suggest)
+  out.stop = "the simulation's cap of " + std::to_string(kMaxBuys) + " buys";
+  for (int step = 0; step < kMaxBuys; ++step) {
     std::vector<ladder::CandidateRun> candidates;
     const auto& published = testing::publishedGrowthLadder();
     for (const auto& [arm, by_depth] : rungs)
