@@ -166,6 +166,7 @@ AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
   SuggestOptions so = defaultSuggestOptions();
   so.target = kTarget;
   so.threads = 1;  // ladders run in parallel instead
+
   constexpr int kMaxBuys = 64;  // the simulation's cap on runs bought (each costs a suggest)
   out.stop = "the simulation's cap of " + std::to_string(kMaxBuys) + " buys";
   for (int step = 0; step < kMaxBuys; ++step) {
