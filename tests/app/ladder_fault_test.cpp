@@ -89,9 +89,10 @@ pid_t findWorkerWhere(const std::function<bool(pid_t, const std::vector<std::str
 // pid of the deepladder-worker process running `run_id` (as data-parallel rank `rank` when
 // given), or -1.
 pid_t findWorker(int64_t run_id, const std::string& rank = "") {
+  const std::string id = std::to_string(run_id);
   return findWorkerWhere([&](pid_t pid, const std::vector<std::string>& args) {
     for (size_t i = 0; i + 1 < args.size(); ++i)
-      if (args[i] == "--run-id" && args[i + 1] == std::to_string(run_id) &&
+      if (args[i] == "--run-id" && args[i + 1] == id &&
           (rank.empty() || processEnvironment(pid, "RANK") == rank))
         return true;
     return false;
