@@ -35,7 +35,9 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
   out["estimator"] = estimatorName(result.estimator);
   out["estimator_description"] = estimatorDescription(result.estimator, result.joint);
   out["ci_level"] = num(result.ci_level);
-  out["bootstrap"] = {{"requested", result.bootstrap_requested}, {"used", result.bootstrap_used}};
+  out["bootstrap"] = {{"requested", result.bootstrap_requested},
+                      {"used", result.bootstrap_used},
+                      {"resampled", result.residual_bootstrap ? "residuals" : "runs"}};
   out["arms"] = nlohmann::json::object();
   for (const auto& f : result.arms) out["arms"][f.arm] = armJson(f);
   out["baseline_line"] =

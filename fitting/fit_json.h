@@ -1,6 +1,6 @@
 // JSON forms of the fits (what `deepladder fit --json` prints):
 // frontier: {"c_ref", "baseline", "estimator": "paper"|"robust", "estimator_description",
-//            "ci_level", "bootstrap": {"requested","used"},
+//            "ci_level", "bootstrap": {"requested","used","resampled": "runs"|"residuals"},
 //            "arms": {arm: {"E","A","gamma","gamma_se","gamma_ci":[lo,hi] (bootstrap),
 //            "gamma_t":[lo,hi] (Student t, dof), "A_se","dof","n","method","bootstrap_used",
 //            "no_fit": null or why the arm has no fit, "at_bound":[...]}}, "baseline_line": null or

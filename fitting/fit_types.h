@@ -40,8 +40,10 @@ struct FrontierOptions {
   // --estimator: the paper's (default) or the robust one (frontier_estimator.h).
   FrontierEstimator estimator = FrontierEstimator::Paper;
   // Resample residuals of the point fit (every compute kept) instead of runs; steadier with the
-  // few rungs of a ladder in progress (used by suggest). An arm with under two residual degrees
-  // of freedom draws Gaussian residuals with the other arms' pooled scatter.
+  // few rungs of a ladder in progress (used by suggest and the live projection). An arm with
+  // under two residual degrees of freedom draws Gaussian residuals with the other arms' pooled
+  // scatter (none while every fit passes through its points: zero-width intervals, as resampled
+  // runs give then too).
   bool residual_bootstrap = false;
   // Set by a caller that may abort the fit (fitting/cancellation.h); not part of the result, so
   // not of the cache key either. Null: the fit runs to the end.
@@ -114,11 +116,14 @@ struct FrontierDraw {
 };
 
 struct FrontierResult {
-  double c_ref = 1e18;                      // C0
-  std::string baseline;                     // arm whose E is shared
-  bool joint = false;                       // E fitted jointly across arms
-  int bootstrap_requested = 0;              // resamples asked for
-  int bootstrap_used = 0;                   // resamples whose fits succeeded
+  double c_ref = 1e18;          // C0
+  std::string baseline;         // arm whose E is shared
+  bool joint = false;           // E fitted jointly across arms
+  int bootstrap_requested = 0;  // resamples asked for
+  int bootstrap_used = 0;       // resamples whose fits succeeded
+  // The intervals came from resampled residuals (FrontierOptions::residual_bootstrap) rather
+  // than resampled runs.
+  bool residual_bootstrap = false;
   double ci_level = 0.95;                   // interval level
   std::vector<ArmFit> arms;                 // baseline first, then the others by name
   std::vector<ArmMultipliers> multipliers;  // every non-baseline arm, same order as arms

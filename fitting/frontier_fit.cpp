@@ -298,6 +298,7 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
 
   // Bootstrap intervals.
   if (options.bootstrap > 0) {
+    result.residual_bootstrap = options.residual_bootstrap;
     const auto reps =
         runBootstrap(arms, options, options.residual_bootstrap ? &result.arms : nullptr);
     if (isCancelled(options.cancellation)) {

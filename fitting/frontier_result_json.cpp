@@ -93,6 +93,7 @@ nlohmann::json frontierResultToJson(const FrontierResult& r) {
           {"joint", r.joint},
           {"bootstrap_requested", r.bootstrap_requested},
           {"bootstrap_used", r.bootstrap_used},
+          {"residual_bootstrap", r.residual_bootstrap},
           {"ci_level", r.ci_level},
           {"arms", arms},
           {"multipliers", multipliers},
@@ -109,6 +110,7 @@ FrontierResult frontierResultFromJson(const nlohmann::json& j) {
     r.joint = j.at("joint").get<bool>();
     r.bootstrap_requested = j.at("bootstrap_requested").get<int>();
     r.bootstrap_used = j.at("bootstrap_used").get<int>();
+    r.residual_bootstrap = j.value("residual_bootstrap", false);  // absent before it was stored
     r.ci_level = j.at("ci_level").get<double>();
     for (const auto& a : j.at("arms")) r.arms.push_back(armFromJson(a));
     for (const auto& m : j.at("multipliers")) r.multipliers.push_back(multipliersFromJson(m));

@@ -13,6 +13,7 @@ namespace deepladder::fitting {
 FrontierOptions projectionOptions(FrontierOptions options, double target) {
   if (std::find(options.at.begin(), options.at.end(), target) == options.at.end())
     options.at.push_back(target);
+  options.residual_bootstrap = true;
   return options;
 }
 
@@ -91,9 +92,12 @@ std::string projectionLine(const ProjectionSnapshot& s) {
   bool first = true;
   for (const auto& a : s.arms) {
     char buf[160];
-    if (std::isfinite(a.multiplier))
+    if (std::isfinite(a.multiplier) && a.hi > a.lo)
       std::snprintf(buf, sizeof buf, "%s %s %.3gx [%.3g, %.3g]", first ? "" : ";", a.arm.c_str(),
                     a.multiplier, a.lo, a.hi);
+    else if (std::isfinite(a.multiplier))  // every fit passes through its runs: no scatter yet
+      std::snprintf(buf, sizeof buf, "%s %s %.3gx [no interval yet]", first ? "" : ";",
+                    a.arm.c_str(), a.multiplier);
     else
       std::snprintf(buf, sizeof buf, "%s %s (waiting: %d run%s)", first ? "" : ";", a.arm.c_str(),
                     a.points, a.points == 1 ? "" : "s");

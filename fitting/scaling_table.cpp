@@ -61,8 +61,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
   const auto at = projectedComputes(r);
   out << "Frontier L(C) = E + A (C/" << g(r.c_ref) << ")^-gamma, baseline " << r.baseline
       << (r.joint ? ", E fitted jointly" : ", E shared with the baseline") << ", "
-      << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples, "
-      << g(100 * r.ci_level, 3) << "% intervals\n";
+      << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples (of "
+      << (r.residual_bootstrap ? "residuals" : "runs") << "), " << g(100 * r.ci_level, 3)
+      << "% intervals\n";
   out << "Estimator: " << estimatorDescription(r.estimator, r.joint) << "\n\n";
   out << "| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
   for (double c : at) out << " M@" << g(c, 3) << " |";

@@ -14,13 +14,18 @@
 // depth-to-FLOPs slope).
 // Figures, over N simulated ladders (default 50): the interval width of M(1e26) and its absolute
 // error against the truth, fixed vs adaptive at equal compute; the compute at which adaptive first
-// reaches the fixed grid's final width; coverage of the truth by both intervals (nominal 95%).
-// Every interval is the ladder's own fit (fitFrontier defaults: run bootstrap, 400 resamples).
+// reaches the fixed grid's final width; coverage of the truth by both ladders' intervals (nominal
+// 95%). Every interval is the ladder's own fit with 400 resamples: the live projection's
+// (fitting/live_projection.h: residual bootstrap) for every figure, and for coverage also
+// `deepladder fit`'s (run bootstrap).
 // First, what any policy could reach at best (tests/bench/multiplier_design_bound.h): the
 // delta-method width of M(1e26) with the true laws known, for the fixed grid and for the best
 // design the same candidates allow within the same compute (and within fractions of it).
 // Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] [--bound-only]
-// (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders).
+//                          [--fixed-coverage N]
+// (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders; --fixed-coverage N:
+// the bound, then the coverage and width of both interval methods over N fixed grids alone,
+// which takes seconds, not the adaptive ladders' hour).
 // Each simulated ladder takes one to four minutes of one core (its suggests): give it the cores
 // there are.
 #include <algorithm>
@@ -38,6 +43,7 @@
 #include "fitting/adaptive_policy.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_model.h"
+#include "fitting/live_projection.h"
 #include "fitting/suggest.h"
 #include "tests/bench/multiplier_design_bound.h"
 #include "tests/fitting/published_growth_ladder.h"
@@ -114,10 +120,15 @@ struct Interval {
   double width() const { return hi - lo; }
 };
 
-Interval ladderInterval(const ResultsTable& table) {
+// Which interval: the live projection's (what `run`, `watch`, the adaptive loop and the
+// workbench show while a ladder runs) or `deepladder fit`'s.
+enum class IntervalMethod { kLive, kFit };
+
+Interval ladderInterval(const ResultsTable& table, IntervalMethod method = IntervalMethod::kLive) {
   FrontierOptions o = defaultFrontierOptions();
   o.bootstrap = 400;
   o.at = {kTarget};
+  if (method == IntervalMethod::kLive) o = projectionOptions(o, kTarget);
   try {
     const FrontierResult fit = fitFrontier(table, o);
     const ProjectedMultiplier& p = fit.multipliers.at(0).projected.at(0);
@@ -142,6 +153,7 @@ struct PathPoint {
 struct AdaptiveRun {
   std::vector<PathPoint> path;  // after every finished run from the first fittable one on
   Interval final;
+  Interval final_fit;  // `deepladder fit`'s interval on the final table
   double spent = 0;
   std::map<std::string, int> bought;  // by candidate kind
   std::string stop;
@@ -227,7 +239,38 @@ AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
     out.path.push_back({out.spent, ladderInterval(table)});
   }
   out.final = out.path.back().interval;
+  out.final_fit = ladderInterval(table, IntervalMethod::kFit);
   return out;
+}
+
+ResultsTable fixedGrid(const Truth& t, int sim) {
+  ResultsTable fixed;
+  fixed.source = "sim";
+  for (const auto& r : testing::publishedGrowthLadder())
+    fixed.points.push_back(point(t, sim, r.arm, r.depth, r.compute_flops, 1));
+  return fixed;
+}
+
+bool covers(const Interval& i, double truth) {
+  return i.lo <= truth && truth <= i.hi;
+}
+
+// The fixed grid alone over `ladders` simulations: coverage and median width of both methods.
+void printFixedCoverage(const Truth& t, int ladders) {
+  int cover_live = 0, cover_fit = 0;
+  std::vector<double> width_live, width_fit;
+  for (int sim = 0; sim < ladders; ++sim) {
+    const ResultsTable fixed = fixedGrid(t, sim);
+    const Interval live = ladderInterval(fixed), fit = ladderInterval(fixed, IntervalMethod::kFit);
+    cover_live += covers(live, t.multiplier), cover_fit += covers(fit, t.multiplier);
+    width_live.push_back(live.width()), width_fit.push_back(fit.width());
+  }
+  std::printf(
+      "fixed grid alone, %d ladders: coverage of the truth (nominal 95%%) live projection "
+      "(residual bootstrap) %.1f%%, median width %.3f; deepladder fit (run bootstrap) %.1f%%, "
+      "median width %.3f\n",
+      ladders, 100.0 * cover_live / ladders, median(width_live), 100.0 * cover_fit / ladders,
+      median(width_fit));
 }
 
 // From which compute on (a fraction of the fixed grid's) the adaptive width stays at or below
@@ -314,11 +357,14 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int ladders = 50, threads = 2;
   bool verbose = false, bound_only = false;
+  int fixed_coverage = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--bound-only")) bound_only = true;
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) ladders = 4;
+    if (!std::strcmp(argv[i], "--fixed-coverage") && i + 1 < argc)
+      fixed_coverage = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--verbose")) verbose = true;  // every decision (with --threads 1)
   }
   const Truth truth = truthFromPublished();
@@ -333,27 +379,29 @@ int main(int argc, char** argv) {
       truth.law.at("untied_grow").second, truth.scatter.at("untied_grow"), truth.multiplier);
   printDesignBound(truth, rungs, fixed_compute);
   if (bound_only) return 0;
+  if (fixed_coverage > 0) {
+    printFixedCoverage(truth, fixed_coverage);
+    return 0;
+  }
   std::printf("fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders\n",
               fixed_compute, ladders);
 
   std::vector<double> fixed_w, fixed_err, adapt_w, adapt_err, reach_fraction, width_ratio,
       adapt_spent;
-  int fixed_cover = 0, adapt_cover = 0;
+  int fixed_cover = 0, adapt_cover = 0, fixed_fit_cover = 0, adapt_fit_cover = 0;
   std::map<std::string, int> bought;
   const auto t0 = std::chrono::steady_clock::now();
   // Ladders run in parallel (each suggest on one thread); results are read back in order.
-  std::vector<Interval> fixed_results(ladders);
+  std::vector<Interval> fixed_results(ladders), fixed_fit_results(ladders);
   std::vector<AdaptiveRun> adaptive_results(ladders);
   std::vector<std::thread> pool;
   std::mutex print;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       for (int sim = t; sim < ladders; sim += threads) {
-        ResultsTable fixed;
-        fixed.source = "sim";
-        for (const auto& r : testing::publishedGrowthLadder())
-          fixed.points.push_back(point(truth, sim, r.arm, r.depth, r.compute_flops, 1));
+        const ResultsTable fixed = fixedGrid(truth, sim);
         fixed_results[sim] = ladderInterval(fixed);
+        fixed_fit_results[sim] = ladderInterval(fixed, IntervalMethod::kFit);
         adaptive_results[sim] = runAdaptive(truth, sim, verbose, rungs, fixed_compute);
         const Interval& f = fixed_results[sim];
         const AdaptiveRun& a = adaptive_results[sim];
@@ -374,8 +422,10 @@ int main(int argc, char** argv) {
     adapt_w.push_back(a.final.width());
     adapt_err.push_back(std::fabs(a.final.value - truth.multiplier));
     adapt_spent.push_back(a.spent / fixed_compute);
-    fixed_cover += f.lo <= truth.multiplier && truth.multiplier <= f.hi;
-    adapt_cover += a.final.lo <= truth.multiplier && truth.multiplier <= a.final.hi;
+    fixed_cover += covers(f, truth.multiplier);
+    adapt_cover += covers(a.final, truth.multiplier);
+    fixed_fit_cover += covers(fixed_fit_results[sim], truth.multiplier);
+    adapt_fit_cover += covers(a.final_fit, truth.multiplier);
     width_ratio.push_back(f.width() / a.final.width());
     reach_fraction.push_back(reachFraction(a, f, fixed_compute));
     for (const auto& [kind, n] : a.bought) bought[kind] += n;
@@ -398,9 +448,11 @@ int main(int argc, char** argv) {
       "0.5)\n",
       reached, ladders, reached_half, ladders, median(reach_fraction));
   std::printf(
-      "coverage of the truth (nominal 95%%): fixed %.1f%%, adaptive %.1f%% (goal: "
-      "within 3 points)\n",
-      100.0 * fixed_cover / ladders, 100.0 * adapt_cover / ladders);
+      "coverage of the truth (nominal 95%%, goal: within 3 points): live projection (residual "
+      "bootstrap) fixed %.1f%%, adaptive %.1f%%; deepladder fit (run bootstrap) fixed %.1f%%, "
+      "adaptive %.1f%%\n",
+      100.0 * fixed_cover / ladders, 100.0 * adapt_cover / ladders,
+      100.0 * fixed_fit_cover / ladders, 100.0 * adapt_fit_cover / ladders);
   std::printf("adaptive buys:");
   for (const auto& [kind, n] : bought) std::printf(" %s %d;", kind.c_str(), n);
   std::printf("\n");

@@ -89,6 +89,23 @@ TEST(FrontierFit, SameSeedGivesSameIntervals) {
   EXPECT_NE(r1.arms[1].gamma_ci_lo, r3.arms[1].gamma_ci_lo);
 }
 
+TEST(FrontierFit, ResidualBootstrapIsRecordedAndDiffersFromResampledRuns) {
+  const auto table = syntheticLadder(designDocArms(), 8, 0.003, 3);
+  FrontierOptions o = quickOptions(100);
+  const auto runs = fitFrontier(table, o);
+  o.residual_bootstrap = true;
+  const auto residuals = fitFrontier(table, o);
+  EXPECT_FALSE(runs.residual_bootstrap);
+  EXPECT_TRUE(residuals.residual_bootstrap);
+  // Same point fit, different resamples: the same multiplier, another interval around it.
+  const auto& a = runs.multipliers.at(0).projected.back();
+  const auto& b = residuals.multipliers.at(0).projected.back();
+  EXPECT_EQ(a.multiplier, b.multiplier);
+  EXPECT_NE(a.ci_lo, b.ci_lo);
+  EXPECT_LT(b.ci_lo, b.multiplier);
+  EXPECT_GT(b.ci_hi, b.multiplier);
+}
+
 TEST(FrontierFit, PurePowerLawFlagsEAtZeroBound) {
   // L = 3 (C/C0)^-0.05 has E = 0: the fit ends on the lower bound of E and says so.
   const std::vector<TrueArm> truth = {{"vanilla", 0.0, 3.0, 0.05}, {"deep", 0.0, 2.9, 0.05}};

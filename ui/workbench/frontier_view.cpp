@@ -22,6 +22,7 @@
 #include "fitting/cancellation.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/ladder_fit.h"
+#include "fitting/live_projection.h"
 #include "fitting/projection_history.h"
 #include "fitting/scaling_table.h"
 #include "storage/database.h"
@@ -49,6 +50,9 @@ struct FitOutput {
 
 // The fit through the fits table's cache (this thread's own connection, read-write so new fits
 // are stored for everyone), and for a ladder its projection history (cached point by point).
+// A ladder is fitted with the live projection's options (residual bootstrap,
+// fitting/live_projection.h), so the multiplier view, the history's newest point and
+// `deepladder run` / `watch` show the same interval; an imported source with `fit`'s.
 FitOutput fitSource(const QString& path, const std::string& source, fitting::FrontierOptions o) {
   std::unique_ptr<storage::Database> db;
   bool read_only = false;
@@ -61,6 +65,7 @@ FitOutput fitSource(const QString& path, const std::string& source, fitting::Fro
   FitOutput out;
   out.table = storage::readResults(*db, path.toStdString(), source);
   const auto ladder_id = db->findLadder(source);
+  if (ladder_id) o = fitting::projectionOptions(o, kTarget);
   storage::SqliteFitCache cache(*db, ladder_id, read_only);
   fitting::LadderFitter fitter(&cache, source);
   out.result = fitter.fit(out.table, o, /*lenient=*/false);
@@ -345,11 +350,12 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
   table_->setPlainText(QString::fromStdString(fitting::scalingTableMarkdown(*result_)));
   int unfitted = 0;
   for (const auto& f : result.arms) unfitted += !f.no_fit.empty();
-  QString status = tr("%1 points, %2 arms, %3 of %4 bootstrap resamples used. Estimator: %5.")
+  QString status = tr("%1 points, %2 arms, %3 of %4 bootstrap resamples of %5 used. Estimator: %6.")
                        .arg(table.points.size())
                        .arg(result.arms.size())
                        .arg(result.bootstrap_used)
                        .arg(result.bootstrap_requested)
+                       .arg(result.residual_bootstrap ? tr("residuals") : tr("runs"))
                        .arg(QString::fromStdString(
                            fitting::estimatorDescription(result.estimator, result.joint)));
   if (unfitted > 0)
