@@ -234,7 +234,8 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
                   "Compute the live projection is made at (default 1e26, the largest --at of "
                   "`fit`)");
   cmd->add_option("--bootstrap", options->bootstrap,
-                  "Bootstrap resamples of the live projection's intervals")
+                  "Bootstrap resamples of the live projection's intervals (each redraws the "
+                  "runs' losses around the fit from its residuals)")
       ->capture_default_str();
   cmd->add_flag("--adaptive", options->adaptive,
                 "Spend --budget one run at a time, always on the run expected to narrow the "

@@ -82,7 +82,9 @@ CommandRegistrar reg("watch", 11, [](CLI::App& cli) {
   cmd->add_option("--target", o->target, "Compute of the projection (default 1e26)");
   cmd->add_option("--interval", o->interval_s, "Seconds between looks at the database")
       ->capture_default_str();
-  cmd->add_option("--bootstrap", o->bootstrap, "Bootstrap resamples of the intervals")
+  cmd->add_option("--bootstrap", o->bootstrap,
+                  "Bootstrap resamples of the intervals (each redraws the runs' losses around "
+                  "the fit from its residuals)")
       ->capture_default_str();
   cmd->add_flag("--once", o->once, "Print the projection now and end");
   cmd->callback([o] { commandExitCode() = runWatch(*o); });

@@ -35,12 +35,10 @@ struct ProjectionSnapshot {
 
 // The live projection's fit options: `options` with `target` added to `at` when it lacks it (the
 // interval is computed there) and the residual bootstrap on (FrontierOptions::residual_bootstrap).
-// Why residuals: over simulated ladders with the published ladder's laws and scatter
-// (tests/bench/live_ladder_bench), intervals from resampled runs cover the true M(1e26) in 98.5%
-// of fixed grids (too wide) and in 86% of adaptive ladders, whose repeated seeds of a few rungs
-// resampled as runs understate the extrapolation's spread; resampled residuals cover it in about
-// 94% of fixed grids. `deepladder fit` keeps the paper's run bootstrap, which the published
-// intervals use.
+// Why residuals: over 200 simulated fixed grids with the published ladder's laws and scatter
+// (tests/bench/live_ladder_bench --fixed-designs), intervals from resampled runs covered the true
+// M(1e26) in 98.5% (nominal 95%: too wide), intervals from resampled residuals in 94.0%, 1.44x
+// narrower. `deepladder fit` keeps the paper's run bootstrap.
 FrontierOptions projectionOptions(FrontierOptions options, double target);
 
 class LiveProjection {

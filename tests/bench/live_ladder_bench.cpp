@@ -22,10 +22,11 @@
 // delta-method width of M(1e26) with the true laws known, for the fixed grid and for the best
 // design the same candidates allow within the same compute (and within fractions of it).
 // Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] [--bound-only]
-//                          [--fixed-coverage N]
-// (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders; --fixed-coverage N:
-// the bound, then the coverage and width of both interval methods over N fixed grids alone,
-// which takes seconds, not the adaptive ladders' hour).
+//                          [--fixed-designs N]
+// (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders; --fixed-designs N:
+// the bound, then the widths and coverage of both interval methods over N simulations of fixed
+// designs alone, the grid and the grid with many seeds of its cheapest rungs: minutes, not the
+// adaptive ladders' hour).
 // Each simulated ladder takes one to four minutes of one core (its suggests): give it the cores
 // there are.
 #include <algorithm>
@@ -243,34 +244,59 @@ AdaptiveRun runAdaptive(const Truth& t, int sim, bool verbose,
   return out;
 }
 
-ResultsTable fixedGrid(const Truth& t, int sim) {
-  ResultsTable fixed;
-  fixed.source = "sim";
-  for (const auto& r : testing::publishedGrowthLadder())
-    fixed.points.push_back(point(t, sim, r.arm, r.depth, r.compute_flops, 1));
-  return fixed;
+// A fixed design in simulated ladder `sim`: the published rungs, `first_seeds` seeds of each
+// arm's smallest rung, `second_seeds` of its second, one of every other (1, 1: the grid).
+ResultsTable fixedDesign(const Truth& t, int sim, int first_seeds = 1, int second_seeds = 1) {
+  ResultsTable table;
+  table.source = "sim";
+  std::map<std::string, int> rank;  // arm -> rungs seen (the published rungs grow in depth)
+  for (const auto& r : testing::publishedGrowthLadder()) {
+    const int k = rank[r.arm]++;
+    const int seeds = k == 0 ? first_seeds : k == 1 ? second_seeds : 1;
+    for (int seed = 1; seed <= seeds; ++seed)
+      table.points.push_back(point(t, sim, r.arm, r.depth, r.compute_flops, seed));
+  }
+  return table;
 }
 
 bool covers(const Interval& i, double truth) {
   return i.lo <= truth && truth <= i.hi;
 }
 
-// The fixed grid alone over `ladders` simulations: coverage and median width of both methods.
-void printFixedCoverage(const Truth& t, int ladders) {
+// A fixed design (fixedDesign) over `ladders` simulations: its compute against the grid's, the
+// median width and error of the live projection's interval, and both methods' coverage.
+void printDesignCoverage(const Truth& t, int ladders, int first_seeds, int second_seeds,
+                         double grid_compute) {
   int cover_live = 0, cover_fit = 0;
-  std::vector<double> width_live, width_fit;
+  double compute = 0;
+  std::vector<double> width_live, width_fit, error;
   for (int sim = 0; sim < ladders; ++sim) {
-    const ResultsTable fixed = fixedGrid(t, sim);
-    const Interval live = ladderInterval(fixed), fit = ladderInterval(fixed, IntervalMethod::kFit);
+    const ResultsTable table = fixedDesign(t, sim, first_seeds, second_seeds);
+    compute = 0;
+    for (const auto& p : table.points) compute += p.compute_flops;
+    const Interval live = ladderInterval(table), fit = ladderInterval(table, IntervalMethod::kFit);
     cover_live += covers(live, t.multiplier), cover_fit += covers(fit, t.multiplier);
     width_live.push_back(live.width()), width_fit.push_back(fit.width());
+    error.push_back(std::fabs(live.value - t.multiplier));
   }
   std::printf(
-      "fixed grid alone, %d ladders: coverage of the truth (nominal 95%%) live projection "
-      "(residual bootstrap) %.1f%%, median width %.3f; deepladder fit (run bootstrap) %.1f%%, "
-      "median width %.3f\n",
-      ladders, 100.0 * cover_live / ladders, median(width_live), 100.0 * cover_fit / ladders,
-      median(width_fit));
+      "  grid with %2d and %d seeds of each arm's two smallest rungs (%.3f of the grid's "
+      "compute): live projection width %.3f, abs error %.3f (medians), coverage %.1f%%; "
+      "deepladder fit width %.3f, coverage %.1f%%\n",
+      first_seeds, second_seeds, compute / grid_compute, median(width_live), median(error),
+      100.0 * cover_live / ladders, median(width_fit), 100.0 * cover_fit / ladders);
+}
+
+// Fixed designs alone (no suggest, so minutes): the published grid, and the grid with many
+// seeds of its cheapest rungs, which is where the design bound puts most of its runs.
+void printFixedDesigns(const Truth& t, int ladders, double grid_compute) {
+  std::printf(
+      "fixed designs over %d simulated ladders, M(1e26) intervals (nominal 95%%): live "
+      "projection (residual bootstrap) and deepladder fit (run bootstrap)\n",
+      ladders);
+  printDesignCoverage(t, ladders, 1, 1, grid_compute);
+  printDesignCoverage(t, ladders, 20, 5, grid_compute);
+  printDesignCoverage(t, ladders, 40, 1, grid_compute);
 }
 
 // From which compute on (a fraction of the fixed grid's) the adaptive width stays at or below
@@ -357,14 +383,14 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   int ladders = 50, threads = 2;
   bool verbose = false, bound_only = false;
-  int fixed_coverage = 0;
+  int fixed_designs = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--bound-only")) bound_only = true;
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) ladders = 4;
-    if (!std::strcmp(argv[i], "--fixed-coverage") && i + 1 < argc)
-      fixed_coverage = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--fixed-designs") && i + 1 < argc)
+      fixed_designs = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--verbose")) verbose = true;  // every decision (with --threads 1)
   }
   const Truth truth = truthFromPublished();
@@ -379,8 +405,8 @@ int main(int argc, char** argv) {
       truth.law.at("untied_grow").second, truth.scatter.at("untied_grow"), truth.multiplier);
   printDesignBound(truth, rungs, fixed_compute);
   if (bound_only) return 0;
-  if (fixed_coverage > 0) {
-    printFixedCoverage(truth, fixed_coverage);
+  if (fixed_designs > 0) {
+    printFixedDesigns(truth, fixed_designs, fixed_compute);
     return 0;
   }
   std::printf("fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders\n",
@@ -399,7 +425,7 @@ int main(int argc, char** argv) {
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       for (int sim = t; sim < ladders; sim += threads) {
-        const ResultsTable fixed = fixedGrid(truth, sim);
+        const ResultsTable fixed = fixedDesign(truth, sim);
         fixed_results[sim] = ladderInterval(fixed);
         fixed_fit_results[sim] = ladderInterval(fixed, IntervalMethod::kFit);
         adaptive_results[sim] = runAdaptive(truth, sim, verbose, rungs, fixed_compute);
