@@ -22,7 +22,6 @@ FrontierResult assembleLadderFit(const std::vector<FrontierResult>& shares) {
   for (const auto& s : shares) {
     replicates = std::min(replicates, s.bootstrap_draws.size());
     out.bootstrap_used = std::min(out.bootstrap_used, s.bootstrap_used);
-    out.residual_bootstrap = out.residual_bootstrap && s.residual_bootstrap;  // every share's
   }
   out.bootstrap_draws.assign(replicates, {});
   for (size_t r = 0; r < replicates; ++r)

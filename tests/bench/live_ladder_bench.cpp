@@ -268,12 +268,12 @@ bool covers(const Interval& i, double truth) {
 void printDesignCoverage(const Truth& t, int ladders, int first_seeds, int second_seeds,
                          double grid_compute) {
   int cover_live = 0, cover_fit = 0;
-  double compute = 0;
+  double compute = 0;  // the design's, the same in every simulation
+  for (const auto& p : fixedDesign(t, 0, first_seeds, second_seeds).points)
+    compute += p.compute_flops;
   std::vector<double> width_live, width_fit, error;
   for (int sim = 0; sim < ladders; ++sim) {
     const ResultsTable table = fixedDesign(t, sim, first_seeds, second_seeds);
-    compute = 0;
-    for (const auto& p : table.points) compute += p.compute_flops;
     const Interval live = ladderInterval(table), fit = ladderInterval(table, IntervalMethod::kFit);
     cover_live += covers(live, t.multiplier), cover_fit += covers(fit, t.multiplier);
     width_live.push_back(live.width()), width_fit.push_back(fit.width());
