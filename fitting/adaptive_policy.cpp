@@ -25,19 +25,41 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
   }
   const double left = b.budget_flops - b.spent_flops;
   bool blocked_by_slots = false;
-  for (size_t i = 0; i < s.ranked.size(); ++i) {
-    const Suggestion& c = s.ranked[i];
-    if (!(c.cost_flops <= left)) continue;
+  auto fits = [&](const Suggestion& c) {
+    if (!(c.cost_flops <= left)) return false;
     if (c.candidate.run.config.train.ranks > b.free_slots) {
       blocked_by_slots = true;
-      continue;
+      return false;
     }
-    const char* why = c.needed      ? "needed"
-                      : c.score > 0 ? "best narrowing per FLOP"
-                                    : "top suggestion, its expected narrowing within its noise";
-    std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)", c.candidate.run.name.c_str(),
-                  why, left, b.budget_flops);
-    return {AdaptiveDecision::kQueue, static_cast<int>(i), buf};
+    return true;
+  };
+  auto queue = [&](size_t i, const char* why) {
+    std::snprintf(buf, sizeof buf, "%s: %s (%.3g of %.3g FLOPs left)",
+                  s.ranked[i].candidate.run.name.c_str(), why, left, b.budget_flops);
+    return AdaptiveDecision{AdaptiveDecision::kQueue, static_cast<int>(i), buf};
+  };
+  for (size_t i = 0; i < s.ranked.size(); ++i)
+    if (s.ranked[i].needed && fits(s.ranked[i])) return queue(i, "needed");
+  if (s.seed_dof < kSeedScatterDof) {
+    // The cheapest extra seed, when it is cheap next to the budget.
+    int cheapest = -1;
+    for (size_t i = 0; i < s.ranked.size(); ++i) {
+      const Suggestion& c = s.ranked[i];
+      if (c.candidate.kind == ladder::CandidateKind::kExtraSeed &&
+          c.cost_flops <= kSeedProbeShare * b.budget_flops && fits(c) &&
+          (cheapest < 0 || c.cost_flops < s.ranked[cheapest].cost_flops))
+        cheapest = static_cast<int>(i);
+    }
+    if (cheapest >= 0)
+      return queue(cheapest,
+                   "measures the seed scatter (extra seeds cannot be valued before it is)");
+  }
+  for (size_t i = 0; i < s.ranked.size(); ++i) {
+    const Suggestion& c = s.ranked[i];
+    if (!fits(c)) continue;
+    return queue(i, c.score > 0 ? "best narrowing per FLOP"
+                                : "cheapest candidate (none expected to narrow the interval "
+                                  "beyond its noise)");
   }
   if (blocked_by_slots) return {AdaptiveDecision::kWait, -1, "waiting for free slots"};
   std::snprintf(buf, sizeof buf, "budget spent: %.3g of %.3g FLOPs, no candidate fits in %.3g",

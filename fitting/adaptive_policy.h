@@ -24,12 +24,19 @@ struct AdaptiveDecision {
   std::string reason;  // one line for the log and the decisions table
 };
 
+// Until the seed scatter is measured (SuggestResult::seed_dof < kSeedScatterDof), suggest cannot
+// value an extra seed (suggest.h); the adaptive loop buys the cheapest extra seed to measure it
+// when that seed costs at most kSeedProbeShare of the budget.
+constexpr double kSeedProbeShare = 0.01;
+
 // `widths`: the counted arms' current interval widths (hi - lo at the target, the ladder's live
-// fit). Rules, in order: every width < until_width -> stop (width); the top ranked suggestion
-// (needed first, then by score, then by narrowing less its noise) that costs at most what is
-// left and needs no more slots than are free -> queue it, even when its expected narrowing is
-// within its noise (the budget is there to be spent); one that would fit the budget but not the
-// free slots -> wait; nothing within the budget -> stop (budget).
+// fit). Rules, in order: every width < until_width -> stop (width); a needed run that fits (costs
+// at most what is left, needs no more slots than are free) -> queue it; the seed scatter not
+// measured yet -> the cheapest extra seed that fits and costs at most kSeedProbeShare of the
+// budget; else the top ranked suggestion that fits (by score, then the cheapest of the rest),
+// even when its expected narrowing is within its noise (the budget is there to be spent); one
+// that would fit the budget but not the free slots -> wait; nothing within the budget -> stop
+// (budget).
 AdaptiveDecision decideAdaptive(const SuggestResult& suggestions, const std::vector<double>& widths,
                                 const AdaptiveBudget& budget);
 

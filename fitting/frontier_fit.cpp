@@ -89,8 +89,9 @@ std::mt19937_64 armStream(std::uint64_t seed, int index, const std::string& arm)
 // parameters) so the draws' variance is unbiased. An arm with fewer than two residual degrees of
 // freedom (three rungs for the baseline: its fit passes through them) has no scatter of its own
 // to resample; its residuals are drawn from N(0, pooled^2), the scatter of the arms that have.
+// `known` > 0: every residual is drawn from N(0, known^2) instead (fitFrontierKnownScatter).
 ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, int p, double pooled,
-                         std::mt19937_64& rng) {
+                         double known, std::mt19937_64& rng) {
   const size_t n = arm.compute.size();
   std::vector<double> curve(n), residual(n);
   for (size_t i = 0; i < n; ++i) {
@@ -98,8 +99,8 @@ ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, in
     residual[i] = arm.loss[i] - curve[i];
   }
   ArmData out = arm;
-  if (static_cast<int>(n) - p < 2) {
-    std::normal_distribution<double> gauss(0.0, pooled);
+  if (known > 0 || static_cast<int>(n) - p < 2) {
+    std::normal_distribution<double> gauss(0.0, known > 0 ? known : pooled);
     for (size_t i = 0; i < n; ++i) out.loss[i] = curve[i] + gauss(rng);
     return out;
   }
@@ -128,15 +129,20 @@ double pooledScatter(const std::vector<ArmData>& arms, const std::vector<ArmFit>
   return dof > 0 ? std::sqrt(rss / dof) : 0.0;
 }
 
+// Each arm's given residual scatter (empty: estimated from the fit's residuals).
+using KnownScatter = std::map<std::string, double>;
+
 // `point`: the point fit, for the residual bootstrap (null: resample runs); `pooled`: its
-// pooled residual scatter.
+// pooled residual scatter; `known`: arms whose residuals are drawn from N(0, s^2).
 Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options, int index,
-                       const std::vector<ArmFit>* point, double pooled) {
+                       const std::vector<ArmFit>* point, double pooled, const KnownScatter& known) {
   std::vector<ArmData> sample;
   for (size_t a = 0; a < arms.size(); ++a) {
     std::mt19937_64 rng = armStream(options.seed, index, arms[a].name);
     const int p = (a == 0 || options.joint) ? 3 : 2;
-    sample.push_back(point ? residualResample(arms[a], (*point)[a], options.c_ref, p, pooled, rng)
+    const auto s = known.find(arms[a].name);
+    sample.push_back(point ? residualResample(arms[a], (*point)[a], options.c_ref, p, pooled,
+                                              s != known.end() ? s->second : 0.0, rng)
                            : resample(arms[a], a == 0 ? 3 : 2, rng));
   }
   Replicate rep;
@@ -166,7 +172,7 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
 
 std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
                                     const FrontierOptions& options,
-                                    const std::vector<ArmFit>* point) {
+                                    const std::vector<ArmFit>* point, const KnownScatter& known) {
   const double pooled = point ? pooledScatter(arms, *point, options.joint, options.c_ref) : 0.0;
   std::vector<Replicate> reps(options.bootstrap);
   const int threads = std::max(1, std::min(options.threads, options.bootstrap));
@@ -175,7 +181,7 @@ std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
     pool.emplace_back([&, t] {
       // Between resamples: a cancelled fit stops here (and Ceres aborts the one in flight).
       for (int i = t; i < options.bootstrap && !isCancelled(options.cancellation); i += threads)
-        reps[i] = runReplicate(arms, options, i, point, pooled);
+        reps[i] = runReplicate(arms, options, i, point, pooled, known);
     });
   for (auto& th : pool) th.join();
   return reps;
@@ -237,7 +243,10 @@ double percentile(std::vector<double> samples, double q) {
   return samples[lo] + (pos - lo) * (samples[hi] - samples[lo]);
 }
 
-FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options) {
+namespace {
+
+FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& options,
+                              const KnownScatter& known) {
   validateFrontierInput(table, options);
   const std::vector<ArmData> arms = groupByArm(table, options.baseline);
 
@@ -300,7 +309,8 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
   if (options.bootstrap > 0) {
     result.residual_bootstrap = options.residual_bootstrap;
     const auto reps =
-        runBootstrap(arms, options, options.residual_bootstrap ? &result.arms : nullptr);
+        runBootstrap(arms, options,
+                     options.residual_bootstrap || !known.empty() ? &result.arms : nullptr, known);
     if (isCancelled(options.cancellation)) {
       // No intervals from part of the resamples: say how many were fitted, and that it stopped.
       result.cancelled = true;
@@ -343,6 +353,20 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
     }
   }
   return result;
+}
+
+}  // namespace
+
+FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options) {
+  return fitWithScatter(table, options, {});
+}
+
+FrontierResult fitFrontierKnownScatter(const ResultsTable& table, const FrontierOptions& options,
+                                       const std::map<std::string, double>& scatter) {
+  for (const auto& [arm, s] : scatter)
+    if (!(s > 0) || !std::isfinite(s))
+      throw UserError("known scatter of arm \"" + arm + "\" must be positive, got " + fmt(s));
+  return fitWithScatter(table, options, scatter);
 }
 
 }  // namespace deepladder::fitting

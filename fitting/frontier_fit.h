@@ -7,6 +7,9 @@
 // flagged in ArmFit.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "fitting/fit_types.h"
 #include "fitting/frontier_input.h"
 
@@ -17,6 +20,15 @@ namespace deepladder::fitting {
 // arms are fitted as usual. Such an arm has no bootstrap intervals or bands either
 // (ArmFit::bootstrap_used still counts the resamples that happened to fit it).
 FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options);
+
+// The same fit, with the bootstrap's residuals of each arm named in `scatter` drawn from
+// N(0, s^2) (a parametric bootstrap with the noise known) instead of resampled: suggest
+// (suggest.h) scores a candidate with the noise held at its current estimate, so that a
+// candidate's narrowing is what its place in the design buys, not a change in the estimated
+// scatter. Arms not named keep the options' method. Throws UserError on a scatter that is not
+// positive and finite.
+FrontierResult fitFrontierKnownScatter(const ResultsTable& table, const FrontierOptions& options,
+                                       const std::map<std::string, double>& scatter);
 
 // Percentile of sorted-or-not samples, linear interpolation between order statistics
 // (NumPy's default); NaN for an empty sample.

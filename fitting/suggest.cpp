@@ -51,24 +51,42 @@ Interval intervalOf(const FrontierResult& fit, const std::string& arm, double ta
 
 // What the scorer knows about the current runs.
 struct Current {
-  FrontierResult fit;  // the ladder's fit (lenient), at {target}
-  std::map<std::string, std::vector<RunPoint>> by_arm;
-  std::map<std::string, size_t> arm_index;                  // arm -> index in fit.arms
-  std::map<std::string, double> scatter;                    // arm -> s_a
-  std::map<std::string, Interval> interval;                 // counted arm -> interval now
+  FrontierResult fit;                                   // the ladder's fit (lenient), at {target}
+  std::map<std::string, std::vector<RunPoint>> by_arm;  // rung means (seeds averaged)
+  std::map<std::string, std::vector<RunPoint>> runs_by_arm;  // every run
+  std::map<std::string, size_t> arm_index;                   // arm -> index in fit.arms
+  std::map<std::string, double> scatter;                     // arm -> s_a
+  std::map<std::string, double> known_scatter;               // the positive ones, for the refits
+  std::map<std::string, Interval> interval;                  // counted arm -> interval now
   std::set<std::string> unfitted;                           // arms (baseline included) not fittable
   std::map<std::pair<std::string, double>, int> rung_runs;  // (arm, C) -> runs averaged there
   std::map<std::string, double> seed_scatter;               // arm -> seed-to-seed scatter s_seed
+  double seed_share = 0;        // q: the share of a run's deviation from the law that is its seed's
+  bool seeds_measured = false;  // the seed scatter has kSeedScatterDof degrees of freedom
 };
 
+// What an extra seed of a rung already run `k` times is worth, relative to a new independent
+// point of the same scatter. A run's deviation from the law is a rung's shared part (variance
+// 1 - q of the scatter) plus its seed's own (q): the rung's mean has variance 1 - q + q / k, so
+// the (k+1)-th seed adds 1 / (1 - q + q / (k + 1)) - 1 / (1 - q + q / k) of information, where
+// an independent point adds 1. q = 1: 1 (seeds are independent); q = 0: 0 (a seed repeats its
+// rung's deviation and adds nothing).
+double extraSeedWorth(double q, int k) {
+  if (k < 1) return 1.0;
+  return 1.0 / (1.0 - q + q / (k + 1)) - 1.0 / (1.0 - q + q / k);
+}
+
+// The arm's own residual scatter when it has two or more residual degrees of freedom, else the
+// pooled one: the residual bootstrap's rule (frontier_fit.cpp), so that a four-rung baseline whose
+// curve happens to pass near its points does not draw near-duplicate outcomes.
 double residualScatter(const ArmFit& f, double pooled) {
   const int p = f.E_free ? 3 : 2;
-  if (f.n_points > p && std::isfinite(f.rss)) return std::sqrt(f.rss / (f.n_points - p));
+  if (f.n_points - p >= 2 && std::isfinite(f.rss)) return std::sqrt(f.rss / (f.n_points - p));
   return pooled;
 }
 
-// The refit with one more run of `arm` (rung means: a run at an existing rung moves its mean,
-// any other adds a rung); returns the counted arms' intervals (by arm).
+// The refit with one more run of `arm` added to the current runs (every seed its own point, as
+// the live projection fits them); returns the counted arms' intervals (by arm).
 std::map<std::string, Interval> refitWith(const Current& cur, const std::string& arm,
                                           const RunPoint& extra,
                                           const std::vector<std::string>& counted,
@@ -80,21 +98,13 @@ std::map<std::string, Interval> refitWith(const Current& cur, const std::string&
   std::vector<std::string> fitted{baseline};
   for (const auto& a : arms)
     if (a != baseline) fitted.push_back(a);
-  bool merged = false;
   for (const auto& a : fitted) {
-    const auto it = cur.by_arm.find(a);
-    if (it == cur.by_arm.end()) continue;
-    for (RunPoint p : it->second) {
-      if (a == arm && p.compute_flops == extra.compute_flops) {
-        const int k = cur.rung_runs.at({a, p.compute_flops});
-        p.val_loss = (k * p.val_loss + extra.val_loss) / (k + 1);
-        merged = true;
-      }
-      t.points.push_back(p);
-    }
+    const auto it = cur.runs_by_arm.find(a);
+    if (it == cur.runs_by_arm.end()) continue;
+    t.points.insert(t.points.end(), it->second.begin(), it->second.end());
   }
-  if (!merged) t.points.push_back(extra);
-  const FrontierResult fit = fitFrontier(t, fit_options);
+  t.points.push_back(extra);
+  const FrontierResult fit = fitFrontierKnownScatter(t, fit_options, cur.known_scatter);
   std::map<std::string, Interval> out;
   for (const auto& a : arms) out[a] = intervalOf(fit, a, target);
   return out;
@@ -121,11 +131,20 @@ std::string placement(const Current& cur, const std::string& arm, double c, bool
       if (p.compute_flops > c) above = std::min(above, p.compute_flops);
       same = same || std::fabs(p.compute_flops / c - 1.0) < 1e-6;
     }
-    char buf[160];
+    char buf[200];
     if (same) {
-      const auto s = cur.scatter.find(arm);
-      std::snprintf(buf, sizeof buf, "repeats a rung of %s (averages its scatter, %.2g nats)",
-                    arm.c_str(), s != cur.scatter.end() ? s->second : kNaN);
+      const auto k = cur.rung_runs.find({arm, c});
+      const int runs = k != cur.rung_runs.end() ? k->second : 1;
+      if (cur.seeds_measured)
+        std::snprintf(buf, sizeof buf,
+                      "seed %d of a rung of %s (seeds' share of the scatter %.2f: worth %.2f of a "
+                      "new rung's information)",
+                      runs + 1, arm.c_str(), cur.seed_share, extraSeedWorth(cur.seed_share, runs));
+      else
+        std::snprintf(buf, sizeof buf,
+                      "seed %d of a rung of %s (seed scatter not measured yet: taken as shared by "
+                      "the rung's seeds, worth nothing)",
+                      runs + 1, arm.c_str());
     } else if (c > hi) {
       std::snprintf(buf, sizeof buf, "extends %s from %s to %s FLOPs (x%.2g)", arm.c_str(),
                     fmtFlops(hi).c_str(), fmtFlops(c).c_str(), c / hi);
@@ -157,13 +176,20 @@ SuggestResult suggestRuns(const ResultsTable& runs,
 
   SuggestResult result;
   result.target = options.target;
-  // Seeds of a rung are averaged: the scorer fits rung means, so an extra seed is worth what it
-  // moves its rung's mean (a rung's deviation from the law does not average away).
+  // The scorer fits every run as its own point, as the live projection does (an extra seed adds a
+  // point, counted for what the seeds' measured share of the scatter makes it worth); rung means
+  // are kept for where an extra seed is drawn and for the seed-to-seed scatter.
   Current cur;
   std::map<std::pair<std::string, double>, std::vector<double>> rungs;
-  for (const auto& p : runs.points) rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
-  ResultsTable means;
-  means.source = runs.source;
+  for (const auto& p : runs.points) {
+    rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
+    cur.runs_by_arm[p.arm].push_back(p);
+  }
+  for (auto& [arm, pts] : cur.runs_by_arm)  // the order the ladder's fit resamples them in
+    std::sort(pts.begin(), pts.end(), [](const RunPoint& a, const RunPoint& b) {
+      return a.compute_flops != b.compute_flops ? a.compute_flops < b.compute_flops
+                                                : a.val_loss < b.val_loss;
+    });
   double within = 0;
   int within_dof = 0;
   for (const auto& [key, losses] : rungs) {
@@ -175,7 +201,6 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     p.arm = key.first;
     p.compute_flops = key.second;
     p.val_loss = mean;
-    means.points.push_back(p);
     cur.by_arm[p.arm].push_back(p);
     cur.rung_runs[key] = static_cast<int>(losses.size());
   }
@@ -187,7 +212,7 @@ SuggestResult suggestRuns(const ResultsTable& runs,
   bool baseline_fits = false;
   if (cur.by_arm.count(baseline)) {
     try {
-      cur.fit = fitter.fit(means, current_options, /*lenient=*/true);
+      cur.fit = fitter.fit(runs, current_options, /*lenient=*/true);
       baseline_fits = true;
       result.unfitted = fitter.skipped();
     } catch (const UserError& e) {
@@ -210,12 +235,26 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     if (f.n_points > p && std::isfinite(f.rss)) pooled_rss += f.rss, pooled_dof += f.n_points - p;
   }
   const double pooled = pooled_dof > 0 ? std::sqrt(pooled_rss / pooled_dof) : 0.0;
-  for (const ArmFit& f : cur.fit.arms) cur.scatter[f.arm] = residualScatter(f, pooled);
+  for (const ArmFit& f : cur.fit.arms) {
+    cur.scatter[f.arm] = residualScatter(f, pooled);
+    // No scatter measured anywhere yet (every arm passes through its rungs): such an arm keeps
+    // the fit's own resampling.
+    if (cur.scatter[f.arm] > 0) cur.known_scatter[f.arm] = cur.scatter[f.arm];
+  }
 
-  // Seed-to-seed scatter: the pooled within-rung scatter of rungs with two or more runs; without
-  // any, the arm's residual scatter stands in (an upper bound).
+  // Seed-to-seed scatter: the pooled within-rung scatter of the rungs run more than once, once it
+  // has two degrees of freedom; until then the arm's residual scatter stands in (an upper bound).
+  // The seed share q is that variance over the runs' pooled residual variance around the laws,
+  // at most 1; until it can be measured, q = 0: a rung's deviation from the law is taken to be
+  // shared by its seeds, so extra seeds score nothing, and the adaptive loop
+  // (adaptive_policy.h) buys the cheapest seeds to measure it.
+  cur.seeds_measured = within_dof >= kSeedScatterDof;
   for (const auto& [arm, sc] : cur.scatter)
-    cur.seed_scatter[arm] = within_dof > 0 ? std::sqrt(within / within_dof) : sc;
+    cur.seed_scatter[arm] = cur.seeds_measured ? std::sqrt(within / within_dof) : sc;
+  if (cur.seeds_measured && pooled > 0)
+    cur.seed_share = std::min(1.0, within / within_dof / (pooled * pooled));
+  result.seed_share = cur.seeds_measured ? cur.seed_share : kNaN;
+  result.seed_dof = within_dof;
 
   // Counted arms: the asked ones that can be fitted (all fittable non-baseline arms by default).
   for (const auto& f : cur.fit.arms)
@@ -227,10 +266,20 @@ SuggestResult suggestRuns(const ResultsTable& runs,
          std::find(options.arms.begin(), options.arms.end(), m.arm) != options.arms.end()))
       result.counted_arms.push_back(m.arm);
   }
+  // The intervals now, by the scorer's own procedure (the noise known, as in every refit below).
   double width_before = 0;
-  for (const auto& a : result.counted_arms) {
-    cur.interval[a] = intervalOf(cur.fit, a, options.target);
-    width_before += cur.interval[a].width();
+  if (!result.counted_arms.empty()) {
+    ResultsTable now;
+    now.source = "suggest";
+    for (const auto& [arm, pts] : cur.runs_by_arm)
+      if (arm == baseline || std::find(result.counted_arms.begin(), result.counted_arms.end(),
+                                       arm) != result.counted_arms.end())
+        now.points.insert(now.points.end(), pts.begin(), pts.end());
+    const FrontierResult fit = fitFrontierKnownScatter(now, fit_options, cur.known_scatter);
+    for (const auto& a : result.counted_arms) {
+      cur.interval[a] = intervalOf(fit, a, options.target);
+      width_before += cur.interval[a].width();
+    }
   }
   result.width_before = result.counted_arms.empty() ? kNaN : width_before;
 
@@ -267,6 +316,16 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     if (!counted) {
       s.narrowing = 0, s.score = 0, s.width_after = s.width_before;
       s.why = where + "; its arm's interval is not counted";
+      return;
+    }
+    // The refit counts an extra seed as an independent point: it narrows by what the seed's own
+    // share of the scatter is worth (extraSeedWorth), the rest repeats its rung's deviation.
+    const auto repeats = cur.rung_runs.find({arm, c});
+    const double worth =
+        repeats == cur.rung_runs.end() ? 1.0 : extraSeedWorth(cur.seed_share, repeats->second);
+    if (worth <= 0) {
+      s.narrowing = 0, s.narrowing_se = 0, s.score = 0, s.width_after = s.width_before;
+      s.why = where + "; expected to leave the interval as it is";
       return;
     }
     const size_t index = cur.arm_index.at(arm);
@@ -334,14 +393,20 @@ SuggestResult suggestRuns(const ResultsTable& runs,
         s.after_lo = sum_lo[a] / used, s.after_hi = sum_hi[a] / used;
       }
     }
-    s.width_after = after_total;
-    s.narrowing = s.width_before - s.width_after;
     // Standard error of the mean over the draws (the Latin hypercube makes it an upper bound).
     const double mean_total = draw_total / used;
     s.narrowing_se =
         used > 1
             ? std::sqrt(std::max(0.0, draw_total_sq / used - mean_total * mean_total) / (used - 1))
             : kNaN;
+    if (worth < 1.0) {  // an extra seed: the refit counted it as a new independent point
+      after_total = s.width_before - worth * (s.width_before - after_total);
+      s.after_lo = s.before_lo + worth * (s.after_lo - s.before_lo);
+      s.after_hi = s.before_hi + worth * (s.after_hi - s.before_hi);
+      s.narrowing_se *= worth;
+    }
+    s.width_after = after_total;
+    s.narrowing = s.width_before - s.width_after;
     s.score = std::max(0.0, s.narrowing - noiseMargin(s)) / c;
     char buf[200];
     std::snprintf(buf, sizeof buf, "; %s at %.3g: [%.3g, %.3g] -> [%.3g, %.3g] expected (%+.0f%%)",
@@ -360,17 +425,15 @@ SuggestResult suggestRuns(const ResultsTable& runs,
   for (auto& th : pool) th.join();
 
   // Needed first (cheapest first); then by score, best first; then those without a positive
-  // score by narrowing less its noise margin (no estimate last); ties by cost, then name.
+  // score, cheapest first (nothing is expected to narrow the interval beyond its noise: the
+  // cheapest run costs least and measures the seed scatter when it repeats a rung); then those
+  // without an estimate; ties by cost, then name.
   auto tier = [](const Suggestion& s) {
     if (s.needed) return 0;
     if (!std::isfinite(s.narrowing)) return 3;
     return s.score > 0 ? 1 : 2;
   };
-  auto key = [](const Suggestion& s, int t) {
-    if (t == 1) return s.score;
-    if (t == 2) return s.narrowing - noiseMargin(s);
-    return 0.0;
-  };
+  auto key = [](const Suggestion& s, int t) { return t == 1 ? s.score : 0.0; };
   std::stable_sort(out.begin(), out.end(), [&](const Suggestion& a, const Suggestion& b) {
     const int ta = tier(a), tb = tier(b);
     if (ta != tb) return ta < tb;

@@ -4,25 +4,32 @@
 // Expected narrowing of a candidate (arm a, planned compute C): for k = 1..draws, draw a
 // plausible outcome from the current fit's predictive distribution (bootstrap refits plus the
 // residual scatter): L_k = l_r(C) + z_k s_a, with l_r(C) = E_r + A_r (C/C0)^-g_r the curve of
-// arm a in bootstrap replicate r and s_a = sqrt(rss_a / (n_a - p_a)) the arm's residual scatter
-// (p = 3 for the baseline, 2 otherwise); refit with the outcome added (fitFrontier, its own
-// bootstrap) and take the interval width hi - lo of M(target). The expected width after is the
-// mean over the draws, summed over the counted arms (a candidate of arm a changes only arm a's
-// interval; a baseline candidate changes every arm's). Narrowing = width before - expected width
-// after, the width before coming from the same procedure on the current runs. Score = (narrowing
-// - its standard error over the draws) / C, or 0 when that is not positive: the expected
-// narrowing per FLOP, counted beyond its own Monte-Carlo noise (per FLOP, noise on the cheapest
-// run would otherwise outrank any rung).
+// arm a in bootstrap replicate r and s_a the arm's residual scatter (sqrt(rss_a / (n_a - p_a)),
+// p = 3 for the baseline, 2 otherwise, when n_a - p_a >= 2; else the scatter pooled over the
+// arms); refit with the outcome added and take the interval width hi - lo of M(target). The
+// expected width after is the mean over the draws, summed over the counted arms (a candidate of
+// arm a changes only arm a's interval; a baseline candidate changes every arm's). Narrowing =
+// width before - expected width after, the width before coming from the same procedure on the
+// current runs. Score = (narrowing - its standard error over the draws) / C, or 0 when that is
+// not positive: the expected narrowing per FLOP, counted beyond its own Monte-Carlo noise (per
+// FLOP, noise on the cheapest run would otherwise outrank any rung).
 //
 // Choices that make this usable on a ladder of a few rungs (each measured, see
 // tests/bench/live_ladder_bench.cpp):
-// - the scorer fits rung means (seeds of a rung averaged) with the residual bootstrap
-//   (FrontierOptions::residual_bootstrap): resampling runs from five rungs mostly measures how
-//   many distinct rungs a resample happens to keep, not where a new rung would go; an arm whose
-//   fit passes through its rungs (a three-rung baseline) gets the pooled scatter of the others;
-// - a repeat of a rung (an extra seed) is drawn around that rung's mean with the seed-to-seed
-//   scatter (pooled over rungs with several seeds; the residual scatter when there are none): a
-//   rung's own deviation from the law does not average away with more seeds;
+// - every run is its own point, as the live projection fits them, and every refit (and the
+//   width before) draws its bootstrap residuals from N(0, s_a^2) with the current scatters
+//   (fitFrontierKnownScatter): a candidate's narrowing is what its place in the design buys,
+//   not a change of the estimated scatter (a fifth baseline point would otherwise switch the
+//   baseline from the pooled scatter to its own few residuals, and every baseline run, however
+//   cheap, would seem to halve the interval);
+// - an extra seed is drawn around its rung's mean with the seed-to-seed scatter (pooled over the
+//   rungs run more than once), and its narrowing is scaled by what it is worth: a run's
+//   deviation from the law is its rung's shared part plus its seed's own, the seeds' share q of
+//   the scatter measured as the seed variance over the pooled residual variance (at most 1); the
+//   (k+1)-th seed of a rung adds 1 / (1 - q + q / (k + 1)) - 1 / (1 - q + q / k) of a new
+//   point's information (1 when seeds are independent, 0 when they share everything). Until the
+//   seed scatter has kSeedScatterDof degrees of freedom, q is taken as 0 (an extra seed scores
+//   0); the adaptive loop (adaptive_policy.h) buys the cheapest seed to measure it;
 // - the draws are a Latin hypercube over (replicate, z): draw k takes the replicate at quantile
 //   u_k of the replicates' losses at C and z_k = Phi^-1(v_k), each stratum of u and v once, with
 //   the same (u_k, v_k) for every candidate (common random numbers).
@@ -41,6 +48,10 @@
 #include "fitting/ladder_fit.h"
 
 namespace deepladder::fitting {
+
+// The degrees of freedom of seed scatter (rungs run more than once) before suggest values an
+// extra seed by the seeds' measured share of the scatter; until then an extra seed scores 0.
+constexpr int kSeedScatterDof = 2;
 
 struct SuggestOptions {
   FrontierOptions fit;            // baseline, C0, interval level; bootstrap = each refit's
@@ -78,6 +89,8 @@ struct SuggestResult {
   double target = kNaN;
   std::vector<std::string> counted_arms;
   double width_before = kNaN;        // sum over counted arms, same procedure as the scores
+  double seed_share = kNaN;          // q: the seeds' share of the runs' scatter (NaN: unmeasured)
+  int seed_dof = 0;                  // degrees of freedom of the seed scatter behind q
   std::vector<SkippedArm> unfitted;  // arms that cannot be fitted yet, and why
   std::vector<Suggestion> ranked;    // needed first (cheapest first), then by score
 };

@@ -54,6 +54,8 @@ nlohmann::json suggestionsToJson(const SuggestResult& r, int limit) {
   return {{"target", num(r.target)},
           {"counted_arms", r.counted_arms},
           {"width_before", num(r.width_before)},
+          {"seed_share", num(r.seed_share)},
+          {"seed_dof", r.seed_dof},
           {"unfitted", unfitted},
           {"candidates", candidates}};
 }
@@ -67,8 +69,16 @@ std::string suggestionsMarkdown(const SuggestResult& r, int limit) {
     out += "; summed width now " + g3(r.width_before) + ")";
   }
   out +=
-      "\nIntervals here are the scorer's own (rung means, residual bootstrap), so they can differ "
-      "from `fit`'s\n";
+      "\nIntervals here are the scorer's own (every run a point, residuals drawn with each arm's "
+      "current scatter), so they can differ from `fit`'s\n";
+  if (std::isfinite(r.seed_share))
+    out += "Seeds' share of the runs' scatter: " + g3(r.seed_share) + " (from " +
+           std::to_string(r.seed_dof) +
+           " degrees of freedom of seed scatter); an extra seed counts for that share\n";
+  else
+    out += "Seed scatter not measured yet (" + std::to_string(r.seed_dof) + " of " +
+           std::to_string(kSeedScatterDof) +
+           " degrees of freedom): extra seeds score 0 until rungs are repeated\n";
   for (const auto& u : r.unfitted)
     out += "  " + u.arm + " cannot be fitted yet: " + u.reason + "\n";
   out +=

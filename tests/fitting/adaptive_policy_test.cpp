@@ -1,6 +1,7 @@
 // The adaptive ladder's policy on hand-made suggestion lists: it stops at the width before
 // anything else, queues needed runs and the best resolved score that fits the budget and the
-// free slots, falls back to an unresolved narrowing, waits for slots, and stops at the budget.
+// free slots, buys the cheapest extra seed while the seed scatter is unmeasured, falls back to an
+// unresolved narrowing, waits for slots, and stops at the budget.
 #include "fitting/adaptive_policy.h"
 
 #include <gtest/gtest.h>
@@ -67,7 +68,26 @@ TEST(AdaptivePolicy, SpendsTheBudgetEvenWhenNothingNarrowsBeyondItsNoise) {
   const AdaptiveDecision d = decideAdaptive(s, {}, budget(10, 0));
   ASSERT_EQ(d.kind, AdaptiveDecision::kQueue);
   EXPECT_EQ(d.chosen, 0);
-  EXPECT_NE(d.reason.find("within its noise"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("beyond its noise"), std::string::npos) << d.reason;
+}
+
+TEST(AdaptivePolicy, MeasuresTheSeedScatterWithTheCheapestExtraSeedFirst) {
+  SuggestResult s;
+  s.ranked = {suggestion("needed", 5, NAN, NAN, true), suggestion("rung", 2, 1, 0.5),
+              suggestion("dear seed", 0.5, 0, 0), suggestion("cheap seed", 0.05, 0, 0)};
+  s.ranked[2].candidate.kind = s.ranked[3].candidate.kind = ladder::CandidateKind::kExtraSeed;
+  AdaptiveDecision d = decideAdaptive(s, {}, budget(10, 0));
+  EXPECT_EQ(d.chosen, 0) << "a needed run still comes first";
+  s.ranked.erase(s.ranked.begin());
+  d = decideAdaptive(s, {}, budget(10, 0));
+  ASSERT_EQ(d.kind, AdaptiveDecision::kQueue);
+  EXPECT_EQ(d.chosen, 2) << d.reason;
+  EXPECT_NE(d.reason.find("seed scatter"), std::string::npos) << d.reason;
+  d = decideAdaptive(s, {}, budget(2.5, 0));
+  EXPECT_EQ(d.chosen, 0) << "a seed costing more than 1% of the budget is not bought to measure";
+  s.seed_dof = kSeedScatterDof;
+  d = decideAdaptive(s, {}, budget(10, 0));
+  EXPECT_EQ(d.chosen, 0) << "once measured, seeds compete by score";
 }
 
 TEST(AdaptivePolicy, StopsAtTheBudgetAndWaitsForSlots) {

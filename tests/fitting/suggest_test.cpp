@@ -55,6 +55,7 @@ TEST(Suggest, PrefersTheMissingLargestRungsOverExtraSeedsOfSmallOnes) {
   const SuggestResult r = suggestRuns(publishedTable(12), candidatesAbove(12), rankingOptions());
   ASSERT_EQ(r.counted_arms, std::vector<std::string>{"untied_grow"});
   ASSERT_EQ(r.ranked.size(), 15u);
+  EXPECT_TRUE(std::isnan(r.seed_share));
   EXPECT_GT(r.width_before, 0);
   // With the baseline at four rungs its extrapolation dominates the interval: its missing
   // largest rungs come first (a baseline run moves the arm's multiplier too).
@@ -67,7 +68,14 @@ TEST(Suggest, PrefersTheMissingLargestRungsOverExtraSeedsOfSmallOnes) {
   double worst_large_baseline = HUGE_VAL, best_small_seed = -HUGE_VAL;
   for (const auto& s : r.ranked) {
     ASSERT_TRUE(std::isfinite(s.score)) << s.candidate.run.name << ": " << s.why;
-    EXPECT_EQ(s.draws_used, rankingOptions().draws) << s.candidate.run.name;
+    if (s.candidate.kind == ladder::CandidateKind::kExtraSeed) {
+      // One seed per rung: the seed scatter is not measured, so a seed is taken to repeat its
+      // rung's deviation and is not refitted.
+      EXPECT_EQ(s.narrowing, 0) << s.candidate.run.name;
+      EXPECT_NE(s.why.find("not measured"), std::string::npos) << s.why;
+    } else {
+      EXPECT_EQ(s.draws_used, rankingOptions().draws) << s.candidate.run.name;
+    }
     EXPECT_FALSE(s.why.empty());
     const int depth = std::stoi(s.candidate.run.size.substr(1));
     if (depth > 12 && s.candidate.run.arm == "vanilla")
@@ -77,6 +85,52 @@ TEST(Suggest, PrefersTheMissingLargestRungsOverExtraSeedsOfSmallOnes) {
   }
   EXPECT_GT(worst_large_baseline, 0);
   EXPECT_GT(worst_large_baseline, best_small_seed);
+}
+
+// The published ladder to d12 with seeds 2 and 3 of both arms' d6 and d8 rungs, each seed off its
+// rung's loss by `spread` times +-1 (8 degrees of freedom of seed scatter).
+ResultsTable withSeeds(double spread) {
+  ResultsTable t = publishedTable(12);
+  const std::vector<RunPoint> first = t.points;
+  for (const RunPoint& p : first) {
+    if (p.depth > 8) continue;
+    for (int seed : {2, 3}) {
+      RunPoint q = p;
+      q.seed = seed;
+      q.val_loss += spread * (seed == 2 ? 1.0 : -1.0);
+      t.points.push_back(q);
+    }
+  }
+  return t;
+}
+
+// Candidates: a fourth seed of the d6 and d8 rungs of both arms.
+std::vector<ladder::CandidateRun> fourthSeeds() {
+  std::vector<ladder::CandidateRun> out;
+  for (const auto& r : publishedGrowthLadder())
+    if (r.depth <= 8)
+      out.push_back(
+          candidate(ladder::CandidateKind::kExtraSeed, r.arm, r.depth, 4, r.compute_flops));
+  return out;
+}
+
+TEST(Suggest, AnExtraSeedIsWorthTheSeedsMeasuredShareOfTheScatter) {
+  // Seeds that scatter as much as the runs do around the laws: a share near 1, and an extra seed
+  // narrows the interval like a new point.
+  const SuggestResult independent = suggestRuns(withSeeds(0.02), fourthSeeds(), rankingOptions());
+  EXPECT_EQ(independent.seed_dof, 8);
+  EXPECT_GT(independent.seed_share, 0.9);
+  // Seeds that agree to 1e-5 nats: the share is near 0, a seed adds nothing.
+  const SuggestResult shared = suggestRuns(withSeeds(1e-5), fourthSeeds(), rankingOptions());
+  EXPECT_LT(shared.seed_share, 1e-3);
+  double best_independent = 0;
+  for (const auto& s : independent.ranked) {
+    EXPECT_NE(s.why.find("seed 4 of a rung"), std::string::npos) << s.why;
+    best_independent = std::max(best_independent, s.narrowing);
+  }
+  EXPECT_GT(best_independent, 0.0);
+  for (const auto& s : shared.ranked)
+    EXPECT_LT(std::fabs(s.narrowing), 0.01 * best_independent) << s.candidate.run.name;
 }
 
 // Fewer draws and resamples: these check determinism and filtering, not the ranking's quality.

@@ -104,7 +104,8 @@ void SuggestionsPanel::suggestNow(bool blocking) {
     table_->resizeColumnsToContents();
     status_->setText(
         n ? tr("%1 candidates, best first (hover a row for why). Intervals are the scorer's own "
-               "(rung means, residual bootstrap), so they differ from the fit's.")
+               "(every run a point, residuals drawn with each arm's current scatter), so they "
+               "differ from the fit's.")
                 .arg(n)
           : tr("No candidate: the ladder has nothing left to buy."));
     emit suggested();
