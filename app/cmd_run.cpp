@@ -239,7 +239,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_flag("--adaptive", options->adaptive,
                 "Spend --budget one run at a time, always on the run expected to narrow the "
-                "target multiplier's interval most per FLOP (see `deepladder suggest`)");
+                "target multiplier's interval most per FLOP (see `deepladder suggest`); first "
+                "the rungs each arm needs, then the cheapest extra seeds until the seed scatter "
+                "is measured");
   cmd->add_option("--budget", options->budget,
                   "--adaptive: planned training FLOPs the ladder may spend in all");
   cmd->add_option("--until-width", options->until_width,

@@ -56,7 +56,8 @@ CommandRegistrar reg("suggest", 12, [](CLI::App& cli) {
       "suggest",
       "Rank the runs a ladder could buy next (grid runs not yet run, one more seed of each rung, "
       "the next larger sizes) by the expected narrowing of the target multiplier's interval per "
-      "FLOP");
+      "FLOP; an extra seed counts for the seeds' measured share of the runs' scatter (nothing "
+      "until rungs have been repeated)");
   cmd->add_option("--db", o->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", o->ladder, "Ladder name or hash")->required();
   cmd->add_option("--target", o->suggest.target, "Compute of the multiplier whose interval counts")
