@@ -89,7 +89,8 @@ std::mt19937_64 armStream(std::uint64_t seed, int index, const std::string& arm)
 // parameters) so the draws' variance is unbiased. An arm with fewer than two residual degrees of
 // freedom (three rungs for the baseline: its fit passes through them) has no scatter of its own
 // to resample; its residuals are drawn from N(0, pooled^2), the scatter of the arms that have.
-// `known` > 0: every residual is drawn from N(0, known^2) instead (fitFrontierKnownScatter).
+// `known` > 0 and finite: every residual is drawn from N(0, known^2) instead
+// (fitFrontierKnownScatter; 0 or less: not known).
 ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, int p, double pooled,
                          double known, std::mt19937_64& rng) {
   const size_t n = arm.compute.size();
@@ -99,8 +100,9 @@ ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, in
     residual[i] = arm.loss[i] - curve[i];
   }
   ArmData out = arm;
-  if (known > 0 || static_cast<int>(n) - p < 2) {
-    std::normal_distribution<double> gauss(0.0, known > 0 ? known : pooled);
+  const bool is_known = known > 0 && std::isfinite(known);
+  if (is_known || static_cast<int>(n) - p < 2) {
+    std::normal_distribution<double> gauss(0.0, is_known ? known : pooled);
     for (size_t i = 0; i < n; ++i) out.loss[i] = curve[i] + gauss(rng);
     return out;
   }
@@ -245,6 +247,12 @@ double percentile(std::vector<double> samples, double q) {
 
 namespace {
 
+bool anyKnown(const KnownScatter& known) {
+  for (const auto& [arm, s] : known)
+    if (s > 0 && std::isfinite(s)) return true;
+  return false;
+}
+
 FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& options,
                               const KnownScatter& known) {
   validateFrontierInput(table, options);
@@ -310,7 +318,7 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
     result.residual_bootstrap = options.residual_bootstrap;
     const auto reps =
         runBootstrap(arms, options,
-                     options.residual_bootstrap || !known.empty() ? &result.arms : nullptr, known);
+                     options.residual_bootstrap || anyKnown(known) ? &result.arms : nullptr, known);
     if (isCancelled(options.cancellation)) {
       // No intervals from part of the resamples: say how many were fitted, and that it stopped.
       result.cancelled = true;
@@ -363,9 +371,6 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
 
 FrontierResult fitFrontierKnownScatter(const ResultsTable& table, const FrontierOptions& options,
                                        const std::map<std::string, double>& scatter) {
-  for (const auto& [arm, s] : scatter)
-    if (!(s > 0) || !std::isfinite(s))
-      throw UserError("known scatter of arm \"" + arm + "\" must be positive, got " + fmt(s));
   return fitWithScatter(table, options, scatter);
 }
 

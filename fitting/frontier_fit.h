@@ -25,8 +25,8 @@ FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& opt
 // N(0, s^2) (a parametric bootstrap with the noise known) instead of resampled: suggest
 // (suggest.h) scores a candidate with the noise held at its current estimate, so that a
 // candidate's narrowing is what its place in the design buys, not a change in the estimated
-// scatter. Arms not named keep the options' method. Throws UserError on a scatter that is not
-// positive and finite.
+// scatter. Arms not named, or named with a scatter that is not positive and finite (none
+// measured yet), keep the options' method.
 FrontierResult fitFrontierKnownScatter(const ResultsTable& table, const FrontierOptions& options,
                                        const std::map<std::string, double>& scatter);
 

@@ -37,6 +37,17 @@ FrontierResult assembleLadderFit(const std::vector<FrontierResult>& shares) {
   return out;
 }
 
+std::map<std::string, std::vector<RunPoint>> pointsByArm(const std::vector<RunPoint>& points) {
+  std::map<std::string, std::vector<RunPoint>> by_arm;
+  for (const auto& p : points) by_arm[p.arm].push_back(p);
+  for (auto& [arm, pts] : by_arm)
+    std::sort(pts.begin(), pts.end(), [](const RunPoint& a, const RunPoint& b) {
+      return a.compute_flops != b.compute_flops ? a.compute_flops < b.compute_flops
+                                                : a.val_loss < b.val_loss;
+    });
+  return by_arm;
+}
+
 LadderFitter::LadderFitter(FitCacheStore* cache, std::string source)
     : cache_(cache), source_(std::move(source)) {}
 
@@ -92,15 +103,7 @@ FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOption
   if (!lenient) validateFrontierInput(table, options);
   const std::string options_key = frontierOptionsKey(options);
 
-  // Each arm's points in one order (compute, loss), so equal points give equal fits, whatever
-  // order the source listed them in: the bootstrap picks points by position.
-  std::map<std::string, std::vector<RunPoint>> by_arm;
-  for (const auto& p : table.points) by_arm[p.arm].push_back(p);
-  for (auto& [arm, pts] : by_arm)
-    std::sort(pts.begin(), pts.end(), [](const RunPoint& a, const RunPoint& b) {
-      return a.compute_flops != b.compute_flops ? a.compute_flops < b.compute_flops
-                                                : a.val_loss < b.val_loss;
-    });
+  const std::map<std::string, std::vector<RunPoint>> by_arm = pointsByArm(table.points);
   if (!by_arm.count(options.baseline))
     throw UserError(table.source + ": no runs of the baseline arm \"" + options.baseline +
                     "\" yet" + (lenient ? "" : ". Pass --baseline with one of the arms"));

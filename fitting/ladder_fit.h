@@ -25,6 +25,10 @@ struct SkippedArm {
   std::string reason;
 };
 
+// Each arm's points in one order (compute, then loss), so equal points give equal fits whatever
+// order the source listed them in: the bootstrap picks points by position.
+std::map<std::string, std::vector<RunPoint>> pointsByArm(const std::vector<RunPoint>& points);
+
 // Arm `arm_index`'s share of a fit of the baseline with several arms: the baseline and that arm,
 // its multipliers and its bootstrap draws.
 FrontierResult shareOf(const FrontierResult& whole, size_t arm_index);

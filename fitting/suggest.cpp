@@ -56,7 +56,6 @@ struct Current {
   std::map<std::string, std::vector<RunPoint>> runs_by_arm;  // every run
   std::map<std::string, size_t> arm_index;                   // arm -> index in fit.arms
   std::map<std::string, double> scatter;                     // arm -> s_a
-  std::map<std::string, double> known_scatter;               // the positive ones, for the refits
   std::map<std::string, Interval> interval;                  // counted arm -> interval now
   std::set<std::string> unfitted;                           // arms (baseline included) not fittable
   std::map<std::pair<std::string, double>, int> rung_runs;  // (arm, C) -> runs averaged there
@@ -104,7 +103,7 @@ std::map<std::string, Interval> refitWith(const Current& cur, const std::string&
     t.points.insert(t.points.end(), it->second.begin(), it->second.end());
   }
   t.points.push_back(extra);
-  const FrontierResult fit = fitFrontierKnownScatter(t, fit_options, cur.known_scatter);
+  const FrontierResult fit = fitFrontierKnownScatter(t, fit_options, cur.scatter);
   std::map<std::string, Interval> out;
   for (const auto& a : arms) out[a] = intervalOf(fit, a, target);
   return out;
@@ -138,7 +137,7 @@ std::string placement(const Current& cur, const std::string& arm, double c, bool
       if (cur.seeds_measured)
         std::snprintf(buf, sizeof buf,
                       "seed %d of a rung of %s (seeds' share of the scatter %.2f: worth %.2f of a "
-                      "new rung's information)",
+                      "new point's information)",
                       runs + 1, arm.c_str(), cur.seed_share, extraSeedWorth(cur.seed_share, runs));
       else
         std::snprintf(buf, sizeof buf,
@@ -181,15 +180,8 @@ SuggestResult suggestRuns(const ResultsTable& runs,
   // are kept for where an extra seed is drawn and for the seed-to-seed scatter.
   Current cur;
   std::map<std::pair<std::string, double>, std::vector<double>> rungs;
-  for (const auto& p : runs.points) {
-    rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
-    cur.runs_by_arm[p.arm].push_back(p);
-  }
-  for (auto& [arm, pts] : cur.runs_by_arm)  // the order the ladder's fit resamples them in
-    std::sort(pts.begin(), pts.end(), [](const RunPoint& a, const RunPoint& b) {
-      return a.compute_flops != b.compute_flops ? a.compute_flops < b.compute_flops
-                                                : a.val_loss < b.val_loss;
-    });
+  for (const auto& p : runs.points) rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
+  cur.runs_by_arm = pointsByArm(runs.points);  // in the order the ladder's fit resamples them
   double within = 0;
   int within_dof = 0;
   for (const auto& [key, losses] : rungs) {
@@ -235,12 +227,7 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     if (f.n_points > p && std::isfinite(f.rss)) pooled_rss += f.rss, pooled_dof += f.n_points - p;
   }
   const double pooled = pooled_dof > 0 ? std::sqrt(pooled_rss / pooled_dof) : 0.0;
-  for (const ArmFit& f : cur.fit.arms) {
-    cur.scatter[f.arm] = residualScatter(f, pooled);
-    // No scatter measured anywhere yet (every arm passes through its rungs): such an arm keeps
-    // the fit's own resampling.
-    if (cur.scatter[f.arm] > 0) cur.known_scatter[f.arm] = cur.scatter[f.arm];
-  }
+  for (const ArmFit& f : cur.fit.arms) cur.scatter[f.arm] = residualScatter(f, pooled);
 
   // Seed-to-seed scatter: the pooled within-rung scatter of the rungs run more than once, once it
   // has two degrees of freedom; until then the arm's residual scatter stands in (an upper bound).
@@ -275,7 +262,7 @@ SuggestResult suggestRuns(const ResultsTable& runs,
       if (arm == baseline || std::find(result.counted_arms.begin(), result.counted_arms.end(),
                                        arm) != result.counted_arms.end())
         now.points.insert(now.points.end(), pts.begin(), pts.end());
-    const FrontierResult fit = fitFrontierKnownScatter(now, fit_options, cur.known_scatter);
+    const FrontierResult fit = fitFrontierKnownScatter(now, fit_options, cur.scatter);
     for (const auto& a : result.counted_arms) {
       cur.interval[a] = intervalOf(fit, a, options.target);
       width_before += cur.interval[a].width();
