@@ -21,8 +21,10 @@
 // First, what any policy could reach at best (tests/bench/multiplier_design_bound.h): the
 // delta-method width of M(1e26) with the true laws known, for the fixed grid and for the best
 // design the same candidates allow within the same compute (and within fractions of it).
-// Usage: live_ladder_bench [--ladders N] [--threads T] [--quick] [--bound-only]
+// Usage: live_ladder_bench [--ladders N] [--first K] [--threads T] [--quick] [--bound-only]
 //                          [--fixed-designs N]
+// (--first K: simulate ladders K .. K+N-1, so that a later run adds independent ladders to an
+// earlier one's: each ladder's noise depends on its index only.)
 // (--quick: 4 ladders; --bound-only: the bound alone, no simulated ladders; --fixed-designs N:
 // the bound, then the widths and coverage of both interval methods over N simulations of fixed
 // designs alone, the grid and the grid with many seeds of its cheapest rungs: minutes, not the
@@ -381,13 +383,14 @@ void printDesignBound(const Truth& t, const std::map<std::string, std::map<int, 
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  int ladders = 50, threads = 2;
+  int ladders = 50, first = 0, threads = 2;
   bool verbose = false, bound_only = false;
   int fixed_designs = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--bound-only")) bound_only = true;
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--first") && i + 1 < argc) first = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) ladders = 4;
     if (!std::strcmp(argv[i], "--fixed-designs") && i + 1 < argc)
       fixed_designs = std::atoi(argv[++i]);
@@ -409,8 +412,9 @@ int main(int argc, char** argv) {
     printFixedDesigns(truth, fixed_designs, fixed_compute);
     return 0;
   }
-  std::printf("fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders\n",
-              fixed_compute, ladders);
+  std::printf(
+      "fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders (%d to %d)\n",
+      fixed_compute, ladders, first, first + ladders - 1);
 
   std::vector<double> fixed_w, fixed_err, adapt_w, adapt_err, reach_fraction, width_ratio,
       adapt_spent;
@@ -424,13 +428,14 @@ int main(int argc, char** argv) {
   std::mutex print;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      for (int sim = t; sim < ladders; sim += threads) {
+      for (int i = t; i < ladders; i += threads) {
+        const int sim = first + i;
         const ResultsTable fixed = fixedDesign(truth, sim);
-        fixed_results[sim] = ladderInterval(fixed);
-        fixed_fit_results[sim] = ladderInterval(fixed, IntervalMethod::kFit);
-        adaptive_results[sim] = runAdaptive(truth, sim, verbose, rungs, fixed_compute);
-        const Interval& f = fixed_results[sim];
-        const AdaptiveRun& a = adaptive_results[sim];
+        fixed_results[i] = ladderInterval(fixed);
+        fixed_fit_results[i] = ladderInterval(fixed, IntervalMethod::kFit);
+        adaptive_results[i] = runAdaptive(truth, sim, verbose, rungs, fixed_compute);
+        const Interval& f = fixed_results[i];
+        const AdaptiveRun& a = adaptive_results[i];
         std::lock_guard<std::mutex> lock(print);
         std::printf(
             "ladder %2d: fixed %.3f [%.3f, %.3f] | adaptive %.3f [%.3f, %.3f] after %zu buys, "
