@@ -1,7 +1,10 @@
-// Internal to fitting/ (.cpp files only): keeps Ceres' glog warnings out of the user's terminal.
+// Internal to fitting/ (.cpp files only): keeps Ceres' glog messages out of the user's terminal.
 // The multi-start and bootstrap fits visit far-off parameters by design; Ceres then logs a
-// warning for every rejected step (a flat line search, a residual that overflowed). Errors
-// still show. Called before each batch of solves; sets the level once per process.
+// warning for every rejected step (a flat line search, a residual that overflowed), and an
+// ERROR line when a solve ends on too many consecutive invalid steps (a bootstrap resample that
+// drew an awkward curve). Neither is the user's to act on: the fits judge every solve's result
+// themselves and report what failed. Only fatal messages show. Called before each batch of
+// solves; sets the level once per process.
 #pragma once
 
 #include <glog/logging.h>
@@ -13,7 +16,7 @@ namespace deepladder::fitting {
 inline void quietCeresWarnings() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (FLAGS_minloglevel < google::GLOG_ERROR) FLAGS_minloglevel = google::GLOG_ERROR;
+    if (FLAGS_minloglevel < google::GLOG_FATAL) FLAGS_minloglevel = google::GLOG_FATAL;
   });
 }
 
