@@ -412,9 +412,8 @@ int main(int argc, char** argv) {
     printFixedDesigns(truth, fixed_designs, fixed_compute);
     return 0;
   }
-  std::printf(
-      "fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders (%d to %d)\n",
-      fixed_compute, ladders, first, first + ladders - 1);
+  std::printf("fixed grid: 15 runs, %.3g FLOPs; adaptive budget: the same; %d ladders (%d to %d)\n",
+              fixed_compute, ladders, first, first + ladders - 1);
 
   std::vector<double> fixed_w, fixed_err, adapt_w, adapt_err, reach_fraction, width_ratio,
       adapt_spent;

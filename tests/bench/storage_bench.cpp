@@ -6,7 +6,8 @@
 //      fresh file with the same schema and settings (key names mapped to ids with a dict; no
 //      pyramid), and their ratio (target: C++ >= 2x),
 //  (3) reading one run's full 100,000-point loss curve on its own connection while a writer
-//      thread keeps inserting (target: < 20 ms).
+//      thread keeps inserting (target: < 20 ms), and without the writer against the same read
+//      through Python's sqlite3.
 // Usage: storage_bench [--rows N] [--batch B] [--rounds R] [--python /usr/bin/python3]
 #include <unistd.h>
 
@@ -114,11 +115,10 @@ Rate cppRowsPerSecond(const std::string& path, int64_t n_rows, int64_t batch) {
   return {n_rows / timed, n_rows / timed_cpu};
 }
 
-Rate pythonRowsPerSecond(const std::string& python, const std::string& script,
-                         const std::string& path, int64_t n_rows, int64_t batch) {
-  createDatabase(path, n_rows);
-  const std::string command = python + " " + script + " " + path + " " + std::to_string(n_rows) +
-                              " " + std::to_string(batch);
+// Runs the Python baseline with `arguments` and returns what it printed (exits on failure).
+std::string runPython(const std::string& python, const std::string& script,
+                      const std::string& arguments) {
+  const std::string command = python + " " + script + " " + arguments;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) {
     std::cerr << "cannot run: " << command << "\n";
@@ -131,6 +131,14 @@ Rate pythonRowsPerSecond(const std::string& python, const std::string& script,
     std::cerr << "Python baseline failed: " << command << "\n" << output;
     std::exit(1);
   }
+  return output;
+}
+
+Rate pythonRowsPerSecond(const std::string& python, const std::string& script,
+                         const std::string& path, int64_t n_rows, int64_t batch) {
+  createDatabase(path, n_rows);
+  const std::string output =
+      runPython(python, script, path + " " + std::to_string(n_rows) + " " + std::to_string(batch));
   const auto wall = output.find(" rows_per_s="), cpu = output.find(" cpu_rows_per_s=");
   if (wall == std::string::npos || cpu == std::string::npos) {
     std::cerr << "unexpected Python output: " << output;
@@ -139,8 +147,10 @@ Rate pythonRowsPerSecond(const std::string& python, const std::string& script,
   return {std::stod(output.substr(wall + 12)), std::stod(output.substr(cpu + 16))};
 }
 
-// (3) Full-curve reads on one connection while another keeps writing.
-void readWhileWriting(const std::string& path, int reads) {
+// (3) Full-curve reads on one connection while another keeps writing; before the writer starts,
+// the same reads through Python's sqlite3 (fetchall of the same SELECT) for comparison.
+void readWhileWriting(const std::string& path, int reads, const std::string& python,
+                      const std::string& script) {
   removeDatabase(path);
   int64_t read_run = 0, write_run = 0;
   {
@@ -174,6 +184,17 @@ void readWhileWriting(const std::string& path, int reads) {
       "curve_read_ms_no_writer points=%zu reads=%d median=%.2f max=%.2f cpu_median=%.2f "
       "cpu_max=%.2f\n",
       points, reads, median(idle_ms), idle_ms.back(), median(idle_cpu_ms), idle_cpu_ms.back());
+  const std::string python_read =
+      runPython(python, script,
+                "--read " + path + " " + std::to_string(read_run) + " " + std::to_string(reads));
+  const auto python_ms = python_read.find(" median=");
+  if (python_ms == std::string::npos) {
+    std::cerr << "unexpected Python output: " << python_read;
+    std::exit(1);
+  }
+  std::printf("curve_read_ms_no_writer python %s", python_read.c_str());
+  std::printf("curve_read_ratio python/cpp=%.2f (medians, no writer)\n",
+              std::stod(python_read.substr(python_ms + 8)) / median(idle_ms));
 
   std::atomic<bool> stop{false};
   std::atomic<int64_t> written{0};
@@ -256,7 +277,7 @@ int main(int argc, char** argv) {
       rows / cpp_time.cpu, rows / python_time.cpu, python_time.cpu / cpp_time.cpu);
   removeDatabase(cpp_db);
   removeDatabase(python_db);
-  readWhileWriting(dir + "/read.db", 25);
+  readWhileWriting(dir + "/read.db", 25, python, script);
   fs::remove_all(dir);
   return 0;
 }

@@ -7,6 +7,10 @@ on the C++ side; inside it, as a Python user of this schema would, the names are
 metric_keys ids with a dict (a name not seen before is inserted into metric_keys), then the rows
 are upserted. The C++ side also keeps the metric pyramid up to date; this baseline does not.
 Prints one line: rows=N seconds=S rows_per_s=R cpu_seconds=C cpu_rows_per_s=Q
+
+With --read PATH RUN READS: reads run RUN's whole train/loss curve READS times (the SELECT of
+Database::readMetric, rows fetched into a list, 20 ms apart as on the C++ side) and prints
+points=P reads=N median=MS max=MS (wall milliseconds per read).
 """
 import sqlite3
 import sys
@@ -27,7 +31,27 @@ def batch_rows(first, count):
     return rows
 
 
+def read_curve(path, run, reads):
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con.execute("PRAGMA cache_size = -65536")
+    con.execute("PRAGMA mmap_size = 268435456")
+    sql = ("SELECT step, tokens, flops, value, wall FROM metrics WHERE run_id = ? "
+           "AND key_id = (SELECT id FROM metric_keys WHERE name = ?) ORDER BY step")
+    ms, points = [], 0
+    for _ in range(reads):
+        t0 = time.perf_counter()
+        points = len(con.execute(sql, (run, "train/loss")).fetchall())
+        ms.append(1000 * (time.perf_counter() - t0))
+        time.sleep(0.02)
+    con.close()
+    ms.sort()
+    print(f"points={points} reads={reads} median={ms[len(ms) // 2]:.2f} max={ms[-1]:.2f}")
+
+
 def main():
+    if sys.argv[1] == "--read":
+        read_curve(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
     path, n_rows, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     con = sqlite3.connect(path, isolation_level=None)  # explicit BEGIN/COMMIT below
     con.execute("PRAGMA busy_timeout = 10000")
