@@ -157,6 +157,46 @@ TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {
   EXPECT_TRUE(message->text().contains("No runs checked")) << message->text().toStdString();
 }
 
+TEST_F(Workbench, CompareReadsManyRunsInTheirOrderOnSeveralConnections) {
+  // 150 runs: enough that the load splits them between reading threads (on a machine with more
+  // than one core). The series must come back in the checked order, one per run with rows.
+  const QString path = dir_->filePath("many_runs.db");
+  std::vector<int64_t> ids;
+  {
+    auto db = storage::Database::open(path.toStdString());
+    std::vector<storage::MetricRow> rows;
+    for (int r = 0; r < 150; ++r) {
+      const int64_t run = db->insertRun(storage::RunRecord{});
+      ids.push_back(run);
+      if (r % 50 == 7) continue;  // a run without rows is left out, wherever it falls
+      for (int64_t step = 0; step < 200; ++step)
+        rows.push_back({run, "train/loss", step, step, 1.0 * step, r + 1.0 / (1.0 + step), 0.0});
+    }
+    db->writeMetrics(rows);
+  }
+  CompareView view;
+  view.resize(1100, 700);
+  view.setDatabase(path);
+  view.findChild<QComboBox*>()->setCurrentText("train/loss");
+  view.setCheckedRuns(ids);
+  view.loadNow();
+  const int64_t first_id = ids.front();
+  std::vector<int64_t> expected;  // the order the view lists its checked runs in
+  for (int64_t id : view.checkedRuns())
+    if ((id - first_id) % 50 != 7) expected.push_back(id);
+  ASSERT_EQ(expected.size(), 147u);
+  std::vector<int64_t> loaded;
+  for (const auto& series : view.curves().series) loaded.push_back(series.run_id);
+  EXPECT_EQ(loaded, expected);
+  // Each series holds its own run's curve: run r's values lie in (r, r + 1].
+  for (const auto& series : view.curves().series) {
+    const double r = static_cast<double>(series.run_id - first_id);
+    ASSERT_FALSE(series.y.empty());
+    EXPECT_GT(series.y.front(), r);
+    EXPECT_LE(series.y.front(), r + 1.0);
+  }
+}
+
 TEST_F(Workbench, CompareReadsThePyramidThenEveryRowOfAZoomedRange) {
   const QString path = dir_->filePath("long_curve.db");
   int64_t run = 0;
