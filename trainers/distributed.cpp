@@ -47,6 +47,35 @@ using Collectives = ::c10d::ProcessGroup;
 using WorkPtr = c10::intrusive_ptr<::c10d::Work>;
 using Clock = std::chrono::steady_clock;
 
+// --- the store --------------------------------------------------------------------------------
+
+// LibTorch 2.4 made libuv the TCPStore's default server backend, but a LibTorch built without
+// libuv (Debian's) refuses that default at construction ("use_libuv was requested but PyTorch was
+// build without libuv support"). Where the option exists, a store that libuv cannot serve is
+// built again on the classic backend, which every build has. (The first overload, preferred by
+// its int parameter, exists only where TCPStoreOptions has useLibUV.)
+template <typename Options>
+auto withoutLibuv(Options options, int) -> decltype(options.useLibUV, std::optional<Options>()) {
+  if (!options.useLibUV) return std::nullopt;
+  options.useLibUV = false;
+  return options;
+}
+template <typename Options>
+std::optional<Options> withoutLibuv(const Options&, long) {
+  return std::nullopt;  // an older LibTorch: the classic backend is the only one
+}
+
+c10::intrusive_ptr<::c10d::TCPStore> connectStore(const std::string& host,
+                                                  const ::c10d::TCPStoreOptions& options) {
+  try {
+    return c10::make_intrusive<::c10d::TCPStore>(host, options);
+  } catch (const c10::Error& e) {
+    const auto classic = withoutLibuv(options, 0);
+    if (!classic || std::string(e.what()).find("libuv") == std::string::npos) throw;
+    return c10::make_intrusive<::c10d::TCPStore>(host, *classic);
+  }
+}
+
 // --- collectives -----------------------------------------------------------------------------
 
 double secondsSince(Clock::time_point start) {
@@ -196,7 +225,7 @@ std::unique_ptr<DistributedContext> DistributedContext::connect(const Rendezvous
     store_options.numWorkers = static_cast<std::size_t>(where.world_size);
     store_options.waitWorkers = true;
     store_options.timeout = options.connect_timeout;
-    group->store = c10::make_intrusive<::c10d::TCPStore>(where.master_addr, store_options);
+    group->store = connectStore(where.master_addr, store_options);
     // Everyone present before the process group starts its (shorter) collective timeout.
     std::vector<std::string> keys;
     for (int r = 0; r < where.world_size; ++r)
