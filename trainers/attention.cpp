@@ -42,14 +42,21 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
     k = k_norm(k);
   }
   auto v = qkv_heads[2];  // (B,H,T,D)
+  // The fused fp32 CPU kernel wherever it applies, on LibTorch 2.x too: on LibTorch 2.6's CPU its
+  // forward + backward is 1.3-1.6x faster than scaled_dot_product_attention's (fused_ops_bench,
+  // attention_sdpa_*), and a d64 training step 1.3x faster (trainer_bench).
+  torch::Tensor y;  // (B,H,T,D)
+  if (useFusedCpuPath(q)) {
+    y = causalAttentionCpu(q, k, v);
+  } else {
 #if TORCH_VERSION_MAJOR >= 2
-  auto y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
-                                            /*is_causal=*/true);  // (B,H,T,D)
+    // CUDA (flash / memory-efficient kernels), and the CPU under bf16 autocast.
+    y = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
+                                         /*is_causal=*/true);
 #else
-  // LibTorch 1.x has no fused causal attention: ours on the CPU, else the masked composition.
-  auto y = useFusedCpuPath(q) ? causalAttentionCpu(q, k, v)                        // (B,H,T,D)
-                              : causalAttentionComposition(q, k, v, causal_bias);  // (B,H,T,D)
+    y = causalAttentionComposition(q, k, v, causal_bias);  // LibTorch 1.x: no fused attention
 #endif
+  }
   return fastLinear(y.transpose(1, 2).reshape({B, T, C}), proj->weight);  // (B,T,C)
 }
 

@@ -1,10 +1,13 @@
 // Per-op speed of the fused fp32 CPU kernels (trainers/*_cpu.h) at trainer_bench's shapes: each
 // op's forward + backward alone, fused against the LibTorch composition it replaces, in one run
 // (best of several repetitions; the machine is shared). Complements trainer_bench's per-op
-// profile, whose profiler overhead inflates small ops.
+// profile, whose profiler overhead inflates small ops. Built against LibTorch 2.x it also times
+// scaled_dot_product_attention against the fused kernel (attention_sdpa_*: "composition" is SDPA),
+// the measurement behind trainers/attention.cpp's choice of the fused kernel on the CPU.
 //
 //   fused_ops_bench [--threads N] [--reps R] [--only NAME]
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +15,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "trainers/causal_attention_cpu.h"
 #include "trainers/cross_entropy_cpu.h"
@@ -27,26 +31,30 @@ using Clock = std::chrono::steady_clock;
 int reps = 200;
 std::string only;  // --only NAME: that op alone
 
-// Best microseconds of forward + backward: `op` maps the inputs to an output, the backward
-// pushes a fixed random gradient through it.
-double timeOp(const std::function<torch::Tensor()>& op) {
-  auto probe = op();
-  const auto grad = torch::randn_like(probe);
-  double best = 1e30;
+// Best microseconds of forward + backward of each of two ops, their repetitions interleaved so
+// that a slow spell of the machine (or one op leaving the threads in a worse state) falls on
+// both: an op maps the inputs to an output, the backward pushes a fixed random gradient through
+// it.
+std::pair<double, double> timeOps(const std::function<torch::Tensor()>& first,
+                                  const std::function<torch::Tensor()>& second) {
+  const auto grad = torch::randn_like(first());
+  double best[2] = {1e30, 1e30};
   for (int rep = 0; rep < reps + 3; ++rep) {
-    const auto start = Clock::now();
-    auto y = op();
-    y.backward(grad);
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-    if (rep >= 3) best = std::min(best, us);
+    for (int which = 0; which < 2; ++which) {
+      const auto start = Clock::now();
+      auto y = which == 0 ? first() : second();
+      y.backward(grad);
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+      if (rep >= 3) best[which] = std::min(best[which], us);
+    }
   }
-  return best;
+  return {best[0], best[1]};
 }
 
 void report(const char* name, const std::function<torch::Tensor()>& composition,
             const std::function<torch::Tensor()>& fused) {
   if (!only.empty() && only != name) return;
-  const double before = timeOp(composition), after = timeOp(fused);
+  const auto [before, after] = timeOps(composition, fused);
   std::printf("fused_op %-22s composition_us=%9.1f fused_us=%9.1f speed-up=%.2fx\n", name, before,
               after, before / after);
   std::fflush(stdout);
@@ -63,6 +71,19 @@ void attention(const char* name, int64_t B, int64_t H, int64_t T, int64_t D) {
       name, [&] { return causalAttentionComposition(q, k, v, bias); },
       [&] { return causalAttentionCpu(q, k, v); });
 }
+
+#if TORCH_VERSION_MAJOR >= 2
+void attentionAgainstSdpa(const char* name, int64_t B, int64_t H, int64_t T, int64_t D) {
+  auto q = leaf({B, H, T, D}), k = leaf({B, H, T, D}), v = leaf({B, H, T, D});
+  report(
+      name,
+      [&] {
+        return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
+                                                /*is_causal=*/true);
+      },
+      [&] { return causalAttentionCpu(q, k, v); });
+}
+#endif
 
 // A module whose forward takes the fused path when the switch is on.
 void switched(const char* name, const std::function<torch::Tensor()>& op) {
@@ -93,6 +114,10 @@ int main(int argc, char** argv) {
 
   attention("attention_d64", 16, 4, 64, 16);
   attention("attention_d256", 8, 4, 256, 64);
+#if TORCH_VERSION_MAJOR >= 2
+  attentionAgainstSdpa("attention_sdpa_d64", 16, 4, 64, 16);
+  attentionAgainstSdpa("attention_sdpa_d256", 8, 4, 256, 64);
+#endif
 
   RMSNorm norm(64, 1e-6, true);
   auto x64 = leaf({16, 64, 64});
