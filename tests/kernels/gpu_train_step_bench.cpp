@@ -58,7 +58,7 @@ int printRunConfig(const std::string& arm, const std::string& corpus, int64_t st
     return 2;
   }
 #endif
-  config.data.kind = DataKind::text;
+  config.data.kind = deepladder::DataKind::text;
   config.data.train = corpus;
   config.data.val = corpus;
   config.train.batch_size = 8;
