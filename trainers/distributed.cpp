@@ -4,7 +4,8 @@
 // The c10d headers guard their process groups with USE_C10D_GLOO / USE_C10D_NCCL, which PyTorch's
 // own build defines; we define them here, before the includes, when the backend is available:
 // Gloo whenever its headers are (Debian: libgloo-dev), NCCL only when the build asks for it with
-// DEEPLADDER_WITH_NCCL (a CUDA LibTorch; the CPU build must not see ProcessGroupNCCL.hpp).
+// DEEPLADDER_WITH_NCCL (trainers/CMakeLists.txt: a CUDA LibTorch and nccl.h; the CPU build must
+// not see ProcessGroupNCCL.hpp).
 #if __has_include(<gloo/config.h>) && !defined(USE_C10D_GLOO)
 #define USE_C10D_GLOO
 #endif
@@ -268,8 +269,9 @@ std::unique_ptr<DistributedContext> DistributedContext::connect(const Rendezvous
       group->scalar_device = torch::Device(torch::kCUDA, where.local_rank);
 #else
       throw UserError(
-          "this worker was built without NCCL; rebuild with DEEPLADDER_WITH_NCCL "
-          "against a CUDA LibTorch, or train on the CPU (Gloo)");
+          "this worker was built without NCCL (CMake found no nccl.h beside its LibTorch): "
+          "against a CUDA LibTorch, install libnccl-dev (or pip's nvidia-nccl-cu12) and "
+          "rebuild, or train on the CPU (Gloo)");
 #endif
     } else {
       throw UserError("distributed backend \"" + backend + "\" is unknown; use gloo or nccl");
