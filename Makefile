@@ -1,6 +1,10 @@
 # deepladder: the two set-up commands.
-#   make run   installs what is missing, builds (Release), runs the quick ladder on the built-in corpus
-#   make test  the same set-up and build, then every test (ctest; long ones are labelled and skipped)
+#   make run   installs what is missing, builds (Release) only what the quick ladder runs (the CLI and
+#              the worker; the workbench too when a display is present), runs the quick ladder on the
+#              built-in corpus
+#   make test  the same set-up, builds everything (tests and benchmarks too), then every test
+#              (ctest; long ones are labelled and skipped)
+#   make gui   builds the desktop workbench and opens it on the quick ladder's database
 #   make check-sanitize  the tests built with AddressSanitizer + UndefinedBehaviorSanitizer in
 #              build-sanitize/ (slow: a separate full build; not part of make test)
 #   make fuzz  a libFuzzer campaign over every parser (clang; build-fuzz/; FUZZ_SECONDS per parser)
@@ -12,7 +16,14 @@ SANITIZE_DIR ?= build-sanitize
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 180
 
-.PHONY: setup configure build run test bench clean format check-sanitize fuzz
+# What `make run` needs: the CLI (which draws the plots) and the worker it starts; the workbench
+# only where there is a display to show it on.
+RUN_TARGETS := deepladder deepladder-worker
+ifneq ($(DISPLAY)$(WAYLAND_DISPLAY),)
+RUN_TARGETS += deepladder-gui
+endif
+
+.PHONY: setup configure build build-run run gui test bench clean format check-sanitize fuzz
 
 setup:
 	@bash scripts/setup
@@ -23,10 +34,19 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD_DIR) --parallel $(JOBS)
 
-run: build
+build-run: configure
+	@echo "== building $(RUN_TARGETS) in $(BUILD_DIR)/ (then the quick ladder trains for about 6-10 minutes) =="
+	@cmake --build $(BUILD_DIR) --parallel $(JOBS) --target $(RUN_TARGETS)
+
+run: build-run
 	@bash scripts/quick-run $(BUILD_DIR)
 
+gui: configure
+	@cmake --build $(BUILD_DIR) --parallel $(JOBS) --target deepladder-gui
+	@$(BUILD_DIR)/bin/deepladder-gui $(wildcard results/quick/runs.db)
+
 test: build
+	@echo "== running the tests (labels long, bench and gpu are skipped) =="
 	@cd $(BUILD_DIR) && ctest --output-on-failure --parallel $(JOBS) --label-exclude 'long|bench|gpu'
 
 bench: build

@@ -202,7 +202,7 @@ void TomlReader::finish() const {
         nearestWord(key, std::vector<std::string>(known_.begin(), known_.end()));
     throw UserError(locatedMessage(
         file_, static_cast<long>(v.source().begin.line), qualified(key), "unknown key",
-        near.empty() ? "check the spelling; see the README for the keys of [" +
+        near.empty() ? "check the spelling; `deepladder options` lists the keys of [" +
                            (path_.empty() ? std::string("top level") : path_) + "]"
                      : "did you mean " + near + "?"));
   }

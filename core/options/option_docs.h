@@ -1,5 +1,5 @@
 // The run-option reference, generated from the schema: `deepladder options` prints it, and the
-// README's "Run options" section is this text (a test keeps the two equal).
+// options page docs/options.md is this text (a test keeps the two equal).
 #pragma once
 
 #include <string>

@@ -2,7 +2,7 @@
 // type (or enum choices), default, range, unit, help and flags, and typed access to the option
 // inside a RunConfig. Everything that reads, writes, checks or documents run options walks this
 // table: the TOML reader (run files, ladder defaults, sizes and arm overrides), the JSON encoder
-// and decoder, the config hash, validate()'s range checks, `deepladder options`, the README's
+// and decoder, the config hash, validate()'s range checks, `deepladder options`, docs/options.md's
 // reference and the designer form.
 #pragma once
 

@@ -10,7 +10,7 @@
 //
 // From these lists come the config structs (core/run_config.h), the TOML reader, the JSON
 // encoder and decoder, the config hash, the range checks of validate(), `deepladder options`,
-// the README's option reference and the designer form. Adding an option: one line here, then
+// docs/options.md and the designer form. Adding an option: one line here, then
 // its use in the trainer (and a cross-field rule in core/options/validate.cpp if it has one).
 #pragma once
 

@@ -1,6 +1,6 @@
 // Training windows needed vs available: one epoch over a prefix when the split is big enough,
 // epochs and the repeated fraction when it is not, and the growth ladder's top rung on llm.c's
-// 10B-token FineWeb shards (the case the README's FineWeb section warns about).
+// 10B-token FineWeb shards (the case docs/data.md's FineWeb section warns about).
 #include "core/data_budget.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The run-option schema: every option round-trips TOML -> struct -> JSON -> struct, enters the
-// hash exactly when it is marked hashed, is documented (`deepladder options`, the README) and
+// hash exactly when it is marked hashed, is documented (`deepladder options`, docs/options.md) and
 // validated from one place; unknown keys are refused with the nearest known name.
 #include "core/options/option_schema.h"
 
@@ -171,18 +171,18 @@ TEST(OptionSchema, JsonAndTomlPathsRunTheSameValidation) {
   EXPECT_NO_THROW(runConfigFromJson(encodeRunConfig(c, false)));
 }
 
-TEST(OptionSchema, EveryOptionIsDocumentedAndTheReadmeIsCurrent) {
+TEST(OptionSchema, EveryOptionIsDocumentedAndTheOptionsPageIsCurrent) {
   const std::string markdown = optionsReferenceMarkdown();
   for (const OptionSpec& spec : runOptionSchema())
     EXPECT_NE(markdown.find("| `" + std::string(spec.key) + "`"), std::string::npos)
         << spec.qualifiedKey();
-  const std::string readme = readFile(std::string(DEEPLADDER_SOURCE_DIR) + "/README.md");
+  const std::string page = readFile(std::string(DEEPLADDER_SOURCE_DIR) + "/docs/options.md");
   const std::string begin = "<!-- options:begin -->\n", end = "<!-- options:end -->";
-  const size_t a = readme.find(begin), b = readme.find(end);
-  ASSERT_NE(a, std::string::npos) << "README.md has no generated options section";
+  const size_t a = page.find(begin), b = page.find(end);
+  ASSERT_NE(a, std::string::npos) << "docs/options.md has no generated options section";
   ASSERT_NE(b, std::string::npos);
-  EXPECT_EQ(readme.substr(a + begin.size(), b - a - begin.size()), markdown)
-      << "README.md's run options are out of date: run "
+  EXPECT_EQ(page.substr(a + begin.size(), b - a - begin.size()), markdown)
+      << "docs/options.md is out of date: run "
          "scripts/update-readme-options (deepladder options --markdown)";
 }
 
