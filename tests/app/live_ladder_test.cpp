@@ -196,6 +196,9 @@ TEST_F(LiveLadderTest, WatchFollowsALadderRunByAnotherProcess) {
   EXPECT_GE(lines, 3) << w.out;
   EXPECT_NE(w.out.find("8 runs"), std::string::npos) << w.out;
   EXPECT_TRUE(std::regex_search(w.out, std::regex(R"(deep [0-9.e+]+x \[)"))) << w.out;
+  // Runs that finished while it watched are scored against the fit before them.
+  EXPECT_TRUE(std::regex_search(w.out, std::regex(R"(prediction: d[0-9]+ came in at [0-9.]+, )")))
+      << w.out;
   std::smatch m;
   std::vector<int> seen;
   std::string rest = w.out;
