@@ -141,6 +141,7 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
   std::vector<std::string> order = {options.baseline};
   for (const auto& [arm, pts] : by_arm)
     if (arm != options.baseline) order.push_back(arm);
+  r.arms = order;
   std::map<std::string, ArmRungs> arms;
   for (const auto& [arm, pts] : by_arm) arms[arm] = {rungsOf(pts), pts};
   const std::vector<ComputeLoss>& base_rungs = arms.at(options.baseline).rungs;
@@ -238,6 +239,7 @@ BacktestResult backtestChinchilla(const std::vector<SizePoint>& points,
   BacktestResult r;
   r.form = "chinchilla";
   r.max_k = max_k;
+  r.arms = {"all"};
   r.bootstrap = 0;
   // Points by 6ND compute, largest last.
   std::vector<SizePoint> sorted = points;

@@ -68,13 +68,14 @@ struct BacktestSummaryRow {
 };
 
 struct BacktestResult {
-  std::string form = "frontier";            // "frontier" | "chinchilla"
-  int max_k = 0;                            // K
-  double ci_level = 0.95;                   // level of the intervals
-  int bootstrap = 0;                        // resamples of each refit (0: no intervals)
-  std::string resampled;                    // "runs" | "residuals" | "" (no bootstrap)
-  std::vector<BacktestPoint> points;        // by k, then arm (baseline first), then rank
-  std::vector<BacktestSkip> skipped;        // by k, then arm
+  std::string form = "frontier";      // "frontier" | "chinchilla"
+  int max_k = 0;                      // K
+  double ci_level = 0.95;             // level of the intervals
+  int bootstrap = 0;                  // resamples of each refit (0: no intervals)
+  std::string resampled;              // "runs" | "residuals" | "" (no bootstrap)
+  std::vector<std::string> arms;      // every arm of the table, the baseline first, as the fit
+  std::vector<BacktestPoint> points;  // by k, then arm (baseline first), then rank
+  std::vector<BacktestSkip> skipped;  // by k, then arm
   std::vector<BacktestSummaryRow> summary;  // by k: "all" first, then every arm
   std::vector<std::string> lines;           // one quotable line per k (backtestLine)
 };

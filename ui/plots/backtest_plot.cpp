@@ -44,11 +44,14 @@ void drawBacktest(QCustomPlot& plot, const BacktestPlotInput& input) {
   }
   // The quotable line of the largest k under the title.
   QString title = input.title;
-  if (!r.lines.empty())
+  if (!r.lines.empty() && !input.compact)
     title += (title.isEmpty() ? QString() : QStringLiteral("\n")) +
              QString::fromStdString(r.lines.back());
-  preparePlot(plot, title, QStringLiteral("measured loss (nats/token)"),
-              QStringLiteral("predicted loss (nats/token)"));
+  preparePlot(plot, title,
+              input.compact ? QStringLiteral("measured loss")
+                            : QStringLiteral("measured loss (nats/token)"),
+              input.compact ? QStringLiteral("predicted loss")
+                            : QStringLiteral("predicted loss (nats/token)"));
   setLinearAxis(*plot.xAxis);
   setLinearAxis(*plot.yAxis);
 
@@ -75,12 +78,15 @@ void drawBacktest(QCustomPlot& plot, const BacktestPlotInput& input) {
   styleAxes(*right, plot);
   QCPAxis* ex = right->axis(QCPAxis::atBottom);
   QCPAxis* ey = right->axis(QCPAxis::atLeft);
-  ex->setLabel(QStringLiteral("extrapolation factor (held-out compute / largest fitted)"));
-  ey->setLabel(QStringLiteral("relative error (predicted \u2212 measured) / measured (%)"));
+  ex->setLabel(input.compact
+                   ? QStringLiteral("extrapolation (\u00D7 largest C fitted)")
+                   : QStringLiteral("extrapolation factor (held-out C / largest C fitted)"));
+  ey->setLabel(input.compact ? QStringLiteral("error (%)")
+                             : QStringLiteral("(predicted \u2212 measured) / measured (%)"));
   setLinearAxis(*ex);
 
-  // One colour per arm, in the order the backtest lists them.
-  std::vector<std::string> arms;
+  // One colour per arm, in the fit's order of the arms (the frontier plot's colours).
+  std::vector<std::string> arms = r.arms;
   for (const auto& p : r.points)
     if (std::find(arms.begin(), arms.end(), p.arm) == arms.end()) arms.push_back(p.arm);
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -116,6 +122,7 @@ void drawBacktest(QCustomPlot& plot, const BacktestPlotInput& input) {
     }
     bars->setData(minus, plus);
     bars->setDataPlottable(points);
+    if (points->data()->isEmpty()) points->removeFromLegend();  // nothing held out of this arm
   }
   if (!std::isfinite(lo)) lo = 0, hi = 1;
   const double pad = 0.05 * (hi - lo + 1e-6);
@@ -140,7 +147,10 @@ void drawBacktest(QCustomPlot& plot, const BacktestPlotInput& input) {
   ey->setRange(err_lo - err_pad, err_hi + err_pad);
 
   // Predictions lie along the diagonal: the lower right corner stays free.
-  placeLegendInside(plot, Qt::AlignBottom | Qt::AlignRight);
+  if (input.compact)
+    plot.legend->setVisible(false);
+  else
+    placeLegendInside(plot, Qt::AlignBottom | Qt::AlignRight);
   applyPlotPalette(plot, plot.palette());
   plot.replot();
 }

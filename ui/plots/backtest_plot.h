@@ -16,6 +16,10 @@ namespace deepladder::plots {
 struct BacktestPlotInput {
   fitting::BacktestResult backtest;
   QString title;  // "" = none
+  // For a small pane beside other plots (the workbench): no legend (the arms keep the colours of
+  // the frontier plot: the baseline first, then the others by name) and no summary line under
+  // the title.
+  bool compact = false;
 };
 
 void drawBacktest(QCustomPlot& plot, const BacktestPlotInput& input);

@@ -376,7 +376,8 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
                         fitting::BacktestResult backtest, const std::string& prediction_log) {
   result_ = result;
   backtest_ = std::move(backtest);
-  plots::drawBacktest(*backtest_plot_, {backtest_, tr("Backtest: top rungs held out")});
+  plots::drawBacktest(*backtest_plot_,
+                      {backtest_, tr("Backtest: top rungs held out"), /*compact=*/true});
   history_points_ = std::move(history);
   plots::drawHistory(*history_, {history_points_, {}});
   plots::drawFrontier(*frontier_, {table, result, tr("Compute frontier")});
