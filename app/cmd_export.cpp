@@ -1,10 +1,12 @@
 // `deepladder export (--csv FILE | --db runs.db --ladder NAME) --format md|csv|tex|json [--out
-// FILE] [--estimator paper|robust]`: fits the frontier of a results CSV (same options as `fit`)
-// and writes the scaling table: the estimator that made it, per arm gamma +- se with its
-// bootstrap and t intervals, A, E, measured and projected multipliers with intervals. For a
-// squaring ladder (task = "squaring") the table is per run compute vs Max T (seen, unseen moduli)
+// FILE] [--estimator paper|robust] [--backtest K]`: fits the frontier of a results CSV (same
+// options as `fit`) and writes the scaling table: the estimator that made it, per arm gamma +- se
+// with its bootstrap and t intervals, A, E, measured and projected multipliers with intervals. For
+// a squaring ladder (task = "squaring") the table is per run compute vs Max T (seen, unseen moduli)
 // and OOD/test exact match, with the per-arm lines against log10(C / C0)
-// (fitting/squaring_table.h). Wiring only; the tables are in fitting/.
+// (fitting/squaring_table.h). With --backtest K the table written is the backtest's instead
+// (fitting/backtest_table.h: every arm refitted without its top 1..K rungs and scored on them),
+// the same rows `fit --backtest K` prints. Wiring only; the tables are in fitting/.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +20,8 @@
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "fitting/backtest.h"
+#include "fitting/backtest_table.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
@@ -36,6 +40,7 @@ struct ExportOptions {
   std::string out;
   std::string at = "1e20,1e22,1e24,1e26";
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
+  int backtest = 0;          // --backtest K (0: the scaling table)
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
@@ -56,6 +61,9 @@ int runExport(ExportOptions options) {
       throw UserError(options.db_path + ": no such database. Pass --db");
     db = storage::Database::open(options.db_path, /*read_only=*/true);
     if (isSquaringLadder(*db, options.ladder)) {
+      if (options.backtest > 0)
+        throw UserError("--backtest: ladder \"" + options.ladder +
+                        "\" is a squaring ladder, whose trends predict no loss to hold out");
       const double c_ref = options.c_ref_given ? options.frontier.c_ref : kSquaringDefaultCRef;
       text = fitting::squaringTable(
           readSquaringSummary(*db, options.db_path, options.ladder, c_ref), options.format);
@@ -63,7 +71,10 @@ int runExport(ExportOptions options) {
       table = storage::readResults(*db, options.db_path, options.ladder);
     }
   }
-  if (text.empty()) {
+  if (text.empty() && options.backtest > 0) {
+    text = fitting::backtestTable(
+        fitting::backtestFrontier(table, options.frontier, options.backtest), options.format);
+  } else if (text.empty()) {
     const auto result =
         db ? fitLadderCached(*db, options.ladder, table, options.frontier, /*read_only=*/true)
            : fitting::fitFrontier(table, options.frontier);
@@ -105,6 +116,10 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
   cmd->add_option("--at", o->at, "Computes for projected multipliers, comma-separated")
       ->capture_default_str();
   cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
+  cmd->add_option("--backtest", o->backtest,
+                  "Write the backtest table instead: every arm refitted without its k top rungs, "
+                  "k = 1..K, and scored on them")
+      ->check(CLI::Range(1, 1000));
   cmd->callback([o, c_ref] {
     o->c_ref_given = c_ref->count() > 0;
     commandExitCode() = runExport(*o);

@@ -1,9 +1,11 @@
 // `deepladder fit (--db runs.db --ladder NAME | --csv FILE) [--form frontier|chinchilla]
 // [--estimator paper|robust] [--baseline vanilla] [--c-ref 1e18] [--bootstrap N] [--at LIST]
-// [--joint] [--json]`:
+// [--joint] [--backtest K] [--json]`:
 // fits a ladder's finished runs, prints the scaling table (or exactly one JSON object with
 // --json) and, with --db, stores the fit in the fits table. A squaring ladder (task = "squaring")
-// is fitted on compute vs Max T and OOD accuracy instead (fitting/squaring_trend.h). Wiring only:
+// is fitted on compute vs Max T and OOD accuracy instead (fitting/squaring_trend.h). --backtest K
+// adds the backtest (fitting/backtest.h): each arm refitted without its top 1..K rungs and scored
+// on them (JSON: "backtest" and "backtest_summary" in the same object). Wiring only:
 // the fits live in fitting/, the database in storage/.
 #include <unistd.h>
 
@@ -12,12 +14,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
 #include "core/safe_text.h"
+#include "fitting/backtest.h"
+#include "fitting/backtest_table.h"
 #include "fitting/chinchilla.h"
 #include "fitting/fit_json.h"
 #include "fitting/frontier_fit.h"
@@ -38,6 +43,7 @@ struct FitCommandOptions {
   std::string at = "1e20,1e22,1e24,1e26";
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   bool json = false;
+  int backtest = 0;          // --backtest K: rungs held out per arm, 1..K (0: no backtest)
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
@@ -182,6 +188,10 @@ int runFit(FitCommandOptions options) {
         throw UserError("--form " + options.form + ": ladder \"" + options.ladder +
                         "\" is a squaring ladder, fitted on compute vs Max T and OOD accuracy; "
                         "leave out --form");
+      if (options.backtest > 0)
+        throw UserError("--backtest: ladder \"" + options.ladder +
+                        "\" is a squaring ladder, whose trends predict no loss to hold out; "
+                        "leave out --backtest");
       return runSquaringFit(options, *db);
     }
     table = storage::readResults(*db, options.db_path, options.ladder);
@@ -203,10 +213,18 @@ int runFit(FitCommandOptions options) {
       rec.params_json = dumpJson(fitting::chinchillaToJson(fit));
       db->insertFit(rec);
     }
-    if (options.json)
-      std::printf("%s\n", dumpJson(fitting::chinchillaToJson(fit)).c_str());
-    else
+    std::optional<fitting::BacktestResult> backtest;
+    if (options.backtest > 0)
+      backtest =
+          fitting::backtestChinchilla(sizes, fitting::defaultChinchillaOptions(), options.backtest);
+    if (options.json) {
+      nlohmann::json out = fitting::chinchillaToJson(fit);
+      if (backtest) out.update(fitting::backtestToJson(*backtest));
+      std::printf("%s\n", dumpJson(out).c_str());
+    } else {
       printChinchillaTable(fit, sizes);
+      if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
+    }
     return fit.best_converged ? 0 : 1;
   }
 
@@ -214,10 +232,16 @@ int runFit(FitCommandOptions options) {
                          : fitting::fitFrontier(table, options.frontier);
   warnArmsWithoutFit(result);
   if (db) storeFrontier(*db, source, result);
+  std::optional<fitting::BacktestResult> backtest;
+  if (options.backtest > 0)
+    backtest = fitting::backtestFrontier(table, options.frontier, options.backtest);
   if (options.json) {
-    std::printf("%s\n", dumpJson(fitting::frontierToJson(result)).c_str());
+    nlohmann::json out = fitting::frontierToJson(result);
+    if (backtest) out.update(fitting::backtestToJson(*backtest));
+    std::printf("%s\n", dumpJson(out).c_str());
   } else {
     std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
+    if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
     if (db)
       std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
                   source.c_str());
@@ -251,6 +275,11 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
   cmd->add_option("--at", o->at, "Computes for projected multipliers, comma-separated")
       ->capture_default_str();
   cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
+  cmd->add_option("--backtest", o->backtest,
+                  "Backtest: for k = 1..K refit every arm without its k top rungs (the "
+                  "baseline's too; chinchilla: the k points of largest 6ND) and score the "
+                  "predictions of the rungs left out")
+      ->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", o->json, "Print exactly one JSON object instead of the table");
   cmd->callback([o, c_ref] {
     o->c_ref_given = c_ref->count() > 0;

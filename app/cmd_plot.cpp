@@ -4,7 +4,10 @@
 // paper|robust, named in the plot's legend); from runs (--run ID...) for lens and curves. `plot
 // squaring` (or `plot frontier` on a squaring ladder) draws a task = "squaring" ladder: compute vs
 // OOD exact match and Max T per arm. `plot depth` draws a depth sweep (--db, --ladder): final loss
-// against executed depth per arm. Wiring only: fits in fitting/, the plot's data from storage/
+// against executed depth per arm. `plot backtest` (--csv or --db, --ladder; --backtest K, default
+// 3) draws the backtest of the frontier fit (fitting/backtest.h): predicted vs measured loss of
+// every held-out rung with its interval, and the relative error against the extrapolation
+// factor per arm. Wiring only: fits in fitting/, the plot's data from storage/
 // and ui/plots/plot_sources.h, drawing and writing in ui/plots/ (plot_file.h).
 #include <unistd.h>
 
@@ -15,6 +18,7 @@
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
@@ -40,6 +44,7 @@ struct PlotOptions {
   double ema = 0.0;
   double eps = 2.0;
   double compute_hi = 1e26;
+  int backtest = 3;  // rungs held out per arm, 1..K (plot backtest)
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   int width = 960;
   int height = 600;
@@ -98,6 +103,15 @@ int runPlot(PlotOptions o) {
       plot = plots::FrontierPlotInput{table, result, QStringLiteral("Compute frontier")};
     else
       plot = plots::MultiplierPlotInput{result, o.compute_hi, QStringLiteral("Compute multiplier")};
+  } else if (o.kind == "backtest") {
+    o.frontier.estimator = fitting::parseEstimator(o.estimator);
+    const auto table = loadResults(o);
+    const fitting::BacktestResult backtest =
+        fitting::backtestFrontier(table, o.frontier, o.backtest);
+    for (const auto& line : backtest.lines) std::fprintf(stderr, "%s\n", line.c_str());
+    plot = plots::BacktestPlotInput{
+        backtest, QStringLiteral("Backtest: top %1 rung(s) per arm held out, refitted, predicted")
+                      .arg(o.backtest)};
   } else if (o.kind == "depth") {
     if (o.ladder.empty()) throw UserError("plot depth: give --db FILE --ladder NAME");
     auto db = openDatabase(o.db_path);
@@ -136,7 +150,7 @@ int runPlot(PlotOptions o) {
     plot = std::move(input);
   } else {
     throw UserError("plot: '" + o.kind +
-                    "' is not frontier, multiplier, lens, curves, squaring or depth");
+                    "' is not frontier, multiplier, lens, curves, squaring, depth or backtest");
   }
   plots::writePlotFile(plot, QString::fromStdString(o.out), o.width, o.height);
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
@@ -150,15 +164,19 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       "Render a plot to PNG, SVG or PDF without a display: frontier, multiplier, lens, curves, "
       "squaring (a task = \"squaring\" ladder: training compute vs OOD exact match with its line "
       "a + b log10(C/C0), and vs Max T on seen and unseen moduli; `frontier` on such a ladder "
-      "draws the same), depth (a depth sweep: final loss against executed depth per arm)");
-  cmd->add_option("kind", o->kind, "frontier | multiplier | lens | curves | squaring | depth")
+      "draws the same), depth (a depth sweep: final loss against executed depth per arm), "
+      "backtest (every arm refitted without its top 1..K rungs: predicted vs measured loss with "
+      "intervals, and relative error against the extrapolation factor)");
+  cmd->add_option("kind", o->kind,
+                  "frontier | multiplier | lens | curves | squaring | depth | backtest")
       ->required()
-      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves", "squaring", "depth"}));
+      ->check(CLI::IsMember(
+          {"frontier", "multiplier", "lens", "curves", "squaring", "depth", "backtest"}));
   cmd->add_option("--out", o->out, "Output file: .png, .svg or .pdf")->required();
   cmd->add_option("--db", o->db_path, "SQLite database");
   cmd->add_option("--ladder", o->ladder,
                   "Ladder name or hash (frontier, multiplier, squaring, depth)");
-  cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier)");
+  cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier, backtest)");
   cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)");
   cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();
   cmd->add_option("--x", o->x, "step | tokens | flops (curves)")->capture_default_str();
@@ -177,6 +195,9 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_flag("--joint", o->frontier.joint, "Fit one E jointly across all arms");
   cmd->add_option("--to", o->compute_hi, "Right end of the projected multiplier")
+      ->capture_default_str();
+  cmd->add_option("--backtest", o->backtest, "Rungs held out per arm, 1..K (backtest)")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--width", o->width, "Width in pixels")->capture_default_str();
   cmd->add_option("--height", o->height, "Height in pixels")->capture_default_str();

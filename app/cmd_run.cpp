@@ -61,7 +61,11 @@ struct LiveHooks {
       if (status == "finished" || !last_seen) {
         last = live->onRunFinished();
         last_seen = true;
-        if (status == "finished") lines.push_back("projection: " + fitting::projectionLine(last));
+        if (status == "finished") {
+          for (const auto& score : live->lastScores())
+            lines.push_back("prediction: " + fitting::liveScoreLine(score));
+          lines.push_back("projection: " + fitting::projectionLine(last));
+        }
       }
     } catch (const std::exception& e) {
       lines.push_back(std::string("projection: not updated (") + e.what() + ")");

@@ -1,6 +1,7 @@
 // `deepladder watch --db runs.db --ladder NAME [--target C] [--interval S] [--once]`: follows a
 // ladder another process (or Slurm) is running: after every finished run it prints the projected
-// multiplier of every arm at the target with its interval, as `run` does, and ends when the
+// multiplier of every arm at the target with its interval, as `run` does (and, before it, how the
+// finished run compared with the loss the fit before it predicted), and ends when the
 // ladder has no queued, interrupted or running run left. Wiring only (app/live_ladder.h).
 #include <unistd.h>
 
@@ -60,6 +61,8 @@ int runWatch(const WatchOptions& o) {
     const int finished = static_cast<int>(db->finishedRuns(*id).size());
     if (finished != printed_for) {
       const fitting::ProjectionSnapshot s = live.onRunFinished();
+      for (const auto& score : live.lastScores())
+        std::printf("%s prediction: %s\n", clock().c_str(), fitting::liveScoreLine(score).c_str());
       std::printf("%s projection: %s\n", clock().c_str(), fitting::projectionLine(s).c_str());
       std::fflush(stdout);
       printed_for = finished;

@@ -1,14 +1,20 @@
 // Wiring of a ladder's live projection for `run`, `watch` and adaptive runs: the fits table as
 // the cache, the ladder's finished runs (final losses only) as the input, a LiveProjection in
 // between. onRunFinished() is the one place the CLI reacts to a finished run; the scheduler's
-// typed progress events can call it as they are.
+// typed progress events can call it as they are. Each run that finished since the last look is
+// scored against the projection made before it (fitting/live_score.h: the live projection's fit
+// of the runs that had finished until then), and the score is stored in the ladder's error log
+// (storage: projection_scores).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "fitting/live_projection.h"
+#include "fitting/live_score.h"
 #include "storage/database.h"
 #include "storage/fit_cache.h"
 
@@ -19,9 +25,14 @@ class LiveLadder {
   LiveLadder(storage::Database& db, int64_t ladder_id, const std::string& name,
              const fitting::FrontierOptions& options, double target);
 
-  // A run of the ladder ended: re-reads the finished runs and refits the shares whose points
-  // changed (the cache drops the stale ones by itself). Also the first look at a ladder.
+  // A run of the ladder ended: re-reads the finished runs, scores those that finished since the
+  // last look (runs finished before this LiveLadder was made are not scored) against the fit
+  // before each, and refits the shares whose points changed (the cache drops the stale ones by
+  // itself). Also the first look at a ladder.
   fitting::ProjectionSnapshot onRunFinished();
+
+  // The scores of the last onRunFinished(), in the order the runs finished (stored already).
+  const std::vector<fitting::LiveScore>& lastScores() const { return scores_; }
 
   // Finished runs the last refresh saw, and how long it took (seconds, reading included).
   int runsSeen() const { return runs_seen_; }
@@ -34,6 +45,9 @@ class LiveLadder {
   std::string label_;
   storage::SqliteFitCache cache_;
   fitting::LiveProjection projection_;
+  fitting::LadderFitter before_fitter_;  // fits a prefix the projection did not hold in memory
+  std::set<int64_t> seen_;               // runs finished at the last look
+  std::vector<fitting::LiveScore> scores_;
   int runs_seen_ = 0;
   double last_refresh_s_ = 0;
 };

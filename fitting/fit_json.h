@@ -9,6 +9,8 @@
 //            [{"compute","multiplier"}], "projected":[{"compute","multiplier","ci":[lo,hi]}],
 //            "per_decade","per_decade_ci":[lo,hi]}}}
 // chinchilla: {"E","A","B","alpha","beta","objective","a","b"}.
+// With `fit --backtest K` either object also holds "backtest" and "backtest_summary"
+// (fitting/backtest_table.h).
 // Non-finite numbers (a standard error with no degrees of freedom, an unreachable multiplier)
 // are written as null, never as NaN. "at_bound" lists parameters that ended on a bound.
 #pragma once

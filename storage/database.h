@@ -22,7 +22,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -114,6 +114,10 @@ class Database {
   void saveCachedFit(const CachedFitEntry& entry, std::optional<int64_t> ladder_id);
   int64_t insertDecision(const DecisionRecord& decision);    // returns the new id
   std::vector<DecisionRecord> decisions(int64_t ladder_id);  // by id
+  // The error log of the live projection (storage/projection_scores.cpp, schema v6): one row per
+  // finished run scored against the fit before it; a run scored again replaces its row.
+  void saveProjectionScore(const ProjectionScoreRecord& score);
+  std::vector<ProjectionScoreRecord> projectionScores(int64_t ladder_id);  // by created, id
 
   // --- tools and tests --------------------------------------------------------------------
   void execute(const std::string& sql);      // one or more statements, no results

@@ -159,6 +159,25 @@ struct DecisionRecord {
   std::string candidates_json = "[]";
 };
 
+// A finished run scored against the projection made before it (fitting/live_score.h): one row of
+// a ladder's error log.
+struct ProjectionScoreRecord {
+  int64_t id = 0;
+  int64_t ladder_id = 0;
+  int64_t run_id = 0;
+  double created = 0;  // unix seconds
+  std::string arm;
+  std::string size;
+  double compute = 0;         // the run's training FLOPs
+  double measured_loss = 0;   // its final loss
+  double predicted_loss = 0;  // the fit before it at its compute
+  std::optional<double> lo;   // that fit's interval (none without a bootstrap)
+  std::optional<double> hi;
+  double rel_error = 0;                 // (predicted - measured) / measured
+  std::optional<double> extrapolation;  // compute / largest compute of the arm fitted before
+  int fitted_runs = 0;                  // finished runs behind the fit before
+};
+
 // A (compute, loss) point imported from a results CSV (`deepladder import`).
 struct ExternalPoint {
   std::string source;

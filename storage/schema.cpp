@@ -1,5 +1,6 @@
 // The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
-// adaptive ladders' decisions; v4 the metric decimation pyramid; v5 integer metric key ids) and its
+// adaptive ladders' decisions; v4 the metric decimation pyramid; v5 integer metric key ids; v6 the
+// live projection's error log) and its
 // migration steps. Each step takes the database from version k-1 to k; add a step (never edit an
 // old one) when the schema changes.
 #include "storage/schema.h"
@@ -286,6 +287,30 @@ CREATE VIEW metric_values AS
   FROM metrics m JOIN metric_keys k ON k.id = m.key_id;
 )sql";
 
+// ---- version 6: the live projection's error log ----------------------------------------------
+// Each finished run of a ladder scored against the fit made before it (fitting/live_score.h): the
+// loss that fit predicted at the run's compute, its interval and the relative error. One row per
+// run (scoring it again replaces the row).
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE projection_scores(
+  id             INTEGER PRIMARY KEY,
+  ladder_id      INTEGER NOT NULL REFERENCES ladders(id) ON DELETE CASCADE,
+  run_id         INTEGER NOT NULL UNIQUE REFERENCES runs(id) ON DELETE CASCADE,
+  created        REAL NOT NULL,      -- unix seconds
+  arm            TEXT NOT NULL,
+  size           TEXT NOT NULL DEFAULT '',
+  compute        REAL NOT NULL,      -- the run's training FLOPs
+  measured_loss  REAL NOT NULL,
+  predicted_loss REAL NOT NULL,      -- L(C) of the fit before the run
+  lo             REAL,               -- that fit's bootstrap interval (NULL: none)
+  hi             REAL,
+  rel_error      REAL NOT NULL,      -- (predicted - measured) / measured
+  extrapolation  REAL,               -- compute / largest compute of the arm fitted before
+  fitted_runs    INTEGER NOT NULL    -- finished runs behind the fit before
+);
+CREATE INDEX projection_scores_ladder ON projection_scores(ladder_id, created);
+)sql";
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -337,7 +362,7 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 5, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 6, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
@@ -349,6 +374,7 @@ void migrate(sqlite3* db, int from_version) {
   if (from_version < 4) exec(db, kSchemaV4, "adding the metric pyramid (schema v4)");
   if (from_version < 5) exec(db, kSchemaV5, "migrating to integer metric key ids (schema v5)");
   if (from_version < 4) buildPyramidForAllMetrics(db);
+  if (from_version < 6) exec(db, kSchemaV6, "adding the projection error log (schema v6)");
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

@@ -1,7 +1,8 @@
 // The CLI as a user meets it: bad input exits 2 with a message that names the file, line or key
 // and writes nothing; a tiny run trains end to end and lands in SQLite; a squaring ladder is
 // fitted, exported and plotted on compute vs Max T and OOD accuracy; a loss ladder is fitted by
-// the estimator asked for (paper or robust) and says which; a depth sweep is plotted against depth.
+// the estimator asked for (paper or robust) and says which, and backtested on its own top rungs;
+// a depth sweep is plotted against depth.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -277,6 +278,55 @@ TEST_F(CliTest, FitChoosesTheEstimatorAndSaysWhichMadeTheTable) {
   CommandResult below_robust =
       deepladder({"fit", "--csv", path("below.csv"), "--bootstrap", "0", "--estimator", "robust"});
   EXPECT_EQ(below_robust.code, 0) << below_robust.err;
+}
+
+// `fit --backtest K`: the JSON object gains the "backtest" array (exactly the fields) and
+// the "backtest_summary"; the table prints the quotable line per k; export and plot carry it.
+TEST_F(CliTest, FitBacktestPrintsHeldOutRungsInJsonTableExportAndPlot) {
+  const std::string paper_csv =
+      std::string(DEEPLADDER_SOURCE_DIR) + "/tests/fitting/data/paper_fineweb_ladders.csv";
+  CommandResult json =
+      deepladder({"fit", "--csv", paper_csv, "--backtest", "2", "--bootstrap", "20", "--json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(j.contains("arms"));  // still the fit's object
+  ASSERT_TRUE(j.at("backtest").is_array());
+  EXPECT_EQ(j.at("backtest").size(), 8u * (1 + 2));  // eight arms, k = 1 and 2
+  for (const auto& e : j.at("backtest")) {
+    for (const char* key : {"arm", "k", "compute", "measured_loss", "predicted_loss", "rel_error",
+                            "lo", "hi", "covered", "extrapolation"})
+      EXPECT_TRUE(e.contains(key)) << key << " in " << e.dump();
+    EXPECT_EQ(e.size() == 12,
+              e.contains("measured_multiplier") && e.contains("predicted_multiplier"));
+    EXPECT_GT(e.at("extrapolation").get<double>(), 1.0);
+  }
+  EXPECT_EQ(j.at("backtest_summary").at("lines").size(), 2u);
+  EXPECT_EQ(j.at("backtest_summary")
+                .at("lines")[1]
+                .get<std::string>()
+                .rfind("held out 2 top rungs per arm: mean |error| ", 0),
+            0u);
+
+  CommandResult table =
+      deepladder({"fit", "--csv", paper_csv, "--backtest", "1", "--bootstrap", "0"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("held out 1 top rung per arm: mean |error| "), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("| arm | k | compute | measured | predicted |"), std::string::npos);
+
+  for (const char* format : {"md", "csv", "tex"}) {
+    CommandResult exported = deepladder(
+        {"export", "--csv", paper_csv, "--backtest", "1", "--bootstrap", "0", "--format", format});
+    ASSERT_EQ(exported.code, 0) << exported.err;
+    EXPECT_NE(exported.out.find("untied"), std::string::npos) << format;
+  }
+  CommandResult bad = deepladder({"fit", "--csv", paper_csv, "--backtest", "0"});
+  EXPECT_EQ(bad.code, 2) << bad.err;
+
+  CommandResult plot = deepladder({"plot", "backtest", "--csv", paper_csv, "--backtest", "2",
+                                   "--bootstrap", "20", "--out", path("backtest.png")});
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_GT(fs::file_size(path("backtest.png")), 1000u);
 }
 
 // `plot depth` on a depth sweep: final loss against the executed depth from each run's config;

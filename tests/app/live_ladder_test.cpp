@@ -2,7 +2,8 @@
 // for the worker (a run reports a final loss from a known law in a fraction of a second):
 // `run` prints the projection after each finished run; `watch` follows a ladder another process
 // runs; `suggest` ranks and is deterministic; `run --adaptive` stops at the budget and at the
-// width and stores every decision with its candidates.
+// width and stores every decision with its candidates; each finished run is scored against the
+// fit made before it (printed and stored in the error log).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,7 +18,11 @@
 #include <thread>
 
 #include "core/worker_process.h"
+#include "fitting/frontier_model.h"
+#include "fitting/ladder_fit.h"
+#include "fitting/live_projection.h"
 #include "storage/database.h"
+#include "storage/result_points.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder;
@@ -117,6 +122,52 @@ TEST_F(LiveLadderTest, RunPrintsTheProjectionAfterEveryFinishedRun) {
   EXPECT_GE(db->queryInt("SELECT count(*) FROM fits WHERE cache_key != ''"), 1);
 }
 
+TEST_F(LiveLadderTest, RunScoresEachFinishedRunAgainstTheFitMadeBeforeIt) {
+  const CommandResult r = deepladder(runArgs(writeLadder("scored")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::regex line(
+      R"(prediction: d[0-9]+ came in at [0-9.]+, predicted [0-9.]+( \[[0-9.]+, [0-9.]+\])?)"
+      R"(, [+-][0-9.]+% \((vanilla|deep)\))");
+  const int printed = count(r.err, "prediction: ");
+  EXPECT_GE(printed, 2) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, line)) << r.err;
+
+  auto db = storage::Database::open(path("runs.db"), true);
+  const auto id = db->findLadder("scored");
+  ASSERT_TRUE(id);
+  const auto scores = db->projectionScores(*id);
+  ASSERT_EQ(static_cast<int>(scores.size()), printed);
+  const ResultsTable all = storage::ladderResults(*db, *id, "scored");
+  fitting::FrontierOptions o = fitting::projectionOptions(fitting::defaultFrontierOptions(), 1e26);
+  o.bootstrap = 0;  // the point fit does not depend on the resamples
+  auto predict = [&](const ResultsTable& table, const RunPoint& run) {
+    fitting::LadderFitter fitter(nullptr, "scored");
+    const fitting::FrontierResult fit = fitter.fit(table, o, /*lenient=*/true);
+    for (const auto& f : fit.arms)
+      if (f.arm == run.arm)
+        return fitting::frontierLoss(run.compute_flops, fit.c_ref, f.E, f.A, f.gamma);
+    return fitting::kNaN;
+  };
+  for (const auto& s : scores) {
+    size_t i = 0;
+    while (i < all.points.size() && all.points[i].run_id != s.run_id) ++i;
+    ASSERT_LT(i, all.points.size());
+    const RunPoint& run = all.points[i];
+    SCOPED_TRACE(run.arm + " " + run.size);
+    EXPECT_EQ(s.fitted_runs, static_cast<int>(i));
+    EXPECT_DOUBLE_EQ(s.measured_loss, run.val_loss);
+    EXPECT_NEAR(s.rel_error, (s.predicted_loss - s.measured_loss) / s.measured_loss, 1e-12);
+    // The fit of the runs finished before it, not the one that includes it.
+    const ResultsTable before{all.source, {all.points.begin(), all.points.begin() + i}};
+    ResultsTable after = before;
+    after.points.push_back(run);
+    EXPECT_NEAR(s.predicted_loss / predict(before, run), 1.0, 1e-9);
+    EXPECT_GT(std::fabs(s.predicted_loss / predict(after, run) - 1.0), 1e-7);
+    ASSERT_TRUE(s.lo && s.hi);
+    EXPECT_LE(*s.lo, *s.hi);
+  }
+}
+
 TEST_F(LiveLadderTest, WatchFollowsALadderRunByAnotherProcess) {
   const std::string ladder = writeLadder("watched");
   ProcessSpec run_spec = spec(runArgs(ladder), "run-stderr.txt");
@@ -145,6 +196,9 @@ TEST_F(LiveLadderTest, WatchFollowsALadderRunByAnotherProcess) {
   EXPECT_GE(lines, 3) << w.out;
   EXPECT_NE(w.out.find("8 runs"), std::string::npos) << w.out;
   EXPECT_TRUE(std::regex_search(w.out, std::regex(R"(deep [0-9.e+]+x \[)"))) << w.out;
+  // Runs that finished while it watched are scored against the fit before them.
+  EXPECT_TRUE(std::regex_search(w.out, std::regex(R"(prediction: d[0-9]+ came in at [0-9.]+, )")))
+      << w.out;
   std::smatch m;
   std::vector<int> seen;
   std::string rest = w.out;

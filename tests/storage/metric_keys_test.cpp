@@ -110,9 +110,9 @@ TEST(MetricKeys, AVersion4DatabaseMigratesAndReadsTheSameCurves) {
     EXPECT_GT(db->queryInt("SELECT count(*) FROM metric_pyramid WHERE key = 'lr'"), 0);
   }
   // A reader (status, metrics: a read-only open) migrates it once, as the file is writable.
-  EXPECT_EQ(Database::open(path, /*read_only=*/true)->schemaVersion(), 5);
+  EXPECT_EQ(Database::open(path, /*read_only=*/true)->schemaVersion(), Database::kSchemaVersion);
   auto db = Database::open(path);
-  EXPECT_EQ(db->schemaVersion(), 5);
+  EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
   EXPECT_EQ(db->queryInt("SELECT count(*) FROM metric_keys"), static_cast<int64_t>(keys.size()));
   // The by-hand view names each row's key.
   EXPECT_EQ(db->queryInt("SELECT count(*) FROM metric_values WHERE key = 'train/loss'"), 7000);

@@ -8,9 +8,15 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v5 (metric key ids): metrics and metric_pyramid get their text key column back, as schema
-// v4 had them (rows kept); user_version becomes 4.
+// Undoes v6 (the live projection's error log); user_version becomes 5.
+inline void downgradeToSchemaV5(Database& db) {
+  db.execute("DROP TABLE projection_scores; PRAGMA user_version = 5;");
+}
+
+// Undoes v6 and v5 (metric key ids): metrics and metric_pyramid get their text key column back,
+// as schema v4 had them (rows kept); user_version becomes 4.
 inline void downgradeToSchemaV4(Database& db) {
+  downgradeToSchemaV5(db);
   db.execute(R"sql(
 DROP VIEW metric_values;
 DROP TRIGGER runs_delete_metrics;
@@ -46,9 +52,9 @@ PRAGMA user_version = 4;
 )sql");
 }
 
-// Undoes v5 and v4 (the metric pyramid), v3 (the fit cache columns, its trigger and indexes, the
-// decisions table) and v2 (the stored plan's columns); user_version becomes 1. SQLite >= 3.35 drops
-// columns.
+// Undoes v6, v5 and v4 (the metric pyramid), v3 (the fit cache columns, its trigger and indexes,
+// the decisions table) and v2 (the stored plan's columns); user_version becomes 1. SQLite >= 3.35
+// drops columns.
 inline void downgradeToSchemaV1(Database& db) {
   downgradeToSchemaV4(db);
   db.execute("DROP TABLE metric_pyramid");

@@ -1,6 +1,7 @@
 // Plot rendering off screen: decimation keeps extremes and bounds the point count, EMA, d_lens
 // on hand-built profiles, every plot kind written as PNG, SVG and PDF, non-empty, and the
-// projection history drawn from hand-built snapshots.
+// projection history drawn from hand-built snapshots; the backtest's two panels, drawn again on
+// the same plot.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/decimation.h"
@@ -252,6 +254,35 @@ TEST(HistoryPlot, NothingProjectedYetSaysWhy) {
     if (auto* text = qobject_cast<QCPItemText*>(plot.item(i)))
       note = note || text->text().startsWith("no projection yet");
   EXPECT_TRUE(note);
+}
+
+// A backtest of a noisy synthetic ladder (vanilla and growth, 7 rungs), drawn twice on one plot
+// as the workbench redraws it: still two panels, one scatter and one error series per arm.
+TEST(BacktestPlot, TwoPanelsAndARedrawKeepsThem) {
+  ensureGuiApplication();
+  fitting::ResultsTable table;
+  table.source = "synthetic";
+  for (const auto& [arm, A, gamma] : {std::tuple{"vanilla", 1.2, 0.111}, {"growth", 1.15, 0.117}})
+    for (int i = 0; i < 7; ++i) {
+      RunPoint p;
+      p.arm = arm;
+      p.compute_flops = 1e17 * std::pow(10.0, 0.5 * i);
+      p.val_loss = 1.8 + A * std::pow(p.compute_flops / 1e18, -gamma) + 0.002 * ((i * 7) % 5 - 2);
+      table.points.push_back(p);
+    }
+  fitting::FrontierOptions o = fitting::defaultFrontierOptions();
+  o.bootstrap = 50;
+  const fitting::BacktestResult r = fitting::backtestFrontier(table, o, 2);
+  ASSERT_FALSE(r.points.empty());
+  QCustomPlot plot;
+  plot.resize(560, 340);
+  for (bool compact : {false, true}) {
+    drawBacktest(plot, {r, QStringLiteral("Backtest"), compact});
+    EXPECT_EQ(plot.axisRectCount(), 2);
+    EXPECT_EQ(plot.graphCount(), 2 * 2 + 2);  // per arm points and errors; diagonal, zero line
+    EXPECT_EQ(plot.legend->visible(), !compact);
+  }
+  expectWritten(plot, "backtest_compact");
 }
 
 TEST(Plots, UnknownExtensionIsAUserError) {

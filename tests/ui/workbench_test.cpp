@@ -244,6 +244,14 @@ TEST_F(Workbench, FrontierFitsAndExportsTables) {
   ASSERT_EQ(r.arms.size(), 2u);
   EXPECT_NEAR(r.arms[0].gamma, 0.111, 1e-3);
   EXPECT_GT(window.frontier()->multiplierPlot()->graphCount(), 3);
+  // The backtest beside the history: two panels, and its table and line under the scaling table;
+  // a refit redraws the same two panels.
+  EXPECT_FALSE(window.frontier()->backtest().points.empty());
+  EXPECT_TRUE(window.frontier()->tableText().contains("held out 1 top rung per arm"))
+      << window.frontier()->tableText().toStdString();
+  window.frontier()->fitNow(/*blocking=*/true);
+  EXPECT_EQ(window.frontier()->backtestPlot()->axisRectCount(), 2);
+  EXPECT_GT(window.frontier()->backtestPlot()->graphCount(), 2);
   for (const char* ext : {"md", "csv", "tex", "json"}) {
     const QString path = dir_->filePath(QString("table.") + ext);
     window.exportTable(path);

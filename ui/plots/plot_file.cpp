@@ -17,6 +17,7 @@ struct Draw {
   void operator()(const CurvesPlotInput& in) const { drawCurves(plot, in); }
   void operator()(const SquaringPlotInput& in) const { drawSquaringLadder(plot, in); }
   void operator()(const DepthPlotInput& in) const { drawDepthSweep(plot, in); }
+  void operator()(const BacktestPlotInput& in) const { drawBacktest(plot, in); }
 };
 
 }  // namespace

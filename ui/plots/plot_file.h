@@ -7,6 +7,7 @@
 #include <QString>
 #include <variant>
 
+#include "ui/plots/backtest_plot.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/depth_plot.h"
 #include "ui/plots/frontier_plot.h"
@@ -16,8 +17,9 @@
 
 namespace deepladder::plots {
 
-using PlotInput = std::variant<FrontierPlotInput, MultiplierPlotInput, LensPlotInput,
-                               CurvesPlotInput, SquaringPlotInput, DepthPlotInput>;
+using PlotInput =
+    std::variant<FrontierPlotInput, MultiplierPlotInput, LensPlotInput, CurvesPlotInput,
+                 SquaringPlotInput, DepthPlotInput, BacktestPlotInput>;
 
 // Starts an off-screen application if none runs, draws `input` at width x height and writes
 // `path` (.png, .svg or .pdf). Throws UserError for an unknown extension or an unwritable file.

@@ -19,15 +19,18 @@
 #include <set>
 #include <utility>
 
+#include "fitting/backtest_table.h"
 #include "fitting/cancellation.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/ladder_fit.h"
 #include "fitting/live_projection.h"
+#include "fitting/live_score.h"
 #include "fitting/projection_history.h"
 #include "fitting/scaling_table.h"
 #include "storage/database.h"
 #include "storage/fit_cache.h"
 #include "storage/result_points.h"
+#include "ui/plots/backtest_plot.h"
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/multiplier_plot.h"
@@ -40,13 +43,33 @@
 namespace deepladder::ui {
 namespace {
 
-constexpr double kTarget = 1e26;  // the history plot's and the suggestions' target
+constexpr double kTarget = 1e26;   // the history plot's and the suggestions' target
+constexpr int kBacktestRungs = 3;  // the backtest holds out each arm's top 1..3 rungs
 
 struct FitOutput {
   fitting::ResultsTable table;
   fitting::FrontierResult result;
   std::vector<fitting::ProjectionSnapshot> history;
+  fitting::BacktestResult backtest;
+  std::string prediction_log;  // the ladder's live scores, one line each ("" for none)
 };
+
+// The ladder's error log as lines: each finished run against the fit made before it.
+std::string predictionLog(storage::Database& db, int64_t ladder_id) {
+  std::string text;
+  for (const auto& r : db.projectionScores(ladder_id)) {
+    fitting::LiveScore s;
+    s.arm = r.arm;
+    s.size = r.size;
+    s.measured_loss = r.measured_loss;
+    s.predicted_loss = r.predicted_loss;
+    s.lo = r.lo.value_or(fitting::kNaN);
+    s.hi = r.hi.value_or(fitting::kNaN);
+    s.rel_error = r.rel_error;
+    text += fitting::liveScoreLine(s) + " (fit of " + std::to_string(r.fitted_runs) + " runs)\n";
+  }
+  return text;
+}
 
 // The fit through the fits table's cache (this thread's own connection, read-write so new fits
 // are stored for everyone), and for a ladder its projection history (cached point by point).
@@ -71,6 +94,9 @@ FitOutput fitSource(const QString& path, const std::string& source, fitting::Fro
   out.result = fitter.fit(out.table, o, /*lenient=*/false);
   // Same options as the fit, so the newest point reuses the shares just fitted.
   if (ladder_id) out.history = fitting::projectionHistory(out.table, o, kTarget, &cache, source);
+  // The backtest with the same options (its refits are not cached: they change with k only).
+  out.backtest = fitting::backtestFrontier(out.table, o, kBacktestRungs);
+  if (ladder_id) out.prediction_log = predictionLog(*db, *ladder_id);
   return out;
 }
 
@@ -143,7 +169,8 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   frontier_ = new QCustomPlot;
   multiplier_ = new QCustomPlot;
   history_ = new QCustomPlot;
-  for (QCustomPlot* p : {frontier_, multiplier_, history_}) {
+  backtest_plot_ = new QCustomPlot;
+  for (QCustomPlot* p : {frontier_, multiplier_, history_, backtest_plot_}) {
     p->setMinimumSize(320, 240);
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   }
@@ -166,8 +193,9 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   plots->setSizes({380, 380, 480});
   auto* lower = new QSplitter(Qt::Horizontal);
   lower->addWidget(history_);
+  lower->addWidget(backtest_plot_);
   lower->addWidget(table_);
-  lower->setSizes({500, 600});
+  lower->setSizes({400, 500, 500});
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plots);
   split->addWidget(lower);
@@ -307,7 +335,8 @@ void FrontierView::fitNow(bool blocking) {
     cancelFit();  // a fit still running in the background is superseded
     try {
       auto out = fitSource(db_path_, source, o);
-      show(out.table, out.result, std::move(out.history));
+      show(out.table, out.result, std::move(out.history), std::move(out.backtest),
+           out.prediction_log);
     } catch (const std::exception& e) {
       status_->setText(QString::fromUtf8(e.what()));
     }
@@ -327,7 +356,8 @@ void FrontierView::fitNow(bool blocking) {
       [this, generation](FitOutput out) {
         if (generation != fit_generation_) return;
         fit_cancel_.reset();
-        show(out.table, out.result, std::move(out.history));
+        show(out.table, out.result, std::move(out.history), std::move(out.backtest),
+             out.prediction_log);
       },
       [this, generation](const QString& message) {
         if (generation == fit_generation_) {
@@ -337,9 +367,17 @@ void FrontierView::fitNow(bool blocking) {
       });
 }
 
+QString FrontierView::tableText() const {
+  return table_->toPlainText();
+}
+
 void FrontierView::show(const fitting::ResultsTable& table, const fitting::FrontierResult& result,
-                        std::vector<fitting::ProjectionSnapshot> history) {
+                        std::vector<fitting::ProjectionSnapshot> history,
+                        fitting::BacktestResult backtest, const std::string& prediction_log) {
   result_ = result;
+  backtest_ = std::move(backtest);
+  plots::drawBacktest(*backtest_plot_,
+                      {backtest_, tr("Backtest: top rungs held out"), /*compact=*/true});
   history_points_ = std::move(history);
   plots::drawHistory(*history_, {history_points_, {}});
   plots::drawFrontier(*frontier_, {table, result, tr("Compute frontier")});
@@ -347,7 +385,12 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
   for (const auto& p : table.points)
     if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
   plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier"), lowest});
-  table_->setPlainText(QString::fromStdString(fitting::scalingTableMarkdown(*result_)));
+  std::string text =
+      fitting::scalingTableMarkdown(*result_) + "\n" + fitting::backtestTableMarkdown(backtest_);
+  if (!prediction_log.empty())
+    text +=
+        "\nLive predictions (each finished run against the fit made before it):\n" + prediction_log;
+  table_->setPlainText(QString::fromStdString(text));
   int unfitted = 0;
   for (const auto& f : result.arms) unfitted += !f.no_fit.empty();
   QString status = tr("%1 points, %2 arms, %3 of %4 bootstrap resamples of %5 used. Estimator: %6.")

@@ -4,7 +4,10 @@
 // points changed are refitted; a newer fit supersedes one still running) and fills the frontier
 // plot (curves with their bootstrap bands), the multiplier plot (projected to 1e26 with the band
 // from the same resamples), the history plot (the projection at 1e26 after each finished run
-// against the compute spent) and the scaling table (Markdown). Beside the multiplier, the
+// against the compute spent), the backtest plot (every arm refitted without its top 1..3 rungs:
+// predicted vs measured, error vs extrapolation; fitting/backtest.h) and the scaling table
+// (Markdown) followed by the backtest table and the ladder's live prediction log (each finished
+// run against the fit before it, storage: projection_scores). Beside the multiplier, the
 // suggestions of what to run next with a button to queue one. While a ladder runs, followRuns()
 // refits as its runs finish.
 #pragma once
@@ -18,6 +21,7 @@
 #include <set>
 #include <string>
 
+#include "fitting/backtest.h"
 #include "fitting/fit_types.h"
 #include "fitting/live_projection.h"
 
@@ -57,6 +61,11 @@ class FrontierView : public QWidget {
   QCustomPlot* frontierPlot() const { return frontier_; }
   QCustomPlot* multiplierPlot() const { return multiplier_; }
   QCustomPlot* historyPlot() const { return history_; }
+  QCustomPlot* backtestPlot() const { return backtest_plot_; }
+  // The backtest of the last fit (empty points when it could hold nothing out).
+  const fitting::BacktestResult& backtest() const { return backtest_; }
+  // The text under the plots: scaling table, backtest table, live prediction log.
+  QString tableText() const;
   SuggestionsPanel* suggestions() const { return suggestions_; }
   const std::vector<fitting::ProjectionSnapshot>& history() const { return history_points_; }
   // The runs as the Runs view last read them: refits when the shown ladder's finished runs
@@ -78,7 +87,8 @@ class FrontierView : public QWidget {
 
  private:
   void show(const fitting::ResultsTable& table, const fitting::FrontierResult& result,
-            std::vector<fitting::ProjectionSnapshot> history);
+            std::vector<fitting::ProjectionSnapshot> history, fitting::BacktestResult backtest,
+            const std::string& prediction_log);
   void fillBaselineChoices();
   void showSources(const SourceArms& arms);
   int sources_generation_ = 0;  // source lists of older requests are dropped
@@ -97,6 +107,8 @@ class FrontierView : public QWidget {
   QCustomPlot* frontier_;
   QCustomPlot* multiplier_;
   QCustomPlot* history_;
+  QCustomPlot* backtest_plot_;
+  fitting::BacktestResult backtest_;
   SuggestionsPanel* suggestions_;
   QPlainTextEdit* table_;
   std::vector<fitting::ProjectionSnapshot> history_points_;

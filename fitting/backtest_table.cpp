@@ -1,0 +1,211 @@
+// A backtest as JSON and as Markdown, CSV and LaTeX tables (see backtest_table.h).
+#include "fitting/backtest_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/safe_text.h"
+#include "fitting/table_format.h"
+
+namespace deepladder::fitting {
+namespace {
+
+nlohmann::json num(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+bool hasMultipliers(const BacktestPoint& p) {
+  return std::isfinite(p.measured_multiplier) && std::isfinite(p.predicted_multiplier);
+}
+
+std::string g(double v, int digits = 4, const char* missing = "n/a") {
+  if (!std::isfinite(v)) return missing;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string percent(double v, bool sign) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, sign ? "%+.2f%%" : "%.2f%%", 100 * v);
+  return buf;
+}
+
+std::string interval(const BacktestPoint& p) {
+  return p.has_interval ? "[" + g(p.lo) + ", " + g(p.hi) + "]" : "";
+}
+
+std::string coveredText(const BacktestPoint& p) {
+  return p.has_interval ? (p.covered ? "yes" : "no") : "";
+}
+
+std::string latexEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string describe(const BacktestResult& r) {
+  std::string s = r.form == "chinchilla"
+                      ? "Backtest of Chinchilla approach 3: the k points of largest 6ND compute "
+                        "held out, the rest refitted, k = 1.." +
+                            std::to_string(r.max_k) + "; no intervals (the fit has no bootstrap)"
+                      : "Backtest: every arm's top k rungs held out (the baseline's too), the rest "
+                        "refitted with the same estimator, k = 1.." +
+                            std::to_string(r.max_k);
+  if (r.form != "chinchilla") {
+    char level[16];
+    std::snprintf(level, sizeof level, "%g%%", 100 * r.ci_level);
+    s += r.bootstrap > 0 ? std::string("; ") + level + " intervals of L(C) from " +
+                               std::to_string(r.bootstrap) + " bootstrap resamples of " +
+                               r.resampled + " per refit"
+                         : "; no intervals (--bootstrap 0)";
+  }
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json backtestPointsJson(const BacktestResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : r.points) {
+    nlohmann::json j = {{"arm", p.arm},
+                        {"k", p.k},
+                        {"compute", num(p.compute)},
+                        {"measured_loss", num(p.measured_loss)},
+                        {"predicted_loss", num(p.predicted_loss)},
+                        {"rel_error", num(p.rel_error)},
+                        {"lo", num(p.lo)},
+                        {"hi", num(p.hi)},
+                        {"covered", p.has_interval ? nlohmann::json(p.covered) : nlohmann::json()},
+                        {"extrapolation", num(p.extrapolation)}};
+    if (hasMultipliers(p)) {
+      j["measured_multiplier"] = p.measured_multiplier;
+      j["predicted_multiplier"] = p.predicted_multiplier;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+nlohmann::json backtestSummaryJson(const BacktestResult& r) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& s : r.summary)
+    groups.push_back({{"arm", s.arm},
+                      {"k", s.k},
+                      {"points", s.points},
+                      {"mean_abs_error", num(s.mean_abs_error)},
+                      {"max_abs_error", num(s.max_abs_error)},
+                      {"bias", num(s.bias)},
+                      {"intervals", s.intervals},
+                      {"covered", s.covered}});
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& s : r.skipped)
+    skipped.push_back({{"arm", s.arm}, {"k", s.k}, {"reason", s.reason}});
+  return {{"form", r.form},
+          {"max_k", r.max_k},
+          {"ci_level", num(r.ci_level)},
+          {"bootstrap", r.bootstrap},
+          {"resampled", r.resampled.empty() ? nlohmann::json() : nlohmann::json(r.resampled)},
+          {"groups", groups},
+          {"lines", r.lines},
+          {"skipped", skipped}};
+}
+
+nlohmann::json backtestToJson(const BacktestResult& r) {
+  return {{"backtest", backtestPointsJson(r)}, {"backtest_summary", backtestSummaryJson(r)}};
+}
+
+std::string backtestTableMarkdown(const BacktestResult& r) {
+  std::ostringstream out;
+  out << describe(r) << "\n\n";
+  out << "| arm | k | compute | measured | predicted | error | interval | covered | "
+         "extrapolation | measured M | predicted M |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& p : r.points) {
+    const bool m = hasMultipliers(p);
+    out << "| " << p.arm << " | " << p.k << " | " << g(p.compute) << " | " << g(p.measured_loss)
+        << " | " << g(p.predicted_loss) << " | " << percent(p.rel_error, true) << " | "
+        << interval(p) << " | " << coveredText(p) << " | " << g(p.extrapolation, 3) << "x | "
+        << (m ? g(p.measured_multiplier, 3) : "") << " | "
+        << (m ? g(p.predicted_multiplier, 3) : "") << " |\n";
+  }
+  out << "\n| k | arm | rungs | mean abs error | max abs error | bias | covered |\n"
+         "|---|---|---|---|---|---|---|\n";
+  for (const auto& s : r.summary)
+    out << "| " << s.k << " | " << s.arm << " | " << s.points << " | "
+        << percent(s.mean_abs_error, false) << " | " << percent(s.max_abs_error, false) << " | "
+        << percent(s.bias, true) << " | "
+        << (s.intervals > 0 ? std::to_string(s.covered) + " of " + std::to_string(s.intervals)
+                            : std::string())
+        << " |\n";
+  out << "\n";
+  for (const auto& line : r.lines) out << line << "\n";
+  if (r.form != "chinchilla")
+    out << "(measured M / predicted M: the multiplier at the baseline's held-out rung of the same "
+           "rank, measured on all rungs and predicted by the refit)\n";
+  for (const auto& s : r.skipped)
+    out << "not held out: " << s.arm << " at k = " << s.k << ": " << s.reason << "\n";
+  return out.str();
+}
+
+std::string backtestTableCsv(const BacktestResult& r) {
+  std::ostringstream out;
+  out << "arm,k,compute,measured_loss,predicted_loss,rel_error,lo,hi,covered,extrapolation,"
+         "measured_multiplier,predicted_multiplier\n";
+  for (const auto& p : r.points) {
+    const bool m = hasMultipliers(p);
+    out << p.arm << ',' << p.k << ',' << g(p.compute, 17, "") << ',' << g(p.measured_loss, 17, "")
+        << ',' << g(p.predicted_loss, 17, "") << ',' << g(p.rel_error, 17, "") << ','
+        << g(p.lo, 17, "") << ',' << g(p.hi, 17, "") << ','
+        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ','
+        << g(p.extrapolation, 17, "") << ',' << (m ? g(p.measured_multiplier, 17) : "") << ','
+        << (m ? g(p.predicted_multiplier, 17) : "") << '\n';
+  }
+  return out.str();
+}
+
+std::string backtestTableLatex(const BacktestResult& r) {
+  std::ostringstream out;
+  auto tex = [](double v, int digits = 4) {
+    std::string s = g(v, digits, "--");
+    const auto e = s.find('e');
+    if (e == std::string::npos) return s;
+    return s.substr(0, e) + "\\times 10^{" + std::to_string(std::stoi(s.substr(e + 1))) + "}";
+  };
+  out << "% " << describe(r) << "; needs \\usepackage{booktabs}\n";
+  out << "\\begin{tabular}{lrrrrrrrrrr}\n\\toprule\n"
+      << "Arm & $k$ & $C$ & $L$ measured & $L$ predicted & error & interval & covered & "
+         "extrapolation & $M$ measured & $M$ predicted \\\\\n\\midrule\n";
+  for (const auto& p : r.points) {
+    const bool m = hasMultipliers(p);
+    char error[32];
+    std::snprintf(error, sizeof error, "%+.2f\\%%", 100 * p.rel_error);
+    out << latexEscape(p.arm) << " & " << p.k << " & $" << tex(p.compute) << "$ & "
+        << g(p.measured_loss) << " & " << g(p.predicted_loss) << " & "
+        << (std::isfinite(p.rel_error) ? error : "--") << " & "
+        << (p.has_interval ? "$[" + g(p.lo) + ", " + g(p.hi) + "]$" : "--") << " & "
+        << (p.has_interval ? (p.covered ? "yes" : "no") : "--") << " & " << g(p.extrapolation, 3)
+        << "$\\times$ & " << (m ? g(p.measured_multiplier, 3) : "--") << " & "
+        << (m ? g(p.predicted_multiplier, 3) : "--") << " \\\\\n";
+  }
+  out << "\\midrule\n";
+  for (const auto& line : r.lines)
+    out << "\\multicolumn{11}{l}{\\footnotesize " << latexEscape(line) << "} \\\\\n";
+  out << "\\bottomrule\n\\end{tabular}\n";
+  return out.str();
+}
+
+std::string backtestTable(const BacktestResult& r, const std::string& format) {
+  return renderTable(format,
+                     {[&] { return backtestTableMarkdown(r); }, [&] { return backtestTableCsv(r); },
+                      [&] { return backtestTableLatex(r); },
+                      [&] { return dumpJson(backtestToJson(r), 2) + "\n"; }});
+}
+
+}  // namespace deepladder::fitting
