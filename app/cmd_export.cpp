@@ -20,6 +20,7 @@
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "core/safe_file.h"
 #include "fitting/backtest.h"
 #include "fitting/backtest_table.h"
 #include "fitting/frontier_fit.h"
@@ -85,9 +86,7 @@ int runExport(ExportOptions options) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  std::ofstream out(options.out, std::ios::binary);
-  if (!(out << text))
-    throw UserError("--out: cannot write " + options.out + ". Check the folder exists");
+  writeFileAtomically(options.out, text, "the --out file");  // whole, or not at all
   std::fprintf(stderr, "wrote %s\n", options.out.c_str());
   return 0;
 }

@@ -258,7 +258,9 @@ void Database::markRunDone(int64_t id, const std::string& status, std::optional<
   checkStatus(status);
   Statement& update = impl_->prepared(
       "UPDATE runs SET status = ?2, final_loss = ?3, step = ?4, tokens = ?5, flops = ?6, "
-      "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 = '' THEN error ELSE ?8 END "
+      "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 <> '' THEN ?8 "
+      // A cancellation that came after the run had ended is not the run's error.
+      "WHEN status = 'cancelled' AND ?2 <> 'cancelled' THEN '' ELSE error END "
       "WHERE id = ?1");
   update.bindAll(id, status, final_loss, steps, tokens, flops, finished, error);
   update.run();
