@@ -61,6 +61,7 @@ int runExport(ExportOptions options) {
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Pass --db");
     db = storage::Database::open(options.db_path, /*read_only=*/true);
+    requireOneLadderNamed(*db, options.ladder, options.db_path);
     if (isSquaringLadder(*db, options.ladder)) {
       if (options.backtest > 0)
         throw UserError("--backtest: ladder \"" + options.ladder +
@@ -80,6 +81,7 @@ int runExport(ExportOptions options) {
         db ? fitLadderCached(*db, options.ladder, table, options.frontier, /*read_only=*/true)
            : fitting::fitFrontier(table, options.frontier);
     warnArmsWithoutFit(result);
+    warnFitCaveats(result, table);
     text = fitting::scalingTable(result, options.format);
   }
   if (options.out.empty()) {
