@@ -1,13 +1,20 @@
 // `deepladder cancel RUN_ID|LADDER|all --db runs.db`: stop a run, every unfinished run of a
 // ladder, or every unfinished run in the database.
-// A running scheduler sees the status change and stops the worker within a second.
+// A running scheduler sees the status change and stops the worker within a second; a run that
+// ends before that is stored as it ended. Prints what became of each run, and exits 2 when a run
+// named was not cancelled.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "app/command_registry.h"
 #include "core/errors.h"
+#include "core/run_dir_lock.h"
+#include "core/run_id.h"
+#include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/run_control.h"
 
@@ -17,10 +24,37 @@ namespace {
 struct CancelOptions {
   std::string target;
   std::string db_path = "runs.db";
+  double wait_s = 30;
 };
 
-bool isNumber(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+// True while some process may still settle the run: a scheduler holds the database, or a
+// `train` or worker process holds the run's directory.
+bool someoneMaySettle(const std::string& db_path, const storage::RunRecord& run) {
+  if (!run.workdir.empty() &&
+      (lockHolder(run.workdir, kOwnerLockName) || lockHolder(run.workdir, kWorkerLockName)))
+    return true;
+  try {
+    scheduler::SchedulerLock probe(db_path);  // released at once
+    return false;
+  } catch (const UserError&) {
+    return true;
+  }
+}
+
+// What became of a run that was cancelled while running: its scheduler stops the worker and
+// stores the end (finished != 0), unless the run ended first and is stored as it ended.
+storage::RunRecord awaitSettled(storage::Database& db, const std::string& db_path,
+                                const storage::RunRecord& run, double wait_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  const bool watched = someoneMaySettle(db_path, run);
+  for (;;) {
+    std::optional<storage::RunRecord> now = db.run(run.id);
+    if (!now) return run;
+    if (!watched || now->finished > 0 || now->status != "cancelled" ||
+        std::chrono::steady_clock::now() >= deadline)
+      return *now;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 int runCancel(const CancelOptions& options) {
@@ -28,10 +62,11 @@ int runCancel(const CancelOptions& options) {
     throw UserError(options.db_path + ": no such database. Pass --db");
   auto db = storage::Database::open(options.db_path);
   std::vector<storage::RunRecord> targets;
+  const bool by_id = looksLikeRunId(options.target);
   if (options.target == "all") {
     for (const auto& s : db->listRuns()) targets.push_back(s.run);
-  } else if (isNumber(options.target)) {
-    auto run = db->run(std::stoll(options.target));
+  } else if (by_id) {
+    auto run = db->run(parseRunId(options.target));
     if (!run) throw UserError("run " + options.target + " is not in " + options.db_path);
     targets.push_back(*run);
   } else {
@@ -41,9 +76,45 @@ int runCancel(const CancelOptions& options) {
                       options.db_path + ". See 'deepladder status'");
     for (const auto& s : db->listRuns(ladder)) targets.push_back(s.run);
   }
-  const int cancelled = storage::cancelRuns(*db, targets);
-  std::printf("cancelled %d run(s)\n", cancelled);
-  return 0;
+  // One line per run asked for: what it is now, not what was intended.
+  int cancelled = 0, missed = 0;
+  for (const auto& run : targets) {
+    if (!storage::isCancellable(run.status)) {
+      if (by_id) {
+        std::printf("run %lld: %s already; nothing to cancel\n", (long long)run.id,
+                    run.status.c_str());
+        ++missed;
+      }
+      continue;
+    }
+    if (!storage::cancelRun(*db, run.id)) {
+      const auto now = db->run(run.id);
+      std::printf("run %lld: not cancelled: it ended %s first\n", (long long)run.id,
+                  now ? now->status.c_str() : "(gone)");
+      ++missed;
+      continue;
+    }
+    const storage::RunRecord end = run.status == "running"
+                                       ? awaitSettled(*db, options.db_path, run, options.wait_s)
+                                       : *db->run(run.id);
+    if (end.status == "cancelled") {
+      const std::string note = run.status != "running" ? " (was " + run.status + ")"
+                               : end.finished > 0
+                                   ? std::string(" (its worker was stopped)")
+                                   : std::string(
+                                         " (its worker has not been seen to stop yet; see "
+                                         "'deepladder status')");
+      std::printf("run %lld: cancelled%s\n", (long long)run.id, note.c_str());
+      ++cancelled;
+    } else {
+      std::printf("run %lld: not cancelled: it ended %s before the cancellation reached it\n",
+                  (long long)run.id, end.status.c_str());
+      ++missed;
+    }
+  }
+  const std::string not_cancelled = missed ? ", " + std::to_string(missed) + " not" : "";
+  std::printf("cancelled %d run(s)%s\n", cancelled, not_cancelled.c_str());
+  return missed > 0 ? kExitBadInput : 0;
 }
 
 CommandRegistrar reg("cancel", 12, [](CLI::App& cli) {
@@ -52,6 +123,9 @@ CommandRegistrar reg("cancel", 12, [](CLI::App& cli) {
       "cancel", "Cancel a run (by id), every unfinished run of a ladder, or \"all\"");
   cmd->add_option("target", options->target, "Run id, ladder name, or all")->required();
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
+  cmd->add_option("--wait", options->wait_s,
+                  "Seconds to wait for a running run's scheduler to stop it and store its end")
+      ->capture_default_str();
   cmd->callback([options] { commandExitCode() = runCancel(*options); });
 });
 

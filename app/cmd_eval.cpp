@@ -12,6 +12,7 @@
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
+#include "app/run_id_option.h"
 #include "core/errors.h"
 #include "core/protocol.h"
 #include "storage/database.h"
@@ -78,7 +79,9 @@ CommandRegistrar reg("eval", 37, [](CLI::App& cli) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "eval", "Test-time depth: validation loss of a looped/recurrent run at other core passes K'");
-  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
+  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")
+      ->required()
+      ->check(runIdCheck());
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--passes", options->passes, "K' values: a range 1..16 or a list 1,2,4,8")
       ->capture_default_str();

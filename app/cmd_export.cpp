@@ -20,6 +20,7 @@
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "core/safe_file.h"
 #include "fitting/backtest.h"
 #include "fitting/backtest_table.h"
 #include "fitting/frontier_fit.h"
@@ -60,6 +61,7 @@ int runExport(ExportOptions options) {
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Pass --db");
     db = storage::Database::open(options.db_path, /*read_only=*/true);
+    requireOneLadderNamed(*db, options.ladder, options.db_path);
     if (isSquaringLadder(*db, options.ladder)) {
       if (options.backtest > 0)
         throw UserError("--backtest: ladder \"" + options.ladder +
@@ -79,15 +81,14 @@ int runExport(ExportOptions options) {
         db ? fitLadderCached(*db, options.ladder, table, options.frontier, /*read_only=*/true)
            : fitting::fitFrontier(table, options.frontier);
     warnArmsWithoutFit(result);
+    warnFitCaveats(result, table);
     text = fitting::scalingTable(result, options.format);
   }
   if (options.out.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  std::ofstream out(options.out, std::ios::binary);
-  if (!(out << text))
-    throw UserError("--out: cannot write " + options.out + ". Check the folder exists");
+  writeFileAtomically(options.out, text, "the --out file");  // whole, or not at all
   std::fprintf(stderr, "wrote %s\n", options.out.c_str());
   return 0;
 }

@@ -183,6 +183,7 @@ int runFit(FitCommandOptions options) {
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Check --db");
     db = storage::Database::open(options.db_path);
+    requireOneLadderNamed(*db, options.ladder, options.db_path);
     if (isSquaringLadder(*db, options.ladder)) {
       if (options.form != "frontier")
         throw UserError("--form " + options.form + ": ladder \"" + options.ladder +
@@ -231,6 +232,7 @@ int runFit(FitCommandOptions options) {
   const auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, false)
                          : fitting::fitFrontier(table, options.frontier);
   warnArmsWithoutFit(result);
+  warnFitCaveats(result, table);
   if (db) storeFrontier(*db, source, result);
   std::optional<fitting::BacktestResult> backtest;
   if (options.backtest > 0)

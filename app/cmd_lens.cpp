@@ -8,6 +8,7 @@
 #include <map>
 
 #include "app/command_registry.h"
+#include "app/run_id_option.h"
 #include "core/errors.h"
 #include "core/lens_depth.h"
 #include "storage/database.h"
@@ -57,7 +58,9 @@ CommandRegistrar reg("lens", 38, [](CLI::App& cli) {
   auto options = std::make_shared<LensOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "lens", "Logit-lens KL profile per eval step and computational depth d_lens of a run");
-  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
+  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")
+      ->required()
+      ->check(runIdCheck());
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--eps", options->eps, "KL threshold (nats) for d_lens")->capture_default_str();
   cmd->callback([options] { commandExitCode() = runLens(*options); });

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/command_registry.h"
+#include "app/run_id_option.h"
 #include "core/errors.h"
 #include "storage/database.h"
 
@@ -59,7 +60,9 @@ int runMetrics(const MetricsOptions& options) {
 CommandRegistrar reg("metrics", 35, [](CLI::App& cli) {
   auto options = std::make_shared<MetricsOptions>();
   CLI::App* cmd = cli.add_subcommand("metrics", "Print one run's metric curves (table or CSV)");
-  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
+  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")
+      ->required()
+      ->check(runIdCheck());
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--key", options->keys,
                   "Metric key(s), e.g. train/loss, val/loss (default: all)");

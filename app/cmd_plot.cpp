@@ -13,11 +13,14 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
+#include "app/run_id_option.h"
 #include "core/errors.h"
+#include "core/safe_file.h"
 #include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
@@ -152,7 +155,16 @@ int runPlot(PlotOptions o) {
     throw UserError("plot: '" + o.kind +
                     "' is not frontier, multiplier, lens, curves, squaring, depth or backtest");
   }
-  plots::writePlotFile(plot, QString::fromStdString(o.out), o.width, o.height);
+  // Drawn into a temporary beside --out and renamed into place: a full disk leaves no partial
+  // or empty plot behind.
+  AtomicOutputFile out(o.out, "the plot");
+  plots::writePlotFile(plot, QString::fromStdString(out.writePath()), o.width, o.height);
+  std::error_code ec;
+  if (out.writePath() != o.out && std::filesystem::file_size(out.writePath(), ec) == 0)
+    throw UserError(o.out +
+                    ": the plot could not be written (an empty file came out; is the disk "
+                    "full?)");
+  out.commit();
   std::fprintf(stderr, "wrote %s\n", o.out.c_str());
   return 0;
 }
@@ -177,7 +189,7 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
   cmd->add_option("--ladder", o->ladder,
                   "Ladder name or hash (frontier, multiplier, squaring, depth)");
   cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier, backtest)");
-  cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)");
+  cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)")->check(runIdCheck());
   cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();
   cmd->add_option("--x", o->x, "step | tokens | flops (curves)")->capture_default_str();
   cmd->add_flag("--log-x", o->log_x, "Log x axis (curves)");

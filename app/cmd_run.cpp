@@ -132,7 +132,7 @@ int runLadder(const RunOptions& options) {
   storage::markOrphanedRunsInterrupted(*db, std::nullopt);
   const fs::path root = options.workdir.empty()
                             ? fs::path(storage::defaultWorkRoot(options.db_path))
-                            : fs::path(options.workdir);
+                            : fs::absolute(options.workdir);
   const storage::EnqueueResult queued =
       storage::enqueueLadder(*db, spec, root.string(), /*queue_grid=*/!options.adaptive);
   if (queued.changed_spec)

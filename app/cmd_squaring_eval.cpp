@@ -19,6 +19,7 @@
 #include <set>
 
 #include "app/command_registry.h"
+#include "app/run_id_option.h"
 #include "core/errors.h"
 #include "core/run_config.h"
 #include "core/squaring/baselines.h"
@@ -187,7 +188,7 @@ CommandRegistrar reg("squaring-eval", 75, [](CLI::App& cli) {
       "eval",
       "Print a squaring run's accuracy maps (accuracy/chance[/composition ceiling]), test and "
       "OOD exact, score, Max T and the accuracy-vs-iterations table from the evals table");
-  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')");
+  cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->check(runIdCheck());
   cmd->add_option("--ladder", options->ladder,
                   "A squaring ladder: its arms and sizes over seeds (mean score, min Max T)");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();

@@ -16,9 +16,11 @@
 #include "core/ladder/run_plan.h"
 #include "core/names.h"
 #include "core/run_config.h"
+#include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "core/terminal_progress.h"
 #include "storage/database.h"
+#include "storage/work_root.h"
 #include "trainers/data/ladder_data.h"
 #include "trainers/data/run_data_check.h"
 
@@ -53,7 +55,7 @@ int runTrain(const TrainOptions& options) {
   auto db = storage::Database::open(options.db_path);
   const fs::path db_dir = fs::absolute(options.db_path).parent_path();
   const fs::path work_root =
-      options.workdir.empty() ? db_dir / "deepladder-work" : fs::path(options.workdir);
+      options.workdir.empty() ? db_dir / "deepladder-work" : fs::absolute(options.workdir);
 
   std::error_code ec;
   fs::create_directories(work_root, ec);
@@ -61,6 +63,7 @@ int runTrain(const TrainOptions& options) {
     throw UserError(work_root.string() + ": the work directory is not writable" +
                     (ec ? " (" + ec.message() + ")" : std::string()) +
                     ". Pass --workdir to a writable place");
+  storage::claimWorkRoot(*db, work_root.string());  // never another database's run directories
 
   storage::RunRecord run;
   run.name = config.name;
@@ -81,10 +84,9 @@ int runTrain(const TrainOptions& options) {
     throw UserError(run_dir.string() + ": cannot create the run's work directory (" + ec.message() +
                     "). Pass --workdir to a writable place");
   }
-  {
-    std::ofstream out(run_dir / "config.json");
-    out << dumpJson(toJson(config), 2) << "\n";
-  }
+  requireRealDirectory(run_dir.string(), "the run directory");
+  writeFileAtomically((run_dir / "config.json").string(), dumpJson(toJson(config), 2) + "\n",
+                      "the run config");
   run.workdir = run_dir.string();
   db->updateRun(run);
 

@@ -1,9 +1,12 @@
 // Inputs of the fitting commands (see fit_inputs.h).
 #include "app/fit_inputs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "core/errors.h"
@@ -19,7 +22,54 @@ void warnArmsWithoutFit(const fitting::FrontierResult& result) {
     if (!f.no_fit.empty()) std::fprintf(stderr, "deepladder: warning: %s\n", f.no_fit.c_str());
 }
 
+void warnFitCaveats(const fitting::FrontierResult& result, const fitting::ResultsTable& table) {
+  constexpr double kFarDecades = 15, kFarCompute = 1e30;
+  std::map<std::string, std::set<double>> computes;
+  double largest = 0;
+  for (const auto& p : table.points) {
+    computes[p.arm].insert(p.compute_flops);
+    largest = std::max(largest, p.compute_flops);
+  }
+  for (const auto& f : result.arms) {
+    if (!f.no_fit.empty() || f.n_points == 0) continue;
+    const int parameters = f.n_points - f.dof;
+    const int distinct = static_cast<int>(computes[f.arm].size());
+    if (distinct - parameters <= 0)
+      std::fprintf(stderr,
+                   "deepladder: warning: arm %s: %d distinct compute(s) for %d fitted "
+                   "parameter(s): no residual degrees of freedom, so its standard errors and "
+                   "intervals say nothing. Add rungs\n",
+                   f.arm.c_str(), distinct, parameters);
+  }
+  if (!(largest > 0) || result.multipliers.empty()) return;
+  for (const auto& projected : result.multipliers.front().projected) {
+    const double at = projected.compute;
+    if (at > kFarCompute || std::log10(at / largest) > kFarDecades)
+      std::fprintf(stderr,
+                   "deepladder: warning: --at %g is %.0f decades beyond the largest run (%g "
+                   "FLOPs): the multiplier there is the fitted law carried far outside its data, "
+                   "not a measurement\n",
+                   at, std::log10(at / largest), largest);
+  }
+}
+
+void requireOneLadderNamed(storage::Database& db, const std::string& name,
+                           const std::string& db_path) {
+  const std::vector<storage::LadderRecord> ladders = db.laddersNamed(name);
+  if (ladders.size() < 2) return;
+  std::string list;
+  for (const auto& l : ladders)
+    list += "\n  --ladder " + l.hash + "  (ladder " + std::to_string(l.id) + ", " +
+            std::to_string(db.listRuns(l.id).size()) + " runs)";
+  throw UserError(std::to_string(ladders.size()) + " ladders in " + db_path + " are named \"" +
+                  name +
+                  "\" (a changed spec run again is a new ladder). Name one by its hash:" + list);
+}
+
 std::vector<double> parseComputeList(const std::string& text) {
+  if (text.find_first_not_of(" ,") == std::string::npos)
+    throw UserError("--at: '" + text +
+                    "' names no compute. Give one or more, e.g. 1e20,1e22 (or leave out --at)");
   std::vector<double> out;
   std::stringstream in(text);
   std::string item;

@@ -26,7 +26,19 @@ inline constexpr const char* kEstimatorHelp =
 // (ArmFit::no_fit, e.g. a loss at or below the shared E under the paper estimator).
 void warnArmsWithoutFit(const fitting::FrontierResult& result);
 
-// "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number.
+// Warnings a fit's numbers need beside them, on stderr: an arm with no residual degrees of freedom
+// once repeated (arm, compute) points are counted once (its standard errors say nothing), and a
+// projection far beyond the largest run (more than 15 decades, or past 1e30 FLOPs).
+void warnFitCaveats(const fitting::FrontierResult& result, const fitting::ResultsTable& table);
+
+// UserError when `name` is the name of more than one ladder in `db` (a spec changed and run again
+// is a new ladder of the same name): the fit would silently take the newest. Lists them with the
+// hashes that name each one.
+void requireOneLadderNamed(storage::Database& db, const std::string& name,
+                           const std::string& db_path);
+
+// "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number, and for an
+// empty list.
 std::vector<double> parseComputeList(const std::string& text);
 
 // The frontier fit of `table` (read from `db` for `ladder`) through the fits table's cache: reused

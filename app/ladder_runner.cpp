@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <variant>
 
 #include "core/errors.h"
+#include "core/protocol.h"
 #include "core/run_dir_lock.h"
 #include "core/terminal_progress.h"
 #include "core/worker_process.h"
@@ -72,6 +74,17 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
         }
       return;
     }
+    // A checkpoint that could not be used (torn, another config) is said on the console too,
+    // not only in the events table: the run repeats the steps since the older one.
+    if (e.kind == scheduler::SchedulerEvent::kLine && e.message)
+      if (const auto* event = std::get_if<protocol::Event>(&*e.message);
+          event && event->name == "checkpoint_skipped") {
+        const std::string line = "warning: " + e.run_name + ": " + event->detail;
+        if (options.show_progress)
+          progress.note(line);
+        else
+          std::fprintf(stderr, "%s\n", line.c_str());
+      }
     const std::optional<storage::RunProgressUpdate> update = storage::progressUpdate(e);
     if (!update) return;
     st.step = update->step;
@@ -96,12 +109,11 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
   });
   g_scheduler = &sched;
   g_stopped_by_signal = false;
-  std::signal(SIGINT, stopScheduler);
-  std::signal(SIGTERM, stopScheduler);
+  // A closed terminal (SIGHUP) stops the ladder like Ctrl-C: runs end interrupted, resumable.
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, stopScheduler);
   sched.run();
   g_scheduler = nullptr;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, SIG_DFL);
   return g_stopped_by_signal;
 }
 

@@ -7,6 +7,7 @@
 
 #include "app/command_registry.h"
 #include "core/errors.h"
+#include "core/safe_file.h"
 #include "core/safe_text.h"
 
 namespace deepladder::app {
@@ -35,18 +36,26 @@ int main(int argc, char** argv) {
   std::stable_sort(registry.begin(), registry.end(),
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   for (auto& entry : registry) entry.install(cli);
+  int code = 0;
   try {
     cli.parse(argc, argv);
+    code = app::commandExitCode();
   } catch (const CLI::ParseError& e) {
-    const int code = cli.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
+    code = cli.exit(e) == 0 ? 0 : kExitBadInput;
   } catch (const UserError& e) {
     std::fprintf(stderr, "deepladder: %s\n", boundedText(e.what(), kMaxMessageBytes).c_str());
-    return kExitBadInput;
+    code = kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "deepladder: error: %s\n",
                  boundedText(e.what(), kMaxMessageBytes).c_str());
-    return 1;
+    code = 1;
   }
-  return app::commandExitCode();
+  // Whatever a command printed reached its destination, or the exit status says it did not (a
+  // full disk, /dev/full): never an exit 0 with an empty or cut output.
+  const std::string output_problem = finishStandardOutput();
+  if (!output_problem.empty()) {
+    std::fprintf(stderr, "deepladder: %s\n", output_problem.c_str());
+    if (code == 0) code = kExitBadInput;
+  }
+  return code;
 }

@@ -59,6 +59,7 @@
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
+#include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "core/startup_trace.h"
 #include "core/worker_assignment.h"
@@ -116,10 +117,13 @@ void keepWorkerLog(const std::string& workdir) {
   std::error_code ignored;  // the trainer reports an unusable workdir itself
   std::filesystem::create_directories(workdir, ignored);
   const std::string path = workdir + "/" + protocol::kWorkerLogName;
-  worker_log_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (worker_log_fd < 0)
-    std::cerr << "deepladder-worker: cannot append to " << path << " (" << std::strerror(errno)
-              << "); carrying on without the worker's own protocol log\n";
+  try {
+    worker_log_fd = deepladder::openRegularFile(path, O_WRONLY | O_CREAT | O_APPEND,
+                                                "the worker's protocol log");
+  } catch (const std::exception& e) {
+    std::cerr << "deepladder-worker: " << e.what()
+              << "; carrying on without the worker's own protocol log\n";
+  }
 }
 
 WorkerArgs parseArgs(const std::vector<std::string>& argv) {
@@ -218,9 +222,9 @@ std::optional<deepladder::WorkerAssignment> awaitAssignment() {
   deepladder::WorkerAssignment assignment = deepladder::decodeAssignment(line);
   for (const auto& [name, value] : assignment.env) ::setenv(name.c_str(), value.c_str(), 1);
   if (!assignment.stderr_path.empty()) {
-    const int fd =
-        ::open(assignment.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0) {
+    const int fd = deepladder::openRegularFile(assignment.stderr_path,
+                                               O_WRONLY | O_CREAT | O_APPEND, "the worker's log");
+    {
       ::dup2(fd, STDERR_FILENO);
       ::close(fd);
     }

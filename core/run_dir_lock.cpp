@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/safe_file.h"
+
 namespace deepladder {
 
 namespace {
@@ -60,10 +62,7 @@ bool holdsFile(pid_t pid, const struct stat& target) {
 std::unique_ptr<RunDirLock> RunDirLock::acquire(const std::string& dir, const std::string& name,
                                                 double wait_s) {
   const std::string path = lockPath(dir, name);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error(path + ": cannot create the run's lock file (" + std::strerror(errno) +
-                             ")");
+  const int fd = openRegularFile(path, O_RDWR | O_CREAT, "the run's lock file");
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) break;
@@ -90,8 +89,14 @@ RunDirLock::~RunDirLock() {
 std::optional<pid_t> lockHolder(const std::string& dir, const std::string& name, bool* verified) {
   if (verified) *verified = false;
   const std::string path = lockPath(dir, name);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Never through a link, never blocked on a FIFO: such a "lock" is nobody's.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
+  struct stat regular {};
+  if (::fstat(fd, &regular) != 0 || !S_ISREG(regular.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
   // A shared lock is refused only while someone holds the exclusive one.
   if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
     ::close(fd);

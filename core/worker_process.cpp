@@ -13,6 +13,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/safe_file.h"
+
 extern char** environ;
 
 namespace deepladder {
@@ -32,16 +34,15 @@ WorkerProcess::WorkerProcess(const ProcessSpec& spec) {
     throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   int err_fd = -1;
   if (!spec.stderr_path.empty()) {
-    err_fd = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (err_fd < 0)
-      throw std::runtime_error(spec.stderr_path +
-                               ": cannot open for the worker's log: " + std::strerror(errno));
+    // A log in a run directory is a regular file, never a link followed; /dev/null discards.
+    err_fd =
+        spec.stderr_path == "/dev/null"
+            ? ::open("/dev/null", O_WRONLY | O_CLOEXEC)
+            : openRegularFile(spec.stderr_path, O_WRONLY | O_CREAT | O_APPEND, "the worker's log");
   }
   if (!spec.stdout_copy_path.empty()) {
-    copy_fd_ =
-        ::open(spec.stdout_copy_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (copy_fd_ < 0)
-      throw std::runtime_error(spec.stdout_copy_path + ": cannot open: " + std::strerror(errno));
+    copy_fd_ = openRegularFile(spec.stdout_copy_path, O_WRONLY | O_CREAT | O_APPEND,
+                               "the copy of the worker's output");
   }
   // Build argv/envp before fork (no allocation in the child).
   std::vector<std::string> env_strings;
@@ -124,8 +125,8 @@ bool WorkerProcess::writeInput(const std::string& text) {
 }
 
 void WorkerProcess::copyStdoutTo(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  const int fd =
+      openRegularFile(path, O_WRONLY | O_CREAT | O_APPEND, "the copy of the worker's output");
   if (copy_fd_ >= 0) ::close(copy_fd_);
   copy_fd_ = fd;
 }

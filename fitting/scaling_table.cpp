@@ -1,6 +1,7 @@
 // Scaling-table exports (see scaling_table.h).
 #include "fitting/scaling_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -100,9 +101,22 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
   if (!r.multipliers.empty()) {
     out << "\nMeasured multipliers (baseline compute / arm compute at equal loss)\n\n"
         << "| arm | baseline compute | multiplier |\n|---|---|---|\n";
-    for (const auto& m : r.multipliers)
-      for (const auto& p : m.measured)
+    // At most kShownMeasured rows an arm, spread evenly from the first to the last; every row
+    // is in the CSV and JSON exports.
+    constexpr size_t kShownMeasured = 20;
+    size_t left_out = 0;
+    for (const auto& m : r.multipliers) {
+      const size_t n = m.measured.size();
+      const size_t shown = std::min(n, kShownMeasured);
+      for (size_t k = 0; k < shown; ++k) {
+        const auto& p = m.measured[shown < 2 ? k : k * (n - 1) / (shown - 1)];
         out << "| " << m.arm << " | " << g(p.compute, 4) << " | " << g(p.multiplier, 4) << " |\n";
+      }
+      left_out += n - shown;
+    }
+    if (left_out > 0)
+      out << "\n(" << left_out << " more measured multipliers not shown; every one is in "
+          << "`deepladder export --format csv`)\n";
   }
   return out.str();
 }

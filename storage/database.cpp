@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "core/errors.h"
+#include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "storage/database_impl.h"
 #include "storage/query_thread_guard.h"
@@ -203,6 +204,10 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
     throw UserError("cannot read database '" + path + "' (SQLite: " + sqlite3_errmsg(db) +
                     "). Check that the file and its directory are readable and writable.");
   }
+  if (version < 0)
+    throw UserError("database '" + path + "' records schema version " + std::to_string(version) +
+                    " (PRAGMA user_version), which no deepladder writes: the file is damaged or "
+                    "was changed by hand; nothing was written to it. Pass the right --db file.");
   if (version > Database::kSchemaVersion) {
     throw UserError("database '" + path + "' was written by a newer deepladder (schema v" +
                     std::to_string(version) + ", this build knows v" +
@@ -235,7 +240,21 @@ void prepareConnection(sqlite3* db, const std::string& path, bool read_only) {
     exec(db, "BEGIN IMMEDIATE", "starting the migration");
     try {
       const int current = readUserVersion(db);  // another process may have migrated meanwhile
-      if (current < Database::kSchemaVersion) migrate(db, current);
+      if (current < Database::kSchemaVersion) {
+        try {
+          migrate(db, current);
+        } catch (const std::runtime_error& e) {
+          if (dynamic_cast<const UserError*>(&e)) throw;
+          // Every step runs in this one transaction: nothing was changed.
+          throw UserError("database '" + path + "' could not be brought from schema v" +
+                          std::to_string(current) + " to v" +
+                          std::to_string(Database::kSchemaVersion) + " (" + e.what() +
+                          "); nothing was changed. Its recorded version (PRAGMA user_version = " +
+                          std::to_string(current) +
+                          ") does not match its tables: it was changed by hand or is damaged. "
+                          "Pass the right --db file");
+        }
+      }
       exec(db, "COMMIT", "committing the migration");
     } catch (...) {
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -281,6 +300,14 @@ std::unique_ptr<Database> Database::open(const std::string& path, bool read_only
   const bool existed = !memory && fs::exists(path, ec);
   if (!memory && existed && fs::is_directory(path, ec)) {
     throw UserError("database path '" + path + "' is a directory; pass a file path with --db.");
+  }
+  // /dev/null, /dev/full, a FIFO: SQLite would fail on them with a raw I/O error and leave a
+  // journal beside them; refuse before anything is opened or written.
+  if (!memory && existed && !fs::is_regular_file(path, ec)) {
+    const std::string problem = notRegularFileProblem(path);
+    throw UserError("database path '" + path + "' " +
+                    (problem.empty() ? std::string("is not a regular file") : problem) +
+                    "; pass a database file with --db.");
   }
   if (read_only && !existed && !memory) {
     throw UserError("database '" + path + "' does not exist. Check the --db path.");

@@ -42,6 +42,8 @@ class Database {
   std::optional<LadderRecord> ladder(int64_t ladder_id);
   // By exact hash, then by name (the newest ladder of that name).
   std::optional<int64_t> findLadder(const std::string& name_or_hash);
+  // Every ladder of this name (not hash), oldest first.
+  std::vector<LadderRecord> laddersNamed(const std::string& name);
   // The ladder's spec text as it was run ("" when there is no such ladder).
   std::string ladderSpec(int64_t ladder_id);
   int64_t insertRun(const RunRecord& run);  // ignores run.id; returns the new id

@@ -8,7 +8,9 @@
 #include "core/errors.h"
 #include "core/ladder/resources_json.h"
 #include "core/names.h"
+#include "core/safe_file.h"
 #include "core/safe_text.h"
+#include "storage/work_root.h"
 
 namespace deepladder::storage {
 
@@ -33,13 +35,10 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
   fs::create_directories(run_dir, ec);
   if (ec)
     throw UserError(run_dir.string() + ": cannot create the run directory (" + ec.message() + ")");
+  requireRealDirectory(run_dir.string(), "the run directory");
   const nlohmann::json config = toJson(planned.config);
-  {
-    std::ofstream out(run_dir / "config.json.tmp");
-    out << dumpJson(config, 2) << "\n";
-    if (!out) throw UserError((run_dir / "config.json").string() + ": cannot write the run config");
-  }
-  fs::rename(run_dir / "config.json.tmp", run_dir / "config.json");
+  writeFileAtomically((run_dir / "config.json").string(), dumpJson(config, 2) + "\n",
+                      "the run config");
   RunRecord run;
   run.ladder_id = ladder_id;
   run.name = planned.name;
@@ -79,11 +78,13 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
   requireInsideDirectory(work_root, ladder_dir);
   for (const ladder::PlannedRun& planned : spec.runs)
     requireInsideDirectory(ladder_dir, (fs::path(ladder_dir) / planned.name).string());
+  claimWorkRoot(db, work_root);  // never another database's runs' directories
   std::error_code ec;
   fs::create_directories(ladder_dir, ec);
   if (ec)
     throw UserError(ladder_dir + ": cannot create the ladder's work directory (" + ec.message() +
                     "). Pass --workdir to a writable place");
+  requireRealDirectory(ladder_dir, "the ladder's work directory");
 
   Transaction transaction(db);
   result.ladder_id = db.upsertLadder(spec.name, spec.text, spec.hash, spec.task,

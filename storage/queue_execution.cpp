@@ -3,7 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
 #include "core/ladder/resources_json.h"
+#include "core/safe_text.h"
 #include "core/scheduler/backend_factory.h"
 
 namespace deepladder::storage {
@@ -21,8 +23,13 @@ ladder::Resources storedResources(Database& db, std::optional<int64_t> ladder_id
   if (!stored) return ladder::Resources{};
   try {
     return ladder::resourcesFromJson(nlohmann::json::parse(stored->resources_json));
-  } catch (const nlohmann::json::exception&) {
-    return ladder::Resources{};
+  } catch (const std::exception& e) {
+    // Defaults here would run a damaged Slurm ladder's runs on this machine.
+    throw UserError("ladder " + std::to_string(stored->id) + " (\"" + stored->name +
+                    "\"): the resources it was queued with cannot be read from the database (" +
+                    boundedText(e.what(), 300) +
+                    "); nothing was started. Run it again from its ladder file with `deepladder "
+                    "run LADDER.toml` (finished runs are kept)");
   }
 }
 

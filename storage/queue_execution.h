@@ -29,7 +29,8 @@ class QueueExecution {
   std::unique_ptr<scheduler::Scheduler> scheduler_;
 };
 
-// The resources a stored ladder was queued with (defaults for a run outside any ladder).
+// The resources a stored ladder was queued with (defaults for a run outside any ladder). Throws
+// UserError when the stored resources cannot be read: never a silent fall back to local defaults.
 ladder::Resources storedResources(Database& db, std::optional<int64_t> ladder_id);
 
 // What a scheduler event says about a run's progress, for progress displays: the step, the

@@ -13,13 +13,18 @@ bool isRetryable(const std::string& status) {
   return status == "failed" || status == "cancelled";
 }
 
+bool cancelRun(Database& db, int64_t run_id) {
+  // One statement: the status is checked where it is changed, so a run that ended since it was
+  // listed stays as it ended.
+  db.execute("UPDATE runs SET status = 'cancelled', error = 'cancelled by the user' WHERE id = " +
+             std::to_string(run_id) + " AND status IN ('queued', 'running', 'interrupted')");
+  return db.queryInt("SELECT changes()") == 1;
+}
+
 int cancelRuns(Database& db, const std::vector<RunRecord>& runs) {
   int cancelled = 0;
   for (const auto& run : runs)
-    if (isCancellable(run.status)) {
-      db.setRunStatus(run.id, "cancelled", "cancelled by the user");
-      ++cancelled;
-    }
+    if (isCancellable(run.status) && cancelRun(db, run.id)) ++cancelled;
   return cancelled;
 }
 

@@ -18,6 +18,11 @@ bool isCancellable(const std::string& status);
 // failed or cancelled: a run that ended without a result and may be queued again.
 bool isRetryable(const std::string& status);
 
+// Marks the run cancelled when it is cancellable now (checked in the same statement); false when
+// it is missing or has ended. A running run's scheduler then stops its worker, unless the run
+// ends first: it is then stored as it ended (finished, say), not cancelled.
+bool cancelRun(Database& db, int64_t run_id);
+
 // Marks every cancellable run among `runs` cancelled; returns how many were.
 int cancelRuns(Database& db, const std::vector<RunRecord>& runs);
 

@@ -8,9 +8,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/errors.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
+#include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "storage/ingester.h"
 #include "storage/worker_log_replay.h"
@@ -66,6 +68,7 @@ std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_
 void restoreRunDirectory(const RunRecord& run) {
   const fs::path dir(run.workdir);
   std::error_code ec;
+  if (fs::is_symlink(dir, ec)) return;  // nothing through a link: the launch refuses it
   if (run.workdir.empty() || fs::exists(dir / "config.json", ec)) return;
   fs::create_directories(dir, ec);
   if (ec) return;  // the launch reports it
@@ -75,12 +78,12 @@ void restoreRunDirectory(const RunRecord& run) {
   } catch (const nlohmann::json::exception&) {
     return;
   }
-  {
-    std::ofstream out(dir / "config.json.tmp");
-    out << dumpJson(config, 2) << "\n";
-    if (!out) return;
+  try {
+    writeFileAtomically((dir / "config.json").string(), dumpJson(config, 2) + "\n",
+                        "the run config");
+  } catch (const UserError&) {
+    return;  // the launch reports the directory
   }
-  fs::rename(dir / "config.json.tmp", dir / "config.json", ec);
   std::fprintf(stderr,
                "deepladder: run %lld: its directory %s was missing; made again from the "
                "stored config (the run starts from its first step)\n",

@@ -1,13 +1,17 @@
 // Ladders and runs: inserting, reading, listing with last losses, and the status/progress
 // updates the scheduler and the ingester make.
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
+#include "core/names.h"
 #include "storage/database.h"
 #include "storage/database_impl.h"
 #include "storage/plan_columns.h"
 
 namespace deepladder::storage {
+
+namespace fs = std::filesystem;
 
 bool isRunStatus(const std::string& status) {
   for (const char* known : kRunStatuses)
@@ -35,7 +39,27 @@ std::string placeholders(int n) {
   return out;
 }
 
-RunRecord readRun(const Statement& s) {
+// Run directories under the database's folder are stored relative to it, so a project folder that
+// is moved (or mounted elsewhere) resumes its runs in place; others, and the absolute paths older
+// versions stored, are kept as they are.
+fs::path databaseFolder(const std::string& db_path) {
+  if (db_path.empty() || db_path == ":memory:") return {};
+  return fs::absolute(db_path).parent_path().lexically_normal();
+}
+
+std::string storedWorkdir(const fs::path& db_folder, const std::string& workdir) {
+  if (db_folder.empty() || workdir.empty()) return workdir;
+  const fs::path absolute = fs::absolute(workdir).lexically_normal();
+  if (!isInsideDirectory(db_folder.string(), absolute.string())) return workdir;
+  return absolute.lexically_relative(db_folder).string();
+}
+
+std::string resolvedWorkdir(const fs::path& db_folder, const std::string& stored) {
+  if (db_folder.empty() || stored.empty() || fs::path(stored).is_absolute()) return stored;
+  return (db_folder / stored).lexically_normal().string();
+}
+
+RunRecord readRun(const Statement& s, const fs::path& db_folder) {
   RunRecord r;
   r.id = s.columnInt(0);
   r.ladder_id = s.columnOptionalInt(1);
@@ -57,7 +81,7 @@ RunRecord readRun(const Statement& s) {
   r.flops = s.columnDouble(17);
   r.final_loss = s.columnOptionalDouble(18);
   r.error = s.columnText(19);
-  r.workdir = s.columnText(20);
+  r.workdir = resolvedWorkdir(db_folder, s.columnText(20));
   r.started = s.columnDouble(21);
   r.finished = s.columnDouble(22);
   r.plan = readPlan(s, kPlanFirstColumn);
@@ -66,7 +90,7 @@ RunRecord readRun(const Statement& s) {
 
 // Binds every mutable column of `r` to ?1..?kRunParameterCount in the order of kRunColumns minus
 // id.
-void bindRun(Statement& s, const RunRecord& r) {
+void bindRun(Statement& s, const RunRecord& r, const fs::path& db_folder) {
   s.bind(1, r.ladder_id);
   s.bindText(2, r.name);
   s.bindText(3, r.arm);
@@ -86,7 +110,7 @@ void bindRun(Statement& s, const RunRecord& r) {
   s.bind(17, r.flops);
   s.bind(18, r.final_loss);  // NaN binds as NULL
   s.bindText(19, r.error);
-  s.bindText(20, r.workdir);
+  s.bindText(20, storedWorkdir(db_folder, r.workdir));
   s.bind(21, r.started);
   s.bind(22, r.finished);
   bindPlan(s, kPlanFirstParameter, r.plan);
@@ -128,6 +152,20 @@ std::optional<int64_t> Database::findLadder(const std::string& name_or_hash) {
   return find.columnInt(0);
 }
 
+std::vector<LadderRecord> Database::laddersNamed(const std::string& name) {
+  std::vector<int64_t> ids;
+  {
+    Statement& find = impl_->prepared("SELECT id FROM ladders WHERE name = ?1 ORDER BY id");
+    ResetOnExit reset{find};
+    find.bindText(1, name);
+    while (find.step()) ids.push_back(find.columnInt(0));
+  }
+  std::vector<LadderRecord> out;
+  for (const int64_t id : ids)
+    if (auto record = ladder(id)) out.push_back(std::move(*record));
+  return out;
+}
+
 std::optional<LadderRecord> Database::ladder(int64_t ladder_id) {
   Statement& find =
       impl_->prepared("SELECT id, name, spec, hash, task, resources FROM ladders WHERE id = ?1");
@@ -160,7 +198,7 @@ int64_t Database::insertRun(const RunRecord& run) {
                   "attempt, device, job_id, heartbeat, params, flops_per_token, step, tokens, "
                   "flops, final_loss, error, workdir, started, finished, ") +
       kPlanColumns + ") VALUES (" + placeholders(kRunParameterCount) + ")");
-  bindRun(insert, run);
+  bindRun(insert, run, databaseFolder(path()));
   insert.run();
   return queryInt("SELECT last_insert_rowid()");
 }
@@ -170,7 +208,7 @@ std::optional<RunRecord> Database::run(int64_t id) {
   ResetOnExit reset{select};
   select.bind(1, id);
   if (!select.step()) return std::nullopt;
-  return readRun(select);
+  return readRun(select, databaseFolder(path()));
 }
 
 std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
@@ -194,9 +232,10 @@ std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
   ResetOnExit reset{select};
   select.bind(1, ladder_id);
   std::vector<RunSummary> runs;
+  const fs::path folder = databaseFolder(path());
   while (select.step()) {
     RunSummary summary;
-    summary.run = readRun(select);
+    summary.run = readRun(select, folder);
     const int c = kRunColumnCount;
     auto last = [&](int first) -> std::optional<double> {
       if (select.columnIsNull(first)) return std::nullopt;  // no point logged
@@ -229,7 +268,7 @@ void Database::updateRun(const RunRecord& run) {
       "final_loss = ?18, error = ?19, workdir = ?20, started = ?21, finished = ?22, " +
       planAssignmentsFrom(kPlanFirstParameter) + " WHERE id = ?" +
       std::to_string(kRunParameterCount + 1));
-  bindRun(update, run);
+  bindRun(update, run, databaseFolder(path()));
   update.bind(kRunParameterCount + 1, run.id);
   update.run();
 }
@@ -258,7 +297,9 @@ void Database::markRunDone(int64_t id, const std::string& status, std::optional<
   checkStatus(status);
   Statement& update = impl_->prepared(
       "UPDATE runs SET status = ?2, final_loss = ?3, step = ?4, tokens = ?5, flops = ?6, "
-      "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 = '' THEN error ELSE ?8 END "
+      "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 <> '' THEN ?8 "
+      // A cancellation that came after the run had ended is not the run's error.
+      "WHEN status = 'cancelled' AND ?2 <> 'cancelled' THEN '' ELSE error END "
       "WHERE id = ?1");
   update.bindAll(id, status, final_loss, steps, tokens, flops, finished, error);
   update.run();

@@ -32,7 +32,7 @@ namespace {
 
 void writeFileAtomically(const std::string& path, const std::string& bytes) {
   const std::string temp = path + ".tmp";
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) ioFailure("cannot create", temp);
   size_t written = 0;
   while (written < bytes.size()) {

@@ -138,6 +138,7 @@ std::string throughputShapeKey(const RunConfig& c) {
   const ModelConfig& m = c.model;
   const TrainConfig& t = c.train;
   nlohmann::json key = {
+      {"task", enumName(c.task)},  // a squaring run's speed says nothing of a language model's
       {"d_model", m.d_model},
       {"n_layer", m.n_layer},
       {"n_head", m.n_head},

@@ -10,6 +10,7 @@
 
 #include "core/free_port.h"
 #include "core/run_dir_lock.h"
+#include "core/safe_file.h"
 #include "core/scheduler/rank_group.h"
 #include "core/worker_assignment.h"
 
@@ -120,6 +121,8 @@ int64_t LocalBackend::slotsNeeded(const PendingRun& run) const {
 std::unique_ptr<Execution> LocalBackend::launch(const PendingRun& run,
                                                 const std::vector<Slot>& slots,
                                                 const std::string& worker_path) {
+  // Checkpoints and logs go into the run's own directory, never through a link put in its place.
+  requireRealDirectory(run.workdir, "the run directory");
   // This scheduler holds the database, and the run is not in flight: a worker still holding the
   // run's directory is left over from a scheduler that died. Stop it; never run two.
   if (!stopLockHolder(run.workdir, kWorkerLockName, /*grace_s=*/10, /*wait_s=*/30))

@@ -154,7 +154,8 @@ void Scheduler::settle(Active& active) {
     outcome.message += " (gave up after " + std::to_string(active.run.attempt) + " attempts)";
   store_.settle(active.run.id, outcome.status, outcome.message);
   if (outcome.status == "finished" || outcome.status == "diverged") ++completed_;
-  emit(SchedulerEvent::kSettled, active, outcome.status + ": " + outcome.message);
+  emit(SchedulerEvent::kSettled, active,
+       outcome.message.empty() ? outcome.status : outcome.status + ": " + outcome.message);
 }
 
 int Scheduler::run() {

@@ -10,15 +10,17 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/safe_file.h"
 
 namespace deepladder::scheduler {
 
 SchedulerLock::SchedulerLock(const std::string& db_path) {
   const std::string path = db_path + ".scheduler.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw UserError(path + ": cannot create the scheduler lock (" + std::strerror(errno) +
-                    "). Is the database directory writable?");
+  try {
+    fd_ = openRegularFile(path, O_RDWR | O_CREAT, "the scheduler lock");
+  } catch (const UserError& e) {
+    throw UserError(std::string(e.what()) + ". Is the database directory writable?");
+  }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char buffer[64] = {0};
     const ssize_t n = pread(fd_, buffer, sizeof buffer - 1, 0);

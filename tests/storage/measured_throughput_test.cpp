@@ -53,5 +53,19 @@ TEST(MeasuredThroughput, MeanOfEachRunWithoutItsWarmUpThenOverRunsOfTheShape) {
   EXPECT_DOUBLE_EQ(measured.at(ladder::throughputShapeKey(bf16)), 300.0);
 }
 
+// A squaring run of the same model shape trains at another speed (other data, other loss): its
+// tokens/s never sets a language-model run's time estimate.
+TEST(MeasuredThroughput, RunsOfAnotherTaskStayApart) {
+  testing::TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  RunConfig lm;
+  RunConfig squaring = lm;
+  squaring.task = Task::squaring;
+  addRun(*db, squaring, "s", {1, 9000});
+  const std::map<std::string, double> measured = measuredTokensPerSecond(*db);
+  EXPECT_EQ(measured.count(ladder::throughputShapeKey(lm)), 0u);
+  EXPECT_NE(ladder::throughputShapeKey(lm), ladder::throughputShapeKey(squaring));
+}
+
 }  // namespace
 }  // namespace deepladder::storage

@@ -15,7 +15,9 @@
 namespace deepladder::data {
 
 MappedFile MappedFile::open(const std::string& path, const std::string& key) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: a FIFO (or a device) named as data is refused below at once instead of
+  // waiting in open() for a writer that never comes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int error = errno;
     const std::string hint =
@@ -26,7 +28,11 @@ MappedFile MappedFile::open(const std::string& path, const std::string& key) {
   struct stat info {};
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    throw UserError(locatedMessage(path, 0, key, "not a regular file",
+    const char* kind = S_ISFIFO(info.st_mode)  ? "a FIFO (named pipe), not a regular file"
+                       : S_ISCHR(info.st_mode) ? "a character device, not a regular file"
+                       : S_ISDIR(info.st_mode) ? "a directory, not a regular file"
+                                               : "not a regular file";
+    throw UserError(locatedMessage(path, 0, key, kind,
                                    "Name a file (or, for shards, a glob pattern) in " + key));
   }
   MappedFile file;
