@@ -1,13 +1,19 @@
-// `deepladder status --db runs.db`: every run with its status, progress and last losses.
+// `deepladder status --db runs.db`: every run with its status, progress and last losses; for a
+// ladder with a sweep, loss against the swept value per rung.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 
 #include "app/command_registry.h"
 #include "core/errors.h"
+#include "core/ladder/sweep.h"
 #include "core/terminal_progress.h"
+#include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -23,6 +29,65 @@ std::string lossText(const std::optional<double>& v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4f", *v);
   return buffer;
+}
+
+// Ladders with a sweep: loss against the swept value, one row per rung, from the envelope the
+// fits use (fitting/sweep_envelope.h): * marks the point a fit uses, ! one at an edge.
+void printSweepTable(const std::vector<storage::RunSummary>& runs) {
+  fitting::ResultsTable table;
+  for (const auto& s : runs) {
+    const auto& r = s.run;
+    const std::string label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
+    if (label.empty() || r.status != "finished" || !r.final_loss) continue;
+    RunPoint p;
+    p.arm = (s.ladder_name.empty() ? "" : s.ladder_name + "/") + r.arm;
+    p.size = r.size;
+    p.seed = r.seed;
+    p.compute_flops = r.flops;
+    p.val_loss = *r.final_loss;
+    p.sweep = label;
+    table.points.push_back(std::move(p));
+  }
+  if (table.points.empty()) return;
+  const fitting::SweepEnvelope envelope = fitting::sweepEnvelope(table);
+  std::printf(
+      "\nsweep: mean final validation loss over seeds (* lowest: the point fits use; "
+      "! at the edge of the values tried: extend the sweep)\n");
+  std::string arm;
+  std::vector<std::string> labels;
+  for (const auto& rung : envelope.rungs) {
+    if (rung.arm != arm) {
+      arm = rung.arm;
+      std::set<std::string> seen;
+      labels.clear();
+      for (const auto& r : envelope.rungs)
+        if (r.arm == arm)
+          for (const auto& p : r.points)
+            if (seen.insert(p.label).second) labels.push_back(p.label);
+      // Numeric order of the first axis's value when every label has one.
+      auto value = [](const std::string& label) {
+        const auto parsed = ladder::parseSweepLabel(label);
+        return parsed.empty() ? 0.0 : std::strtod(parsed[0].second.c_str(), nullptr);
+      };
+      std::stable_sort(
+          labels.begin(), labels.end(),
+          [&](const std::string& a, const std::string& b) { return value(a) < value(b); });
+      std::printf("%-24s", arm.substr(0, 24).c_str());
+      for (const auto& l : labels) std::printf(" %14s", l.substr(0, 14).c_str());
+      std::printf("\n");
+    }
+    std::printf("  %-22s", rung.size.substr(0, 22).c_str());
+    for (const auto& l : labels) {
+      std::string cell = "-";
+      for (const auto& p : rung.points)
+        if (p.label == l) {
+          cell = lossText(p.mean_loss);
+          if (l == rung.chosen) cell += rung.at_edge ? "*!" : "*";
+        }
+      std::printf(" %14s", cell.c_str());
+    }
+    std::printf("\n");
+  }
 }
 
 int runStatus(const StatusOptions& options) {
@@ -55,6 +120,7 @@ int runStatus(const StatusOptions& options) {
                 lossText(s.last_train_loss).c_str(), lossText(s.last_val_loss).c_str());
     if (!r.error.empty() && r.status != "finished") std::printf("       %s\n", r.error.c_str());
   }
+  printSweepTable(runs);
   return 0;
 }
 
