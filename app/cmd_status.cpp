@@ -105,19 +105,28 @@ int runStatus(const StatusOptions& options) {
     std::printf("no runs in %s\n", options.db_path.c_str());
     return 0;
   }
-  std::printf("%5s  %-12s %-22s %-11s %8s %10s %10s %10s %10s\n", "id", "ladder", "run", "status",
-              "step", "tokens", "FLOPs", "train", "val");
+  // The run column fits the longest arm/name up to 48 characters (a sweep point's label included).
+  size_t width = 22;
+  for (const auto& s : runs) {
+    const auto& r = s.run;
+    const size_t shown =
+        (!r.arm.empty() && r.arm != "single" ? r.arm.size() + 1 : 0) + r.name.size();
+    width = std::min<size_t>(48, std::max(width, shown));
+  }
+  std::printf("%5s  %-12s %-*s %-11s %8s %10s %10s %10s %10s\n", "id", "ladder", int(width), "run",
+              "status", "step", "tokens", "FLOPs", "train", "val");
   for (const auto& s : runs) {
     const auto& r = s.run;
     std::string name = r.name;
     if (!r.arm.empty() && r.arm != "single") name = r.arm + "/" + r.name;
-    if (name.size() > 22) name = name.substr(0, 21) + "~";
+    if (name.size() > width) name = name.substr(0, width - 1) + "~";
     char flops[32];
     std::snprintf(flops, sizeof flops, "%.2e", r.flops);
-    std::printf("%5lld  %-12s %-22s %-11s %8lld %10s %10s %10s %10s\n", (long long)r.id,
-                (s.ladder_name.empty() ? "-" : s.ladder_name.substr(0, 12)).c_str(), name.c_str(),
-                r.status.c_str(), (long long)r.step, formatCount(double(r.tokens)).c_str(), flops,
-                lossText(s.last_train_loss).c_str(), lossText(s.last_val_loss).c_str());
+    std::printf("%5lld  %-12s %-*s %-11s %8lld %10s %10s %10s %10s\n", (long long)r.id,
+                (s.ladder_name.empty() ? "-" : s.ladder_name.substr(0, 12)).c_str(), int(width),
+                name.c_str(), r.status.c_str(), (long long)r.step,
+                formatCount(double(r.tokens)).c_str(), flops, lossText(s.last_train_loss).c_str(),
+                lossText(s.last_val_loss).c_str());
     if (!r.error.empty() && r.status != "finished") std::printf("       %s\n", r.error.c_str());
   }
   printSweepTable(runs);
