@@ -24,6 +24,7 @@
 #include "fitting/backtest.h"
 #include "fitting/backtest_table.h"
 #include "fitting/chinchilla.h"
+#include "fitting/fit_diagnostics.h"
 #include "fitting/fit_json.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/results_csv.h"
@@ -243,6 +244,7 @@ int runFit(FitCommandOptions options) {
     std::printf("%s\n", dumpJson(out).c_str());
   } else {
     std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
+    std::printf("%s", fitting::diagnosticsMarkdown(result).c_str());
     if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
     if (db)
       std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),

@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <variant>
 
 #include "app/command_registry.h"
 #include "core/errors.h"
@@ -63,6 +66,12 @@ nlohmann::json jsonRow(const ladder::LadderSpec& spec, const ladder::PlannedRun&
       {"peak_phase", run.memory.peak_phase},
       {"est_seconds", run.est_seconds},
       {"time_measured", run.time_measured}};
+  // The run's sweep point: {"train.lr_mult": 0.5}, {} without a sweep.
+  nlohmann::json point = nlohmann::json::object();
+  for (const auto& [key, value] : run.sweep_point)
+    std::visit([&, key = key](const auto& v) { point[key] = v; }, value);
+  row["sweep"] = point;
+  row["sweep_label"] = run.sweep_label;
   row["data_tokens_needed"] = data.budget.tokens_needed;
   row["data_tokens_available"] =
       data.known ? nlohmann::json(data.budget.tokens_available) : nlohmann::json(nullptr);
@@ -88,11 +97,33 @@ int runPlan(const PlanOptions& options) {
       std::printf("%s\n", dumpJson(jsonRow(spec, spec.runs[i], budgets[i])).c_str());
     return 0;
   }
-  std::printf("ladder \"%s\" (%s): %zu arms x %zu sizes x %zu seeds = %zu runs, backend %s\n",
+  const bool swept = std::any_of(spec.sweeps.begin(), spec.sweeps.end(),
+                                 [](const auto& s) { return !s.second.empty(); });
+  std::printf("ladder \"%s\" (%s): %zu arms x %zu sizes x %zu seeds%s = %zu runs, backend %s\n",
               spec.name.c_str(), spec.hash.c_str(), spec.arms.size(), spec.sizes.size(),
-              spec.seeds.size(), spec.runs.size(), spec.resources.backend.c_str());
-  std::printf("%-28s %6s %7s %6s %10s %8s %10s %10s %10s %5s %8s %9s %15s\n", "run", "exec",
-              "d_model", "heads", "params", "steps", "tokens", "FLOPs/tok", "FLOPs", "mb",
+              spec.seeds.size(), swept ? " x sweep points" : "", spec.runs.size(),
+              spec.resources.backend.c_str());
+  // The sweep of every arm and what it costs: a point runs the whole rung again.
+  std::map<std::string, double> arm_flops, arm_flops_first_point;
+  for (const auto& run : spec.runs) {
+    arm_flops[run.arm] += run.flops;
+    const auto& sweep = spec.sweeps.at(run.arm);
+    if (sweep.empty() || run.sweep_label == ladder::sweepPoints(sweep).front().label)
+      arm_flops_first_point[run.arm] += run.flops;
+  }
+  for (const std::string& arm : spec.arms) {
+    const auto& sweep = spec.sweeps.at(arm);
+    if (sweep.empty()) continue;
+    const double ratio =
+        arm_flops_first_point[arm] > 0 ? arm_flops[arm] / arm_flops_first_point[arm] : 0;
+    std::printf("sweep of %s: %s (%zu points; %.2fx the FLOPs of one point, %.3e FLOPs)\n",
+                arm.c_str(), ladder::describeSweep(sweep).c_str(),
+                ladder::sweepPoints(sweep).size(), ratio, arm_flops[arm]);
+  }
+  size_t name_width = 28;
+  for (const auto& run : spec.runs) name_width = std::max(name_width, run.name.size());
+  std::printf("%-*s %6s %7s %6s %10s %8s %10s %10s %10s %5s %8s %9s %15s\n", int(name_width), "run",
+              "exec", "d_model", "heads", "params", "steps", "tokens", "FLOPs/tok", "FLOPs", "mb",
               "peak GB", "est time", "data need/have");
   double total_flops = 0, total_seconds = 0;
   int64_t total_tokens = 0, measured = 0;
@@ -102,13 +133,14 @@ int runPlan(const PlanOptions& options) {
                                   ? std::to_string(run.executed_depth) + ">" +
                                         std::to_string(run.executed_depth_after_growth)
                                   : std::to_string(run.executed_depth);
-    std::printf("%-28s %6s %7lld %6lld %10s %8lld %10s %10s %10.3e %5lld %8.2f %9s%s %15s\n",
-                run.name.c_str(), depth.c_str(), (long long)run.config.model.d_model,
-                (long long)run.config.model.n_head, formatCount(double(run.params)).c_str(),
-                (long long)run.config.train.steps, formatCount(double(run.tokens)).c_str(),
-                formatCount(run.flops_per_token).c_str(), run.flops, (long long)run.micro_batch,
-                run.peak_memory_gb, formatDuration(run.est_seconds).c_str(),
-                run.time_measured ? "*" : " ", dataColumn(budgets[i]).c_str());
+    std::printf("%-*s %6s %7lld %6lld %10s %8lld %10s %10s %10.3e %5lld %8.2f %9s%s %15s\n",
+                int(name_width), run.name.c_str(), depth.c_str(),
+                (long long)run.config.model.d_model, (long long)run.config.model.n_head,
+                formatCount(double(run.params)).c_str(), (long long)run.config.train.steps,
+                formatCount(double(run.tokens)).c_str(), formatCount(run.flops_per_token).c_str(),
+                run.flops, (long long)run.micro_batch, run.peak_memory_gb,
+                formatDuration(run.est_seconds).c_str(), run.time_measured ? "*" : " ",
+                dataColumn(budgets[i]).c_str());
     total_flops += run.flops;
     total_tokens += run.tokens;
     total_seconds += run.est_seconds * static_cast<double>(run.config.train.ranks);  // slot-time

@@ -1,13 +1,19 @@
-// `deepladder status --db runs.db`: every run with its status, progress and last losses.
+// `deepladder status --db runs.db`: every run with its status, progress and last losses; for a
+// ladder with a sweep, loss against the swept value per rung.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 
 #include "app/command_registry.h"
 #include "core/errors.h"
+#include "core/ladder/sweep.h"
 #include "core/terminal_progress.h"
+#include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -25,6 +31,65 @@ std::string lossText(const std::optional<double>& v) {
   return buffer;
 }
 
+// Ladders with a sweep: loss against the swept value, one row per rung, from the envelope the
+// fits use (fitting/sweep_envelope.h): * marks the point a fit uses, ! one at an edge.
+void printSweepTable(const std::vector<storage::RunSummary>& runs) {
+  fitting::ResultsTable table;
+  for (const auto& s : runs) {
+    const auto& r = s.run;
+    const std::string label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
+    if (label.empty() || r.status != "finished" || !r.final_loss) continue;
+    RunPoint p;
+    p.arm = (s.ladder_name.empty() ? "" : s.ladder_name + "/") + r.arm;
+    p.size = r.size;
+    p.seed = r.seed;
+    p.compute_flops = r.flops;
+    p.val_loss = *r.final_loss;
+    p.sweep = label;
+    table.points.push_back(std::move(p));
+  }
+  if (table.points.empty()) return;
+  const fitting::SweepEnvelope envelope = fitting::sweepEnvelope(table);
+  std::printf(
+      "\nsweep: mean final validation loss over seeds (* lowest: the point fits use; "
+      "! at the edge of the values tried: extend the sweep)\n");
+  std::string arm;
+  std::vector<std::string> labels;
+  for (const auto& rung : envelope.rungs) {
+    if (rung.arm != arm) {
+      arm = rung.arm;
+      std::set<std::string> seen;
+      labels.clear();
+      for (const auto& r : envelope.rungs)
+        if (r.arm == arm)
+          for (const auto& p : r.points)
+            if (seen.insert(p.label).second) labels.push_back(p.label);
+      // Numeric order of the first axis's value when every label has one.
+      auto value = [](const std::string& label) {
+        const auto parsed = ladder::parseSweepLabel(label);
+        return parsed.empty() ? 0.0 : std::strtod(parsed[0].second.c_str(), nullptr);
+      };
+      std::stable_sort(
+          labels.begin(), labels.end(),
+          [&](const std::string& a, const std::string& b) { return value(a) < value(b); });
+      std::printf("%-24s", arm.substr(0, 24).c_str());
+      for (const auto& l : labels) std::printf(" %14s", l.substr(0, 14).c_str());
+      std::printf("\n");
+    }
+    std::printf("  %-22s", rung.size.substr(0, 22).c_str());
+    for (const auto& l : labels) {
+      std::string cell = "-";
+      for (const auto& p : rung.points)
+        if (p.label == l) {
+          cell = lossText(p.mean_loss);
+          if (l == rung.chosen) cell += rung.at_edge ? "*!" : "*";
+        }
+      std::printf(" %14s", cell.c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 int runStatus(const StatusOptions& options) {
   if (access(options.db_path.c_str(), F_OK) != 0)
     throw UserError(options.db_path + ": no such database. Train something first, or pass --db");
@@ -40,21 +105,31 @@ int runStatus(const StatusOptions& options) {
     std::printf("no runs in %s\n", options.db_path.c_str());
     return 0;
   }
-  std::printf("%5s  %-12s %-22s %-11s %8s %10s %10s %10s %10s\n", "id", "ladder", "run", "status",
-              "step", "tokens", "FLOPs", "train", "val");
+  // The run column fits the longest arm/name up to 48 characters (a sweep point's label included).
+  size_t width = 22;
+  for (const auto& s : runs) {
+    const auto& r = s.run;
+    const size_t shown =
+        (!r.arm.empty() && r.arm != "single" ? r.arm.size() + 1 : 0) + r.name.size();
+    width = std::min<size_t>(48, std::max(width, shown));
+  }
+  std::printf("%5s  %-12s %-*s %-11s %8s %10s %10s %10s %10s\n", "id", "ladder", int(width), "run",
+              "status", "step", "tokens", "FLOPs", "train", "val");
   for (const auto& s : runs) {
     const auto& r = s.run;
     std::string name = r.name;
     if (!r.arm.empty() && r.arm != "single") name = r.arm + "/" + r.name;
-    if (name.size() > 22) name = name.substr(0, 21) + "~";
+    if (name.size() > width) name = name.substr(0, width - 1) + "~";
     char flops[32];
     std::snprintf(flops, sizeof flops, "%.2e", r.flops);
-    std::printf("%5lld  %-12s %-22s %-11s %8lld %10s %10s %10s %10s\n", (long long)r.id,
-                (s.ladder_name.empty() ? "-" : s.ladder_name.substr(0, 12)).c_str(), name.c_str(),
-                r.status.c_str(), (long long)r.step, formatCount(double(r.tokens)).c_str(), flops,
-                lossText(s.last_train_loss).c_str(), lossText(s.last_val_loss).c_str());
+    std::printf("%5lld  %-12s %-*s %-11s %8lld %10s %10s %10s %10s\n", (long long)r.id,
+                (s.ladder_name.empty() ? "-" : s.ladder_name.substr(0, 12)).c_str(), int(width),
+                name.c_str(), r.status.c_str(), (long long)r.step,
+                formatCount(double(r.tokens)).c_str(), flops, lossText(s.last_train_loss).c_str(),
+                lossText(s.last_val_loss).c_str());
     if (!r.error.empty() && r.status != "finished") std::printf("       %s\n", r.error.c_str());
   }
+  printSweepTable(runs);
   return 0;
 }
 

@@ -24,6 +24,9 @@ struct RunPoint {
   std::string size;     // the rung's size name ("d12")
   int64_t seed = 0;     // the run's seed
   double finished = 0;  // unix seconds when the run ended (the order the ladder learnt it in)
+  // The run's sweep point ("lr_mult0.5", core/ladder/sweep.h); "" outside a sweep. A fit keeps,
+  // per (arm, size), the point with the lowest mean loss (fitting/sweep_envelope.h).
+  std::string sweep;
 };
 
 // Runs of one source (a CSV file or a ladder in SQLite).

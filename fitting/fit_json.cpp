@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "fitting/fit_diagnostics.h"
+
 namespace deepladder::fitting {
 namespace {
 
@@ -57,6 +59,8 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
                                  {"per_decade", num(m.per_decade)},
                                  {"per_decade_ci", {num(m.per_decade_lo), num(m.per_decade_hi)}}};
   }
+  out["sweep"] = sweepChoicesJson(result);  // the point each rung used (fit_diagnostics.h)
+  out["diagnostics"] = diagnosticsJson(result);
   return out;
 }
 

@@ -115,6 +115,58 @@ struct FrontierDraw {
   double gamma = kNaN;  // gamma of the replicate's fit
 };
 
+// --- sweeps and diagnostics (computed with every fit, stored with it) -------------------------
+
+// One point of a rung's sweep: its label and the mean final loss of its seeds.
+struct SweepPointLoss {
+  std::string label;        // "lr_mult0.5" (core/ladder/sweep.h)
+  double mean_loss = kNaN;  // mean over seeds of the final validation loss
+  int seeds = 0;            // finished runs behind the mean
+};
+
+// The sweep point a rung's fit used (fitting/sweep_envelope.h): the lowest mean loss.
+struct SweepRungChoice {
+  std::string arm;
+  std::string size;
+  double compute = kNaN;               // mean training FLOPs of the chosen point's runs
+  std::string chosen;                  // label of the point with the lowest mean loss
+  double mean_loss = kNaN;             // its mean loss
+  std::vector<SweepPointLoss> points;  // every point of the rung, by label
+  // The chosen point sits at an end of an axis with more than one value tried ("best at edge:
+  // extend the sweep"); edge names the axis and the end ("lr_mult 0.25, the smallest tried").
+  bool at_edge = false;
+  std::string edge;
+};
+
+// How far a projection at one --at compute lies from the data.
+struct ExtrapolationDistance {
+  double compute = kNaN;  // C (an --at value)
+  double decades = kNaN;  // log10(C / largest fitted compute); <= 0 inside the data
+  // "interpolation" (inside the fitted compute range), "extrapolation" (beyond it, up to 3
+  // decades; also below the smallest rung), "projection" (more than 3 decades beyond)
+  std::string regime;
+};
+
+// One reason not to trust a fit, as the fit found it.
+struct FitDiagnostic {
+  // "e_at_bound" | "curvature" | "few_rungs" | "projection" | "sweep_edge"
+  std::string kind;
+  std::string arm;      // the arm it is about ("" for the whole fit)
+  std::string message;  // one line, printed as is by the CLI, the exports and the GUI
+};
+
+struct FitDiagnostics {
+  double min_fitted_compute = kNaN;                  // smallest compute of any fitted point
+  double max_fitted_compute = kNaN;                  // largest compute of any fitted point
+  std::vector<ExtrapolationDistance> extrapolation;  // one per FrontierOptions::at
+  std::vector<FitDiagnostic> warnings;               // empty: nothing found
+  // The curvature test of each arm (NaN when it has under 4 rungs or no E below its losses):
+  // slope change d = 2 b2 (x_max - x_min) of the quadratic fit of ln(L - E) on x = ln(C/C0),
+  // and its standard error.
+  std::vector<std::string> curvature_arms;
+  std::vector<double> slope_change, slope_change_se;
+};
+
 struct FrontierResult {
   double c_ref = 1e18;          // C0
   std::string baseline;         // arm whose E is shared
@@ -138,6 +190,10 @@ struct FrontierResult {
   // The fit was cancelled (FrontierOptions::cancellation) before it ended: the fields are
   // incomplete (bootstrap_used counts the resamples that were fitted before it stopped).
   bool cancelled = false;
+  // Ladders with a sweep: the point each (arm, size) used (empty without a sweep).
+  std::vector<SweepRungChoice> sweep;
+  // What the fit says about its own trust (fitting/fit_diagnostics.h).
+  FitDiagnostics diagnostics;
 };
 
 // --- Chinchilla: L(N, D) = E + A / N^alpha + B / D^beta ------------------------------------

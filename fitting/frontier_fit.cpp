@@ -13,12 +13,14 @@
 
 #include "core/errors.h"
 #include "fitting/cancellation.h"
+#include "fitting/fit_diagnostics.h"
 #include "fitting/frontier_input.h"
 #include "fitting/frontier_model.h"
 #include "fitting/frontier_solver.h"
 #include "fitting/log_excess_line.h"
 #include "fitting/multipliers.h"
 #include "fitting/student_t.h"
+#include "fitting/sweep_envelope.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -366,7 +368,13 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
 }  // namespace
 
 FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options) {
-  return fitWithScatter(table, options, {});
+  // A sweep's envelope first (the best point of every rung), then the fit, then what the fit
+  // says about its own trust.
+  const SweepEnvelope envelope = sweepEnvelope(table);
+  FrontierResult fit = fitWithScatter(envelope.table, options, {});
+  fit.sweep = envelope.rungs;
+  fit.diagnostics = diagnoseFrontierFit(fit, envelope.table, options);
+  return fit;
 }
 
 FrontierResult fitFrontierKnownScatter(const ResultsTable& table, const FrontierOptions& options,

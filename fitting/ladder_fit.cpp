@@ -7,8 +7,10 @@
 #include "core/errors.h"
 #include "fitting/cancellation.h"
 #include "fitting/fit_cache_key.h"
+#include "fitting/fit_diagnostics.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_result_json.h"
+#include "fitting/sweep_envelope.h"
 
 namespace deepladder::fitting {
 
@@ -95,8 +97,18 @@ FrontierResult shareOf(const FrontierResult& whole, size_t arm_index) {
   return share;
 }
 
-FrontierResult LadderFitter::fit(const ResultsTable& table, const FrontierOptions& options,
+FrontierResult LadderFitter::fit(const ResultsTable& swept, const FrontierOptions& options,
                                  bool lenient) {
+  // A sweep's envelope is a step of the inputs: every share sees the best point of each rung.
+  const SweepEnvelope envelope = sweepEnvelope(swept);
+  FrontierResult fit = fitEnvelope(envelope.table, options, lenient);
+  fit.sweep = envelope.rungs;
+  fit.diagnostics = diagnoseFrontierFit(fit, envelope.table, options);
+  return fit;
+}
+
+FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table, const FrontierOptions& options,
+                                         bool lenient) {
   refitted_.clear();
   skipped_.clear();
   cache_hits_ = 0;

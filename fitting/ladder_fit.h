@@ -43,6 +43,8 @@ class LadderFitter {
   // `cache` may be null (memory only); `source` names the cache entries (the ladder's name).
   LadderFitter(FitCacheStore* cache, std::string source);
 
+  // The points of a sweep are reduced to its envelope first (fitting/sweep_envelope.h); the
+  // result carries the point each rung used and the fit's diagnostics (fit_diagnostics.h).
   // Strict (lenient = false): the same checks and UserErrors as fitFrontier on the whole table.
   // Lenient (a ladder still running): arms that cannot be fitted yet are left out and listed in
   // skipped(); throws UserError only when the baseline itself cannot be fitted.
@@ -59,6 +61,9 @@ class LadderFitter {
     std::string key;
     FrontierResult fit;
   };
+  // fit() on the points of a sweep's envelope.
+  FrontierResult fitEnvelope(const ResultsTable& table, const FrontierOptions& options,
+                             bool lenient);
   // A share known under `key`: in memory, else from the cache.
   std::optional<FrontierResult> lookup(const std::string& name, const std::string& key);
   // A share just fitted: kept in memory and stored in the cache; counted as refitted.

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/safe_text.h"
+#include "fitting/fit_diagnostics.h"
 #include "fitting/fit_json.h"
 #include "fitting/table_format.h"
 
@@ -200,8 +201,9 @@ std::string scalingTableJson(const FrontierResult& r) {
 
 std::string scalingTable(const FrontierResult& r, const std::string& format) {
   return renderTable(format,
-                     {[&] { return scalingTableMarkdown(r); }, [&] { return scalingTableCsv(r); },
-                      [&] { return scalingTableLatex(r); }, [&] { return scalingTableJson(r); }});
+                     {[&] { return scalingTableMarkdown(r) + diagnosticsMarkdown(r); },
+                      [&] { return scalingTableCsv(r); }, [&] { return scalingTableLatex(r); },
+                      [&] { return scalingTableJson(r); }});
 }
 
 }  // namespace deepladder::fitting

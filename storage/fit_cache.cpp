@@ -9,7 +9,7 @@ namespace deepladder::storage {
 
 std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
   Statement& select = impl_->prepared(
-      "SELECT id, arm, size, seed, params, tokens, flops, final_loss, finished FROM runs "
+      "SELECT id, arm, size, seed, params, tokens, flops, final_loss, finished, name FROM runs "
       "WHERE ladder_id = ?1 AND status = 'finished' AND final_loss IS NOT NULL "
       "ORDER BY finished, id");
   ResetOnExit reset{select};
@@ -27,6 +27,7 @@ std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
     r.flops = select.columnDouble(6);
     r.final_loss = select.columnOptionalDouble(7);
     r.finished = select.columnDouble(8);
+    r.name = select.columnText(9);  // carries a sweep point (core/ladder/sweep.h)
     r.status = "finished";
     runs.push_back(std::move(r));
   }

@@ -26,7 +26,8 @@ LadderState loadLadderState(Database& db, int64_t ladder_id) {
   for (const RunSummary& s : db.listRuns(ladder_id)) {
     const RunRecord& r = s.run;
     state.name = s.ladder_name;
-    state.runs.push_back({r.arm, r.size, r.seed, r.status});
+    state.runs.push_back({r.arm, r.size, r.seed, r.status,
+                          ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed)});
     if (r.status == "queued" || r.status == "interrupted" || r.status == "running")
       ++state.active_runs;
     if (r.status == "failed" || r.status == "cancelled") {  // what it trained before it stopped

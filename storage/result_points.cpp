@@ -2,6 +2,7 @@
 #include "storage/result_points.h"
 
 #include "core/errors.h"
+#include "core/ladder/sweep.h"
 
 namespace deepladder::storage {
 
@@ -19,6 +20,7 @@ ResultsTable ladderResults(Database& db, int64_t ladder_id, const std::string& s
     p.size = r.size;
     p.seed = r.seed;
     p.finished = r.finished;
+    p.sweep = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
     table.points.push_back(std::move(p));
   }
   return table;

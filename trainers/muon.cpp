@@ -27,13 +27,15 @@ const std::array<std::array<double, 3>, 5>& polarExpressCoefficients() {
   return kCoefficients;
 }
 
-double muonMomentum(int64_t step) {
+double muonMomentum(int64_t step, int64_t ramp_steps) {
   // `step` is the 0-based index of the update being made (the training loop's step), so the
-  // first update uses 0.85 and updates 300 and later use 0.95. The momentum follows the global
-  // step, not a per-parameter count: a parameter whose state was reset at a growth step gets the
-  // same mu as the others.
-  if (step < 0) throw std::invalid_argument("muonMomentum: negative step");
-  const double fraction = std::min(static_cast<double>(step) / 300.0, 1.0);
+  // first update uses 0.85 and updates ramp_steps (300) and later use 0.95. The momentum follows
+  // the global step, not a per-parameter count: a parameter whose state was reset at a growth step
+  // gets the same mu as the others.
+  if (step < 0 || ramp_steps < 0)
+    throw std::invalid_argument("muonMomentum: negative step or ramp");
+  if (ramp_steps == 0) return 0.95;
+  const double fraction = std::min(static_cast<double>(step) / double(ramp_steps), 1.0);
   return 0.85 + 0.10 * fraction;
 }
 

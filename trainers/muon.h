@@ -4,7 +4,7 @@
 // param_groups.h, which runs this beside AdamW.
 //
 // One update of a matrix W (rows x cols, the PyTorch Linear layout out x in) with gradient G:
-//   mu  = 0.85 + 0.10 min(step/300, 1)                 (step: 0-based update index)
+//   mu  = 0.85 + 0.10 min(step/ramp, 1)                (step: 0-based update index; ramp 300)
 //   M  <- mu M + (1 - mu) G                            (momentum buffer, fp32)
 //   G' <- (1 - mu) G + mu M                            (Nesterov)
 //   G' <- each row of G' divided by its L2 norm         (zero rows stay zero)
@@ -39,8 +39,9 @@ namespace deepladder::trainers {
 // recipe.
 const std::array<std::array<double, 3>, 5>& polarExpressCoefficients();
 
-// mu = 0.85 + 0.10 min(step / 300, 1) for the 0-based update index `step`.
-double muonMomentum(int64_t step);
+// mu = 0.85 + 0.10 min(step / ramp_steps, 1) for the 0-based update index `step` (the recipe's
+// ramp is 300 steps, train.muon_momentum_steps; a ramp of 0 steps is 0.95 from the first).
+double muonMomentum(int64_t step, int64_t ramp_steps = 300);
 
 // (..., R, C) -> (..., R, C): every row divided by max(its L2 norm, 1e-12) (torch's
 // F.normalize), so rows have unit norm and an all-zero row stays zero.

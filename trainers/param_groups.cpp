@@ -10,7 +10,9 @@
 namespace deepladder::trainers {
 
 ParamGroups::ParamGroups(MuonGroup muon, std::vector<AdamWGroup> adamw_groups)
-    : muon_lr_(muon.lr), muon_(std::move(muon.parameters), muon.options) {
+    : muon_lr_(muon.lr),
+      momentum_ramp_steps_(muon.momentum_ramp_steps),
+      muon_(std::move(muon.parameters), muon.options) {
   std::set<const void*> seen;
   const auto claim = [&seen](const torch::Tensor& t, const std::string& group) {
     if (!seen.insert(t.unsafeGetTensorImpl()).second)
@@ -37,7 +39,7 @@ ParamGroups::ParamGroups(MuonGroup muon, std::vector<AdamWGroup> adamw_groups)
 
 void ParamGroups::step(int64_t step, double lr_multiplier) {
   torch::NoGradGuard no_grad;
-  muon_.step(muon_lr_ * lr_multiplier, muonMomentum(step));
+  muon_.step(muon_lr_ * lr_multiplier, muonMomentum(step, momentum_ramp_steps_));
   for (auto& group : adamw_) {
     const auto& o = group.options;
     const double lr = o.lr * lr_multiplier;

@@ -41,6 +41,7 @@ struct AdamWGroup {
 
 struct MuonGroup {
   double lr = 0.0;  // base matrix learning rate (0.04 x depth scaling in the recipe)
+  int64_t momentum_ramp_steps = 300;  // muonMomentum's ramp (train.muon_momentum_steps)
   MuonOptions options;
   std::vector<MuonParameter> parameters;
 };
@@ -51,7 +52,7 @@ class ParamGroups {
   ParamGroups(MuonGroup muon, std::vector<AdamWGroup> adamw_groups);
 
   // One update of every group at the 0-based training step `step` (Muon's momentum is
-  // muonMomentum(step)) with every base rate multiplied by `lr_multiplier`.
+  // muonMomentum(step, the group's ramp)) with every base rate multiplied by `lr_multiplier`.
   void step(int64_t step, double lr_multiplier);
 
   // Sets every gradient to undefined (PyTorch's set_to_none), so a parameter that gets no
@@ -91,6 +92,7 @@ class ParamGroups {
     std::vector<AdamWTensorState> state;
   };
   double muon_lr_;
+  int64_t momentum_ramp_steps_;
   Muon muon_;
   std::vector<AdamWGroupState> adamw_;
 };

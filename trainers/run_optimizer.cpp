@@ -33,10 +33,10 @@ class AdamWRunOptimizer : public RunOptimizer {
   double clipGradNorm(double max_norm) override { return adamw_->clipGradNorm(max_norm); }
   void step(int64_t step, double rewarm) override { adamw_->step(learningRate(step, rewarm)); }
   double learningRate(int64_t step, double rewarm) const override {
-    return trainers::learningRate(train_, step) * rewarm;
+    return trainers::learningRate(train_, step) * rewarm * train_.lr_mult;
   }
   std::vector<std::pair<std::string, double>> baseRates() const override {
-    return {{"adamw", train_.lr}};
+    return {{"adamw", train_.lr * train_.lr_mult}};
   }
   std::string grow(GPT& model) override {
     const std::string detail = model->grow();
@@ -111,14 +111,16 @@ class MuonRunOptimizer : public RunOptimizer {
   std::unique_ptr<ParamGroups> build(torch::nn::Module& model) {
     const bool swiglu = mlp_ == MlpKind::swiglu;
     MuonGroup muon;
-    muon.lr = train_.lr;
+    // train.lr_mult scales every group's base rate together (a learning-rate sweep's knob).
+    muon.lr = train_.lr * train_.lr_mult;
+    muon.momentum_ramp_steps = train_.muon_momentum_steps;
     muon.options.weight_decay = train_.weight_decay;
     muon.options.cautious_weight_decay = train_.cautious_weight_decay;
     muon.options.orthogonalizer = orthogonalizer_;
     auto adamw = [&](const std::string& name, double lr, double weight_decay) {
       AdamWGroup group;
       group.options.name = name;
-      group.options.lr = lr > 0 ? lr : train_.lr;
+      group.options.lr = (lr > 0 ? lr : train_.lr) * train_.lr_mult;
       group.options.beta1 = train_.beta1;
       group.options.beta2 = train_.beta2;
       group.options.eps = train_.eps;

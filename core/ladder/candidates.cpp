@@ -31,7 +31,7 @@ bool isTaken(const std::string& status, bool queued_is_taken) {
 // A planned run of the same rung at another seed (name and train seed follow).
 PlannedRun withSeed(PlannedRun run, int64_t seed) {
   run.seed = seed;
-  run.name = run.arm + "-" + run.size + "-s" + std::to_string(seed);
+  run.name = sweepRunName(run.arm, run.size, seed, run.sweep_label);
   run.config.name = run.name;
   run.config.train.seed = seed;
   return run;
@@ -42,12 +42,13 @@ PlannedRun withSeed(PlannedRun run, int64_t seed) {
 std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
                                         const std::vector<ExistingRun>& existing,
                                         const CandidateOptions& options) {
-  using Key = std::tuple<std::string, std::string, int64_t>;  // arm, size, seed
+  using Key = std::tuple<std::string, std::string, int64_t, std::string>;  // arm, size, seed, point
   std::set<Key> taken;
   std::set<std::pair<std::string, std::string>> finished_rungs;
   std::map<std::pair<std::string, std::string>, int64_t> top_seed;
   for (const ExistingRun& e : existing) {
-    if (isTaken(e.status, options.queued_is_taken)) taken.insert({e.arm, e.size, e.seed});
+    if (isTaken(e.status, options.queued_is_taken))
+      taken.insert({e.arm, e.size, e.seed, e.sweep_label});
     if (e.status == "finished") finished_rungs.insert({e.arm, e.size});
     auto& top = top_seed[{e.arm, e.size}];
     top = std::max(top, e.seed);
@@ -73,7 +74,8 @@ std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
       if (planned.insert({run.arm, run.size}).second) rung_plans.push_back(&run);
     }
   for (const PlannedRun& run : spec.runs)
-    if (!taken.count({run.arm, run.size, run.seed})) out.push_back({CandidateKind::kGridRung, run});
+    if (!taken.count({run.arm, run.size, run.seed, run.sweep_label}))
+      out.push_back({CandidateKind::kGridRung, run});
   if (options.extra_seeds)
     for (const PlannedRun* run : rung_plans) {
       const std::pair<std::string, std::string> rung{run->arm, run->size};
@@ -83,7 +85,7 @@ std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
   std::map<std::string, int> offered;
   for (const PlannedRun& run : bigger) {
     if (top_seed.count({run.arm, run.size}) && finished_rungs.count({run.arm, run.size})) continue;
-    if (taken.count({run.arm, run.size, run.seed})) continue;
+    if (taken.count({run.arm, run.size, run.seed, run.sweep_label})) continue;
     if (offered[run.arm]++ >= options.larger_sizes) continue;
     out.push_back({CandidateKind::kLargerSize, run});
   }

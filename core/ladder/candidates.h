@@ -26,7 +26,8 @@ struct CandidateRun {
 struct ExistingRun {
   std::string arm, size;
   int64_t seed = 0;
-  std::string status;  // runs.status
+  std::string status;       // runs.status
+  std::string sweep_label;  // its sweep point (sweepLabelOfRunName); "" without a sweep
 };
 
 struct CandidateOptions {
@@ -38,10 +39,10 @@ struct CandidateOptions {
   bool queued_is_taken = false;
 };
 
-// A grid run is taken when a run of the same arm, size and seed is finished, diverged or
-// running (any run at all with queued_is_taken).
-// Extra seeds: the seed after the largest one the rung has (grid or database), at the rung's
-// planned cost. Order: grid rungs, extra seeds, larger sizes, each by arm then size.
+// A grid run is taken when a run of the same arm, size, seed and sweep point is finished, diverged
+// or running (any run at all with queued_is_taken). Extra seeds: the seed after the largest one the
+// rung has (grid or database), at the rung's planned cost. Order: grid rungs, extra seeds, larger
+// sizes, each by arm then size.
 std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
                                         const std::vector<ExistingRun>& existing,
                                         const CandidateOptions& options);

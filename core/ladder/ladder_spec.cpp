@@ -37,7 +37,7 @@ void requireDistinctRunName(const PlannedRun& run, const TomlReader& arms, RunNa
             "the runs of arm \"" + it->second.first + "\" size \"" + it->second.second +
                 "\" and of arm \"" + run.arm + "\" size \"" + run.size +
                 "\" would both be named \"" + run.name + "\" and share one directory",
-            "rename an arm or a size so that arm-size-sSEED names differ");
+            "rename an arm or a size so that arm-size-sSEED(-SWEEP) names differ");
 }
 
 }  // namespace
@@ -96,15 +96,22 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
     checkName(arm, "arm", source_name, arms.lineOf(arm), arms.qualified(arm));
   for (const auto& size : sizes) spec.sizes.push_back(size.name);
   spec.arms = arm_names;
-  const double planned_runs =
-      double(arm_names.size()) * double(sizes.size()) * double(spec.seeds.size());
+  // Sweeps: the ladder's [sweep], each arm's own lists on top (core/ladder/sweep.h).
+  const Sweep ladder_sweep = readSweep(r.table("sweep"));
+  const toml::table no_overrides;
+  double planned_runs = 0;
+  for (const std::string& arm : arm_names) {
+    TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
+    spec.sweeps[arm] = overrideSweep(ladder_sweep, readSweep(arm_reader.table("sweep")));
+    planned_runs += double(sizes.size()) * double(spec.seeds.size()) *
+                    double(sweepPoints(spec.sweeps[arm]).size());
+  }
   if (planned_runs > kMaxLadderRuns)
     head.fail("seeds",
-              "arms x sizes x seeds is " + std::to_string(int64_t(planned_runs)) +
+              "arms x sizes x seeds x sweep points is " + std::to_string(int64_t(planned_runs)) +
                   " runs (at most " + std::to_string(kMaxLadderRuns) + ")",
-              "split the ladder, or use fewer seeds");
+              "split the ladder, or use fewer seeds or sweep values");
 
-  const toml::table no_overrides;
   RunNames run_names;  // run names must be distinct: one directory each
   for (const std::string& arm : arm_names) {
     TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
@@ -158,58 +165,71 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
         TomlReader table = arm_copy.table(std::string(options::sectionName(section)));
         options::applyTomlSection(table, section, config, &origins);
       }
+      arm_copy.skip("sweep");  // read above
       arm_copy.finish();
       if (!included) continue;
 
-      const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
-      if (!recipe_rung) {
-        // The options are checked before the budget is turned into steps (a head count of 0
-        // would divide by zero on the way, an unknown squaring tier has no cost per step).
-        options::validatePlanningInputs(
-            config, source_name + " (" + arm + "-" + sizes[rung].name + ")", &origins);
-        const double tokens_target = targetTokens(budget, rung, config);
-        const double max_tokens =
-            std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
-        if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)
-          budget_reader.fail(budget.rule == "flops" ? "flops" : budget.rule,
-                             "the budget gives arm \"" + arm + "\" size \"" + sizes[rung].name +
-                                 "\" " + formatTokenBudget(tokens_target) + " tokens, " +
-                                 (tokens_target > max_tokens
-                                      ? "more than " + formatTokenBudget(max_tokens) +
-                                            " (at most " + std::to_string(options::kMaxCount) +
-                                            " steps of " + std::to_string(tokens_per_step) + ")"
-                                      : "less than one step of " + std::to_string(tokens_per_step)),
-                             "check the budget's value and unit");
-        config.train.steps = std::max<int64_t>(
-            1, static_cast<int64_t>(std::llround(tokens_target / double(tokens_per_step))));
-        if (config.train.warmup_steps > config.train.steps / 5)
-          config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
-      }
-      for (int64_t seed : spec.seeds) {
-        PlannedRun run;
-        run.arm = arm;
-        run.size = sizes[rung].name;
-        run.seed = seed;
-        run.name = arm + "-" + sizes[rung].name + "-s" + std::to_string(seed);
-        run.config = config;
-        run.config.name = run.name;
-        run.config.train.seed = seed;
-        options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
-        static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
-        run.depth = rung_depth;
-        if (recipe_rung) {  // the paper's own accounting (growth_recipe.h)
-          run.params = recipe_rung->params;
-          run.executed_depth = recipe_rung->blocks_low;
-          run.executed_depth_after_growth = recipe_rung->blocks_high;
-          run.crossover_step = recipe_rung->crossover;
-          run.flops_per_token = recipe_rung->flops_per_token_low;
-          run.tokens = recipe_rung->tokens;
-          run.flops = recipe_rung->flops;
+      const RunConfig rung_config = config;
+      const options::OptionOrigins rung_origins = origins;
+      const Sweep& sweep = spec.sweeps.at(arm);
+      for (const SweepPoint& point : sweepPoints(sweep)) {
+        RunConfig config = rung_config;
+        options::OptionOrigins origins = rung_origins;
+        applySweepPoint(sweep, point, config, &origins);
+        const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
+        if (!recipe_rung) {
+          // The options are checked before the budget is turned into steps (a head count of 0
+          // would divide by zero on the way, an unknown squaring tier has no cost per step).
+          options::validatePlanningInputs(
+              config, source_name + " (" + arm + "-" + sizes[rung].name + ")", &origins);
+          const double tokens_target = targetTokens(budget, rung, config);
+          const double max_tokens =
+              std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
+          if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)
+            budget_reader.fail(
+                budget.rule == "flops" ? "flops" : budget.rule,
+                "the budget gives arm \"" + arm + "\" size \"" + sizes[rung].name + "\" " +
+                    formatTokenBudget(tokens_target) + " tokens, " +
+                    (tokens_target > max_tokens
+                         ? "more than " + formatTokenBudget(max_tokens) + " (at most " +
+                               std::to_string(options::kMaxCount) + " steps of " +
+                               std::to_string(tokens_per_step) + ")"
+                         : "less than one step of " + std::to_string(tokens_per_step)),
+                "check the budget's value and unit");
+          config.train.steps = std::max<int64_t>(
+              1, static_cast<int64_t>(std::llround(tokens_target / double(tokens_per_step))));
+          if (config.train.warmup_steps > config.train.steps / 5)
+            config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
         }
-        planTime(run, spec.resources);
-        planMemory(run, device);  // the micro-batch that fits, or a refusal
-        spec.runs.push_back(std::move(run));
-        requireDistinctRunName(spec.runs.back(), arms, run_names);
+        for (int64_t seed : spec.seeds) {
+          PlannedRun run;
+          run.arm = arm;
+          run.size = sizes[rung].name;
+          run.seed = seed;
+          run.name = sweepRunName(arm, sizes[rung].name, seed, point.label);
+          run.sweep_label = point.label;
+          for (size_t axis = 0; axis < sweep.size(); ++axis)
+            run.sweep_point.emplace_back(sweep[axis].option->qualifiedKey(), point.values[axis]);
+          run.config = config;
+          run.config.name = run.name;
+          run.config.train.seed = seed;
+          options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
+          static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
+          run.depth = rung_depth;
+          if (recipe_rung) {  // the paper's own accounting (growth_recipe.h)
+            run.params = recipe_rung->params;
+            run.executed_depth = recipe_rung->blocks_low;
+            run.executed_depth_after_growth = recipe_rung->blocks_high;
+            run.crossover_step = recipe_rung->crossover;
+            run.flops_per_token = recipe_rung->flops_per_token_low;
+            run.tokens = recipe_rung->tokens;
+            run.flops = recipe_rung->flops;
+          }
+          planTime(run, spec.resources);
+          planMemory(run, device);  // the micro-batch that fits, or a refusal
+          spec.runs.push_back(std::move(run));
+          requireDistinctRunName(spec.runs.back(), arms, run_names);
+        }
       }
     }
   }

@@ -12,6 +12,9 @@
 //                     | "flops" (flops = X or [per rung])
 //   [arms.NAME]  preset = "untied_grow" (default: NAME when it names a preset, see
 //                core/architecture.h), model = {...}, train = {...} overrides
+//   [sweep]      run options and their values, e.g. train.lr_mult = [0.25, 0.5, 1, 2]: every
+//                (arm, size, seed) runs once per point of their product (core/ladder/sweep.h);
+//                [arms.NAME.sweep] replaces the list of an option it names, for that arm
 //   [resources]  backend = "local"|"slurm", devices = "auto"|"cpu"|"0,1", slots, threads_per_slot,
 //                retries, heartbeat_timeout_s, peer_timeout_s, device_memory_gb (for the memory
 //                plan), throughput_flops or peak_flops / fp32_peak_flops x mfu (for time
@@ -19,10 +22,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/ladder/run_plan.h"
+#include "core/ladder/sweep.h"
 #include "core/memory_model.h"
 #include "core/run_config.h"
 
@@ -65,7 +70,10 @@ struct PlannedRun : RunPlan {
   std::string arm;
   std::string size;
   int64_t seed = 0;
-  std::string name;  // arm-size-sSEED
+  std::string name;         // arm-size-sSEED, then -LABEL for a sweep point (sweepRunName)
+  std::string sweep_label;  // the sweep point's label ("lr_mult0.5"); "" without a sweep
+  // The point's values: (qualified option key, value), in the arm's sweep order.
+  std::vector<std::pair<std::string, options::OptionValue>> sweep_point;
   RunConfig config;  // complete config handed to the worker
   // Planning figures not stored with the run (the stored ones are RunPlan's).
   bool time_measured = false;  // est_seconds from a measured run of the same shape
@@ -85,7 +93,8 @@ struct LadderSpec {
   std::vector<std::string> arms;
   std::vector<std::string> sizes;
   Resources resources;
-  std::vector<PlannedRun> runs;  // arms x sizes x seeds, in that order
+  std::map<std::string, Sweep> sweeps;  // each arm's sweep (empty: none), by arm
+  std::vector<PlannedRun> runs;         // arms x sizes x sweep points x seeds, in that order
 };
 
 // More runs than this in one ladder is refused when it is read (a slip such as seeds = [1..1e6]).

@@ -8,10 +8,9 @@
 
 namespace deepladder::options {
 
-namespace {
-
 // The node as the option's type; UserError at the node's line otherwise.
-OptionValue tomlValue(const OptionSpec& spec, const toml::node& node, const TomlReader& reader) {
+OptionValue tomlOptionValue(const OptionSpec& spec, const toml::node& node,
+                            const TomlReader& reader) {
   const std::string key(spec.key);
   auto wrong = [&]() -> OptionValue {
     reader.fail(key, "expected " + typeDescription(spec) + ", found " + tomlTypeName(node));
@@ -46,8 +45,6 @@ OptionValue tomlValue(const OptionSpec& spec, const toml::node& node, const Toml
   return wrong();
 }
 
-}  // namespace
-
 void OptionOrigins::record(const OptionSpec& spec, OptionOrigin origin) {
   origins_[spec.qualifiedKey()] = std::move(origin);
 }
@@ -70,7 +67,7 @@ void applyTomlSection(TomlReader& reader, Section section, RunConfig& config,
                                : "did you mean " + near + "?");
     }
     reader.skip(key);
-    spec->set(config, tomlValue(*spec, *reader.raw().get(key), reader));
+    spec->set(config, tomlOptionValue(*spec, *reader.raw().get(key), reader));
     if (origins) origins->record(*spec, {reader.file(), reader.lineOf(key), reader.qualified(key)});
   }
   if (section == Section::root)

@@ -29,6 +29,12 @@ class OptionOrigins {
   std::map<std::string, OptionOrigin> origins_;
 };
 
+// `node` (a value of `reader`'s key spec.key, or an element of its array) as the option's type;
+// UserError at that key's line when the type is wrong or a choice is unknown. Ranges are not
+// checked here.
+OptionValue tomlOptionValue(const OptionSpec& spec, const toml::node& node,
+                            const TomlReader& reader);
+
 // Applies every key of `reader`'s table to the options of `section`. A key that is no option of
 // the section is an error naming the nearest known key; a value of the wrong type (or a choice
 // outside its enum) is an error at its line. Ranges and cross-field rules are validate()'s.

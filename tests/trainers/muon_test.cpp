@@ -331,6 +331,17 @@ TEST(Muon, MomentumWarmsUpFrom085To095Over300Steps) {
   EXPECT_DOUBLE_EQ(muonMomentum(5000), 0.95);
 }
 
+// The ramp is an option (train.muon_momentum_steps): a 45-step ramp reaches 0.95 at step 45,
+// and 0 steps is 0.95 from the first update.
+TEST(Muon, MomentumRampLengthIsAnOption) {
+  EXPECT_DOUBLE_EQ(muonMomentum(0, 45), 0.85);
+  EXPECT_NEAR(muonMomentum(15, 45), 0.85 + 0.10 / 3.0, 1e-15);
+  EXPECT_DOUBLE_EQ(muonMomentum(45, 45), 0.95);
+  EXPECT_DOUBLE_EQ(muonMomentum(0, 0), 0.95);
+  EXPECT_DOUBLE_EQ(muonMomentum(150), muonMomentum(150, 300));
+  EXPECT_THROW(muonMomentum(1, -1), std::invalid_argument);
+}
+
 TEST(Muon, ParametersWithoutGradientAreLeftAlone) {
   torch::Tensor used = torch::randn({4, 3}).requires_grad_(true);
   torch::Tensor unused = torch::randn({4, 3}).requires_grad_(true);

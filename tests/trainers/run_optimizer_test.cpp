@@ -96,5 +96,31 @@ TEST(RunOptimizer, EmbeddingAndHeadDecayAtTheirOwnScheduledRates) {
   EXPECT_TRUE(torch::equal(embedding, after));
 }
 
+// train.lr_mult scales every group's base rate together (Muon, embedding, head, gains; AdamW's
+// one rate), so a learning-rate sweep moves the whole recipe.
+TEST(RunOptimizer, LrMultScalesEveryGroupTogether) {
+  ModelConfig with_gains = tinyRecipeModel();
+  with_gains.norm_gain = true;  // a "gains" group too
+  GPT gained(with_gains);
+  TrainConfig train = recipeTrain();
+  for (OptimizerKind kind : {OptimizerKind::muon, OptimizerKind::adamw}) {
+    train.optimizer = kind;
+    train.lr_mult = 1.0;
+    const auto base = RunOptimizer::create(train, gained)->baseRates();
+    train.lr_mult = 0.25;
+    const auto scaled = RunOptimizer::create(train, gained)->baseRates();
+    ASSERT_EQ(base.size(), scaled.size());
+    ASSERT_GE(base.size(), kind == OptimizerKind::muon ? 4u : 1u);
+    for (size_t i = 0; i < base.size(); ++i) {
+      EXPECT_EQ(scaled[i].first, base[i].first);
+      EXPECT_DOUBLE_EQ(scaled[i].second, 0.25 * base[i].second) << base[i].first;
+    }
+    const auto optimizer = RunOptimizer::create(train, gained);
+    train.lr_mult = 1.0;
+    EXPECT_DOUBLE_EQ(optimizer->learningRate(3, 1.0),
+                     0.25 * RunOptimizer::create(train, gained)->learningRate(3, 1.0));
+  }
+}
+
 }  // namespace
 }  // namespace deepladder::trainers

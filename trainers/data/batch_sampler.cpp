@@ -35,6 +35,15 @@ uint64_t uniformBelow(uint64_t& state, uint64_t bound) {
   return static_cast<uint64_t>(product >> 64);
 }
 
+// Fisher-Yates from the last slot down, drawing from `state`.
+void shuffleWith(std::vector<uint32_t>& order, uint64_t state) {
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  for (size_t i = order.size(); i > 1; --i) {
+    const size_t j = static_cast<size_t>(uniformBelow(state, static_cast<uint64_t>(i)));
+    std::swap(order[i - 1], order[j]);
+  }
+}
+
 void checkShape(const TokenData& data, int64_t rows, int64_t seq_len, const char* who) {
   if (rows < 1 || seq_len < 1) {
     throw std::invalid_argument(std::string(who) + ": rows and seq_len must be at least 1");
@@ -47,6 +56,14 @@ void checkShape(const TokenData& data, int64_t rows, int64_t seq_len, const char
 }
 
 }  // namespace
+
+std::vector<uint32_t> seededPermutation(size_t n, uint64_t seed) {
+  if (n > size_t{0xFFFFFFFF}) throw std::invalid_argument("seededPermutation: n >= 2^32");
+  std::vector<uint32_t> order(n);
+  uint64_t state = seed;
+  shuffleWith(order, splitmix64(state));
+  return order;
+}
 
 BatchSampler::BatchSampler(const TokenData& data, int64_t rows, int64_t seq_len, uint64_t seed,
                            int64_t budget_windows)
@@ -75,13 +92,8 @@ void BatchSampler::preparePermutation(int64_t epoch) {
   // Epoch e's own stream, keyed by (seed, e); Fisher-Yates from the last slot down.
   uint64_t seed_state = seed_;
   uint64_t keyed = splitmix64(seed_state) ^ (static_cast<uint64_t>(epoch) * 0xD1B54A32D192ED03ULL);
-  uint64_t state = splitmix64(keyed);
   permutation_.resize(static_cast<size_t>(epoch_windows_));
-  for (size_t i = 0; i < permutation_.size(); ++i) permutation_[i] = static_cast<uint32_t>(i);
-  for (size_t i = permutation_.size(); i > 1; --i) {
-    const size_t j = static_cast<size_t>(uniformBelow(state, static_cast<uint64_t>(i)));
-    std::swap(permutation_[i - 1], permutation_[j]);
-  }
+  shuffleWith(permutation_, splitmix64(keyed));
   permutation_epoch_ = epoch;
 }
 

@@ -6,11 +6,19 @@
 // i % kBuiltinValidationEvery == kBuiltinValidationEvery - 1 (i % 20 == 19), else to train.
 // That holds out 5% of the text, spread through it (every book region is represented), in
 // blocks long enough that validation windows rarely straddle text the model trained on.
+//
+// Training order: the training lines in units of kBuiltinShuffleLines = 10 consecutive lines (a
+// unit ends where a held-out block starts), the units in a fixed seeded permutation
+// (kBuiltinShuffleSeed). A run reads a prefix of the split (steps x batch windows, permuted),
+// so in book order a small run would train on Genesis and be scored on the whole Bible; in this
+// order any prefix samples every book. The validation split keeps the file's order.
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "core/errors.h"
 #include "trainers/data/mapped_file.h"
@@ -44,18 +52,32 @@ std::unique_ptr<TokenData> openBuiltinTokenData(Split split) {
   const int64_t size = file.size();
   std::string kept;
   kept.reserve(static_cast<size_t>(split == Split::kTrain ? size : size / 16));
+  // Training units: [begin, end) byte ranges of up to kBuiltinShuffleLines kept lines.
+  std::vector<std::pair<int64_t, int64_t>> units;
   int64_t line_start = 0;
   int64_t line_index = 0;
+  int64_t lines_in_unit = 0;
   while (line_start < size) {
     const void* newline = std::memchr(bytes + line_start, '\n', size_t(size - line_start));
     const int64_t line_end =
         newline == nullptr ? size : static_cast<const char*>(newline) - bytes + 1;
     if (builtinSplitOfLine(line_index) == split) {
-      kept.append(bytes + line_start, size_t(line_end - line_start));
+      if (split == Split::kValidation) {
+        kept.append(bytes + line_start, size_t(line_end - line_start));
+      } else if (lines_in_unit > 0 && units.back().second == line_start &&
+                 lines_in_unit < kBuiltinShuffleLines) {
+        units.back().second = line_end;
+        ++lines_in_unit;
+      } else {
+        units.emplace_back(line_start, line_end);
+        lines_in_unit = 1;
+      }
     }
     line_start = line_end;
     ++line_index;
   }
+  for (uint32_t unit : seededPermutation(units.size(), kBuiltinShuffleSeed))
+    kept.append(bytes + units[unit].first, size_t(units[unit].second - units[unit].first));
   const std::string label = std::string("builtin KJV ") +
                             (split == Split::kTrain ? "train" : "validation") + " '" + path + "'";
   return makeByteTokenData(std::move(kept), label);

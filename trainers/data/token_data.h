@@ -104,6 +104,16 @@ std::string builtinCorpusPath();
 inline constexpr int64_t kBuiltinBlockLines = 50;
 inline constexpr int64_t kBuiltinValidationEvery = 20;
 Split builtinSplitOfLine(int64_t line_index);  // line_index counts from 0
+// The training split's order: its lines in units of kBuiltinShuffleLines consecutive lines (a
+// unit never crosses a held-out block), the units in a fixed permutation seeded with
+// kBuiltinShuffleSeed, so any prefix a short run reads samples the whole book, not Genesis.
+// The validation split keeps the file's order.
+inline constexpr int64_t kBuiltinShuffleLines = 10;
+inline constexpr uint64_t kBuiltinShuffleSeed = 20240520;
+
+// 0..n-1 in the Fisher-Yates order of splitmix64 seeded with `seed` (the same on every machine
+// and standard library; batch_sampler.cpp).
+std::vector<uint32_t> seededPermutation(size_t n, uint64_t seed);
 
 // Token data held in memory (tests, small synthetic corpora); describe() is `description` plus
 // the token count.

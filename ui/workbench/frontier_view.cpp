@@ -21,6 +21,7 @@
 
 #include "fitting/backtest_table.h"
 #include "fitting/cancellation.h"
+#include "fitting/fit_diagnostics.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/ladder_fit.h"
 #include "fitting/live_projection.h"
@@ -385,8 +386,11 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
   for (const auto& p : table.points)
     if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
   plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier"), lowest});
-  std::string text =
-      fitting::scalingTableMarkdown(*result_) + "\n" + fitting::backtestTableMarkdown(backtest_);
+  // The table, then what the fit says about its own trust (the sweep point each rung used, the
+  // distance of each --at from the data, the diagnostics), as the CLI prints them.
+  std::string text = fitting::scalingTableMarkdown(*result_) +
+                     fitting::diagnosticsMarkdown(*result_) + "\n" +
+                     fitting::backtestTableMarkdown(backtest_);
   if (!prediction_log.empty())
     text +=
         "\nLive predictions (each finished run against the fit made before it):\n" + prediction_log;
