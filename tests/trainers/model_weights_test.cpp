@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/architecture.h"
 #include "core/data_budget.h"
 #include "core/errors.h"
 #include "tiny_run.h"
@@ -167,6 +168,28 @@ TEST(InitFrom, RefusesAWrongShapeAMissingAndAnUnknownTensorByName) {
   const std::string unknown = errorOf([&] { loadInitialWeights(source, path.string()); });
   EXPECT_NE(unknown.find("\"blocks.9.attn.qkv.weight\" is not a parameter"), std::string::npos)
       << unknown;
+}
+
+TEST(InitFrom, AGrowArmLoadsThePreGrowthModelAndGrowsFromIt) {
+  ModelConfig c = smallModel();
+  c.n_layer = 3;
+  applyArmPreset("untied_grow", c);  // cores 2 -> 4
+  torch::manual_seed(1);
+  GPT source(c);
+  const fs::path path = fs::temp_directory_path() / "deepladder-init-grow.safetensors";
+  safetensors::write(path.string(), modelWeights(source));
+  torch::manual_seed(2);
+  GPT target(c);
+  loadInitialWeights(target, path.string());
+  target->grow();  // the new cores copy the loaded ones
+  const auto grown = target->named_parameters();
+  EXPECT_TRUE(torch::equal(grown["cores.2.0.attn.qkv.weight"],
+                           source->named_parameters()["cores.0.0.attn.qkv.weight"]));
+  // The grown model's file is not a pre-growth model.
+  safetensors::write(path.string(), modelWeights(target));
+  GPT fresh(c);
+  EXPECT_NE(errorOf([&] { loadInitialWeights(fresh, path.string()); }).find("is not a parameter"),
+            std::string::npos);
 }
 
 // --- export from a checkpoint -------------------------------------------------------------------
