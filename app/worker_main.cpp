@@ -5,6 +5,8 @@
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] [--max-steps N]
 //                     [--threads N]
 //   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID --eval-passes LIST
+//   deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID --export-weights OUT
+//                     [--step N] [--names deepladder|hf-llama]
 //   deepladder-worker --standby
 //
 // --standby: a warm standby of the local backend (core/scheduler/standby_pool.h): loads LibTorch,
@@ -13,6 +15,9 @@
 // --eval-passes 1..16 (or 1,2,4): evaluation mode, no training. Loads the run's newest valid
 // checkpoint and emits one metric "val/loss@passes" per core pass count K' (step = K'), then done
 // (trainers/eval_depth.h); `deepladder eval` runs it and stores the points.
+// --export-weights OUT: no training. Writes the model of the run's newest valid checkpoint (or of
+// step N) as safetensors to OUT, with its JSON description beside it (trainers/weights_export.h),
+// and prints one line saying what it wrote; `deepladder export-weights` runs it.
 // --threads overrides train.threads (the scheduler divides the cores among its CPU slots).
 // How OpenMP threads wait between parallel regions is set by whoever launches the worker: libgomp
 // reads it when it loads, before main. The scheduler (core/scheduler/backend.h,
@@ -68,6 +73,7 @@
 #include "trainers/memory_usage.h"
 #include "trainers/squaring/squaring_trainer.h"
 #include "trainers/trainer.h"
+#include "trainers/weights_export.h"
 
 namespace {
 
@@ -76,7 +82,8 @@ namespace protocol = deepladder::protocol;
 
 constexpr const char* kUsage =
     "usage: deepladder-worker --config RUN.(json|toml) --workdir DIR --run-id ID [--resume] "
-    "[--max-steps N] [--threads N] [--eval-passes 1..16]";
+    "[--max-steps N] [--threads N] [--eval-passes 1..16] [--export-weights OUT [--step N] "
+    "[--names deepladder|hf-llama]]";
 
 struct WorkerArgs {
   std::string config_path;
@@ -85,7 +92,10 @@ struct WorkerArgs {
   bool resume = false;
   int64_t max_steps = -1;
   int64_t threads = -1;
-  std::string eval_passes;  // non-empty: evaluation mode
+  std::string eval_passes;     // non-empty: evaluation mode
+  std::string export_weights;  // non-empty: export mode, the .safetensors to write
+  std::optional<int64_t> export_step;
+  std::string export_names = "deepladder";
 };
 
 // The shared libraries' static initializers (LibTorch's operator registration) run before this
@@ -149,6 +159,16 @@ WorkerArgs parseArgs(const std::vector<std::string>& argv) {
       args.max_steps = std::strtoll(text.c_str(), &end, 10);
       if (text.empty() || *end != '\0' || args.max_steps < 0)
         throw UserError("--max-steps: \"" + text + "\" is not a non-negative integer");
+    } else if (flag == "--export-weights") {
+      args.export_weights = value(i, flag);
+    } else if (flag == "--step") {
+      const std::string text = value(i, flag);
+      char* end = nullptr;
+      args.export_step = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || *args.export_step < 0)
+        throw UserError("--step: \"" + text + "\" is not a non-negative integer");
+    } else if (flag == "--names") {
+      args.export_names = value(i, flag);
     } else if (flag == "--eval-passes") {
       args.eval_passes = value(i, flag);
     } else if (flag == "--threads") {
@@ -256,6 +276,20 @@ int main(int argc, char** argv) {
     options.workdir = args.workdir;
     options.resume = args.resume;
     options.max_steps = args.max_steps;
+    if (!args.export_weights.empty()) {
+      deepladder::trainers::WeightsExportOptions request;
+      request.run_id = args.run_id;
+      request.workdir = args.workdir;
+      request.out = args.export_weights;
+      request.step = args.export_step;
+      request.names = args.export_names;
+      const auto written = deepladder::trainers::exportWeights(config, request);
+      std::cout << "exported run " << args.run_id << " at step " << written.step << ": "
+                << written.tensors << " tensors, " << written.bytes << " bytes to "
+                << written.weights_path << " (description: " << written.description_path << ")"
+                << std::endl;
+      return 0;
+    }
     if (!args.eval_passes.empty()) {
       const auto passes = deepladder::trainers::parsePassesList(args.eval_passes);
       std::cerr << "deepladder-worker: run " << args.run_id << " (" << config.name

@@ -11,17 +11,18 @@ namespace deepladder::trainers {
 
 CausalSelfAttentionImpl::CausalSelfAttentionImpl(int64_t d_model, int64_t n_head_,
                                                  int64_t max_seq_len, double rope_base,
-                                                 bool qk_norm, bool norm_gain)
+                                                 bool qk_norm, bool norm_gain, double norm_eps,
+                                                 bool bf16_rotary_tables)
     : n_head(n_head_), head_dim(d_model / n_head_) {
   TORCH_CHECK(d_model % n_head == 0, "d_model ", d_model, " not divisible by n_head ", n_head);
   qkv = register_module(
       "qkv", torch::nn::Linear(torch::nn::LinearOptions(d_model, 3 * d_model).bias(false)));
   proj = register_module("proj",
                          torch::nn::Linear(torch::nn::LinearOptions(d_model, d_model).bias(false)));
-  rotary = register_module("rotary", Rotary(head_dim, max_seq_len, rope_base));
+  rotary = register_module("rotary", Rotary(head_dim, max_seq_len, rope_base, bf16_rotary_tables));
   if (qk_norm) {
-    q_norm = register_module("q_norm", RMSNorm(head_dim, 1e-6, norm_gain));
-    k_norm = register_module("k_norm", RMSNorm(head_dim, 1e-6, norm_gain));
+    q_norm = register_module("q_norm", RMSNorm(head_dim, norm_eps, norm_gain));
+    k_norm = register_module("k_norm", RMSNorm(head_dim, norm_eps, norm_gain));
   }
 #if TORCH_VERSION_MAJOR < 2
   // LibTorch 1.x has no fused causal attention: an additive mask, built once per layer.

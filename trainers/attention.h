@@ -14,7 +14,8 @@ namespace deepladder::trainers {
 
 struct CausalSelfAttentionImpl : torch::nn::Module {
   CausalSelfAttentionImpl(int64_t d_model, int64_t n_head, int64_t max_seq_len, double rope_base,
-                          bool qk_norm = false, bool norm_gain = true);
+                          bool qk_norm = false, bool norm_gain = true, double norm_eps = 1e-6,
+                          bool bf16_rotary_tables = false);
   torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
 
   int64_t n_head, head_dim;

@@ -4,10 +4,11 @@
 namespace deepladder::trainers {
 
 BlockImpl::BlockImpl(const ModelConfig& c) : residual_scale(c.residual_scale) {
-  attn_norm = register_module("attn_norm", RMSNorm(c.d_model, 1e-6, c.norm_gain));
-  attn = register_module("attn", CausalSelfAttention(c.d_model, c.n_head, c.seq_len, c.rope_base,
-                                                     c.qk_norm, c.norm_gain));
-  mlp_norm = register_module("mlp_norm", RMSNorm(c.d_model, 1e-6, c.norm_gain));
+  attn_norm = register_module("attn_norm", RMSNorm(c.d_model, c.norm_eps, c.norm_gain));
+  attn = register_module(
+      "attn", CausalSelfAttention(c.d_model, c.n_head, c.seq_len, c.rope_base, c.qk_norm,
+                                  c.norm_gain, c.norm_eps, c.rotary_tables == TableDtype::bf16));
+  mlp_norm = register_module("mlp_norm", RMSNorm(c.d_model, c.norm_eps, c.norm_gain));
   mlp = register_module("mlp", MLP(c.d_model, c.mlpHidden(), c.mlp));
 }
 

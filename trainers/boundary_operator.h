@@ -8,7 +8,8 @@
 
 namespace deepladder::trainers {
 
-// h, e: (..., C), same shape -> h / sqrt(mean(h^2, -1) + eps) + alpha * e, shape (..., C).
+// h, e: (..., C), same shape -> h / sqrt(mean(h^2, -1) + eps) + alpha * e, shape (..., C). eps = 0:
+// the machine epsilon of h's compute type (normEpsilon, trainers/rms_norm.h).
 torch::Tensor boundaryOperator(const torch::Tensor& h, const torch::Tensor& e, double alpha,
                                double eps = 1e-6);
 

@@ -161,7 +161,8 @@ using PreparePhase = std::function<void(bool grown)>;
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
                                         torch::nn::Module& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
-                                        const PreparePhase& prepare_phase);
+                                        const PreparePhase& prepare_phase,
+                                        std::optional<int64_t> only_step = std::nullopt);
 
 // The phase check of a model that cannot grow, or has a fixed phase.
 PreparePhase requirePhase(bool model_grown) {
@@ -200,16 +201,31 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
       grow_to_saved_phase);
 }
 
+std::optional<TrainingState> loadCheckpointWeights(const std::string& workdir,
+                                                   const std::string& config_hash, GPT& model,
+                                                   std::optional<int64_t> step,
+                                                   std::vector<std::string>* skipped) {
+  const PreparePhase grow_to_saved_phase = [&](bool grown) {
+    if (grown && !model->grown()) model->grow();
+    requirePhase(model->grown())(grown);
+  };
+  return loadNewest(
+      workdir, config_hash, *model, [](torch::serialize::InputArchive&) {}, skipped,
+      grow_to_saved_phase, step);
+}
+
 namespace {
 
 std::optional<TrainingState> loadNewest(const std::string& workdir, const std::string& config_hash,
                                         torch::nn::Module& model, const LoadOptimizer& optimizer,
                                         std::vector<std::string>* skipped,
-                                        const PreparePhase& prepare_phase) {
+                                        const PreparePhase& prepare_phase,
+                                        std::optional<int64_t> only_step) {
   auto skip = [&](const std::string& path, const std::string& why) {
     if (skipped) skipped->push_back(path + ": " + why);
   };
   for (const auto& candidate : listCheckpoints(workdir)) {
+    if (only_step && candidate.step != *only_step) continue;
     try {
       std::string expected;
       {

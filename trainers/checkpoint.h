@@ -70,4 +70,12 @@ std::optional<TrainingState> loadNewestValidCheckpoint(const std::string& workdi
                                                        RunOptimizer& optimizer,
                                                        std::vector<std::string>* skipped);
 
+// The model alone (no optimizer state) from checkpoint `step`, or from the newest one that
+// verifies when `step` is nullopt, under the same checks; a GPT saved after growth is grown first.
+// For export (trainers/weights_export.h). std::nullopt when no such checkpoint verifies.
+std::optional<TrainingState> loadCheckpointWeights(const std::string& workdir,
+                                                   const std::string& config_hash, GPT& model,
+                                                   std::optional<int64_t> step,
+                                                   std::vector<std::string>* skipped);
+
 }  // namespace deepladder::trainers

@@ -59,7 +59,7 @@ GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
   const int64_t vocab_rows = c.vocab_padded > 0 ? c.vocab_padded : c.vocab_size;
   token_embedding = register_module("token_embedding", torch::nn::Embedding(vocab_rows, c.d_model));
   if (c.embed_norm)
-    embed_norm = register_module("embed_norm", RMSNorm(c.d_model, 1e-6, c.norm_gain));
+    embed_norm = register_module("embed_norm", RMSNorm(c.d_model, c.norm_eps, c.norm_gain));
   if (!pcc_) {
     blocks = register_module("blocks", makeStack(c, c.n_layer));
   } else {
@@ -69,7 +69,7 @@ GPTImpl::GPTImpl(const ModelConfig& c) : config(c) {
     for (int64_t k = 0; k < (tied_ ? 1 : passes_); ++k) cores->push_back(makeStack(c, split.core));
     coda = register_module("coda", makeStack(c, split.coda));
   }
-  final_norm = register_module("final_norm", RMSNorm(c.d_model, 1e-6, c.norm_gain));
+  final_norm = register_module("final_norm", RMSNorm(c.d_model, c.norm_eps, c.norm_gain));
   if (!c.tie_embeddings)
     unembedding = register_module(
         "unembedding",
@@ -211,8 +211,9 @@ torch::Tensor GPTImpl::runBlocks(const ForwardSchedule& s, size_t begin, size_t 
                                  torch::Tensor x, const torch::Tensor& anchor) {
   for (size_t i = begin; i < end; ++i) {
     const ExecutedBlock& b = s.blocks[i];
-    if (b.boundary_before) x = boundaryOperator(x, anchor, config.alpha);  // (B,T,C)
-    x = b.block->forward(x, b.norm_scale);                                 // (B,T,C)
+    if (b.boundary_before)
+      x = boundaryOperator(x, anchor, config.alpha, config.norm_eps);  // (B,T,C)
+    x = b.block->forward(x, b.norm_scale);                             // (B,T,C)
   }
   return x;
 }
@@ -290,7 +291,7 @@ torch::Tensor GPTImpl::hiddenStates(const torch::Tensor& idx,
       if (s.anchor_after == static_cast<int64_t>(i + 1)) anchor = x;
     }
   }
-  if (s.boundary_at_end) x = boundaryOperator(x, anchor, config.alpha);
+  if (s.boundary_at_end) x = boundaryOperator(x, anchor, config.alpha, config.norm_eps);
   return x;  // (B,T,C)
 }
 

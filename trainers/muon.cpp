@@ -39,11 +39,16 @@ double muonMomentum(int64_t step, int64_t ramp_steps) {
   return 0.85 + 0.10 * fraction;
 }
 
-torch::Tensor normalizeRows(const torch::Tensor& g) {
+torch::Tensor normalizeRows(const torch::Tensor& g, double floor) {
   // "Rows normalized to unit L2 norm": rows of the PyTorch layout (out x in), i.e. one row per
-  // output unit. The floor 1e-12 (F.normalize's) only matters for an all-zero row, which stays
-  // zero instead of becoming NaN (a row of q for a head that got no gradient, say).
-  return g / g.norm(2, {-1}, /*keepdim=*/true).clamp_min(1e-12);  // (..., R, C)
+  // output unit. The floor is the growth paper's 1e-7 (g / g.norm(dim=-1).clamp_min(1e-7)): it
+  // keeps an all-zero row zero instead of NaN, and it leaves rows with a norm under 1e-7 short of
+  // unit length, which happens in the first updates of the zero-initialized output projections.
+  return g / g.norm(2, {-1}, /*keepdim=*/true).clamp_min(floor);  // (..., R, C)
+}
+
+double roundToBf16(double value) {
+  return static_cast<double>(static_cast<float>(c10::BFloat16(static_cast<float>(value))));
 }
 
 torch::Tensor polarExpress(const torch::Tensor& g, torch::Dtype dtype) {
@@ -73,7 +78,8 @@ std::vector<int64_t> muonVarianceShape(int64_t rows, int64_t cols) {
   return {1, cols};
 }
 
-torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta) {
+torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta,
+                                std::optional<torch::ScalarType> scale_dtype) {
   // "Mean of X^2 along the longer side": the statistic is a vector that runs along the longer
   // side, one value per row of a tall (or square) X and one per column of a wide X, each the mean
   // over the shorter side. The other reading would be a no-op: after orthogonalization a tall X
@@ -98,8 +104,13 @@ torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance,
       ((mean_sq * reduce_size) * inverse_root.square()).sum({-2, -1}, /*keepdim=*/true).sqrt();
   // "Then rescaled to its previous Frobenius norm".
   const torch::Tensor scale = inverse_root * (norm_before / norm_after.clamp_min(1e-10));
-  // The reference multiplies in bf16; we keep the state's precision (float32), which only
-  // removes a rounding.
+  // The paper rounds the scale to X's dtype (bf16) and multiplies in it (g *
+  // final_scale.to(g.dtype)); with exact scalars the product stays in the state's precision
+  // (float32), one rounding fewer.
+  if (scale_dtype) {
+    const torch::Tensor scale_b = scale.to(torch::kBFloat16).to(xf.scalar_type());
+    return (xf * scale_b).to(*scale_dtype).to(xf.scalar_type());  // exact, then one rounding
+  }
   return xf * scale;  // (..., R, C)
 }
 
@@ -118,6 +129,20 @@ void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, dou
   const torch::Tensor x = update.to(weight.scalar_type());
   const torch::Tensor agree = (x * weight).ge(0).to(weight.scalar_type());
   weight.sub_(x + weight_decay * weight * agree, step_size);
+}
+
+void applyPaperUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
+                      double weight_decay, bool cautious, torch::ScalarType update_dtype) {
+  torch::NoGradGuard no_grad;
+  // lr, wd_lr (= lr) and wd are float32 tensors cast .to(bf16); wd_lr * wd is a bf16 product.
+  const double lr_b = roundToBf16(step_size);
+  const double decay_b = roundToBf16(lr_b * roundToBf16(weight_decay));  // exact product, rounded
+  const torch::Tensor x = update.to(weight.scalar_type());
+  // lr * g in g's dtype: the product of a bf16 scalar and X is exact in float32, then rounded.
+  const torch::Tensor step_term = (x * lr_b).to(update_dtype).to(weight.scalar_type());
+  torch::Tensor decay_term = weight * decay_b;
+  if (cautious) decay_term = decay_term * (x * weight).ge(0).to(weight.scalar_type());
+  weight.sub_(step_term + decay_term);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +187,10 @@ void Muon::step(double lr, double momentum) {
   };
   std::vector<Pending> pending;
   std::vector<torch::Tensor> matrices;  // per pending batch: (n, rows, cols)
+  const bool paper = !options_.exact_scalars;
+  // The paper fills mu into a float32 tensor and takes 1 - mu there.
+  const double one_minus_momentum =
+      paper ? static_cast<double>(1.0f - static_cast<float>(momentum)) : 1.0 - momentum;
   for (const auto& batch : batches_) {
     Pending p{&batch, {}, {}};
     std::vector<torch::Tensor> nesterov;  // each (row_blocks, rows, cols)
@@ -171,14 +200,14 @@ void Muon::step(double lr, double momentum) {
       const torch::Tensor g = grad.detach().to(momentum_[i].scalar_type());
       // M <- mu M + (1 - mu) G, then G' = (1 - mu) G + mu M with the new M (Nesterov). The
       // gradient itself is left as it is.
-      momentum_[i].lerp_(g, 1.0 - momentum);
+      momentum_[i].lerp_(g, one_minus_momentum);
       nesterov.push_back(g.lerp(momentum_[i], momentum).view({-1, batch.rows, batch.cols}));
       p.variances.push_back(variance_[i]);
       p.active.push_back(i);
     }
     if (p.active.empty()) continue;
     // One batch of matrices of the same shape: (n, rows, cols).
-    matrices.push_back(normalizeRows(torch::cat(nesterov, 0)));
+    matrices.push_back(normalizeRows(torch::cat(nesterov, 0), options_.row_norm_floor));
     pending.push_back(std::move(p));
   }
   // Polar Express returns `orthogonalization_dtype`; back in the input's dtype (float32 holds
@@ -195,7 +224,10 @@ void Muon::step(double lr, double momentum) {
   for (size_t k = 0; k < pending.size(); ++k) {
     const ShapeBatch& batch = *pending[k].batch;
     torch::Tensor variance = torch::cat(pending[k].variances, 0);
-    const torch::Tensor x = normalizeVariance(matrices[k], variance, options_.variance_beta);
+    const torch::Tensor x =
+        paper ? normalizeVariance(matrices[k], variance, roundToBf16(options_.variance_beta),
+                                  options_.orthogonalization_dtype)
+              : normalizeVariance(matrices[k], variance, options_.variance_beta);
     const double step_size = lr * muonStepScale(batch.rows, batch.cols);
     int64_t offset = 0;
     for (size_t i : pending[k].active) {
@@ -203,7 +235,10 @@ void Muon::step(double lr, double momentum) {
       variance_[i].copy_(variance.narrow(0, offset, blocks));
       torch::Tensor weight = parameters_[i].tensor.detach();  // shares storage
       const torch::Tensor update = x.narrow(0, offset, blocks).reshape(weight.sizes());
-      if (options_.cautious_weight_decay)
+      if (paper)
+        applyPaperUpdate(weight, update, step_size, options_.weight_decay,
+                         options_.cautious_weight_decay, options_.orthogonalization_dtype);
+      else if (options_.cautious_weight_decay)
         applyCautiousUpdate(weight, update, step_size, options_.weight_decay);
       else
         weight.sub_(update.to(weight.scalar_type()) + options_.weight_decay * weight, step_size);

@@ -7,7 +7,7 @@
 //   mu  = 0.85 + 0.10 min(step/ramp, 1)                (step: 0-based update index; ramp 300)
 //   M  <- mu M + (1 - mu) G                            (momentum buffer, fp32)
 //   G' <- (1 - mu) G + mu M                            (Nesterov)
-//   G' <- each row of G' divided by its L2 norm         (zero rows stay zero)
+//   G' <- each row of G' divided by max(its L2 norm, 1e-7)   (zero rows stay zero)
 //   X   = G' / (1.02 ||G'||_F + 1e-6)                   in bf16
 //   5x: X <- a X + X (b A + c A^2), A = X^T X           (rows > cols)
 //       X <- a X + (b A + c A^2) X, A = X X^T           (rows <= cols)
@@ -16,6 +16,13 @@
 //   eta = lr sqrt(max(1, rows/cols))
 //   W  <- W - eta X - eta wd W [X W >= 0]               (elementwise mask, W before the update)
 // Each choice that the recipe's wording leaves open is explained where it is made (muon.cpp).
+//
+// Scalars (MuonOptions::exact_scalars = false, the growth paper's muon_step_fused as eager PyTorch
+// evaluates it): eta, wd and beta are each rounded to float32 and then to bfloat16; the decay
+// factor is bf16(bf16(eta) bf16(wd)); 1 - mu is taken in float32; the variance scale is rounded
+// to bfloat16 and X times it, and eta times that, are rounded to the orthogonalization dtype; then
+//   W <- W - (round(eta_b X) + (eta wd)_b W [X W >= 0])   in float32.
+// With exact_scalars every scalar is used as the double it is and nothing is rounded on the way.
 //
 // What it does not do: it never touches a parameter whose .grad is undefined (an unused core of a
 // grow arm before its crossover keeps its weights and state), and it does not own the learning
@@ -27,6 +34,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,9 +51,14 @@ const std::array<std::array<double, 3>, 5>& polarExpressCoefficients();
 // ramp is 300 steps, train.muon_momentum_steps; a ramp of 0 steps is 0.95 from the first).
 double muonMomentum(int64_t step, int64_t ramp_steps = 300);
 
-// (..., R, C) -> (..., R, C): every row divided by max(its L2 norm, 1e-12) (torch's
-// F.normalize), so rows have unit norm and an all-zero row stays zero.
-torch::Tensor normalizeRows(const torch::Tensor& g);
+// (..., R, C) -> (..., R, C): every row divided by max(its L2 norm, 1e-7) (the growth paper's
+// floor), so rows have unit norm and an all-zero row stays zero.
+inline constexpr double kMuonRowNormFloor = 1e-7;
+torch::Tensor normalizeRows(const torch::Tensor& g, double floor = kMuonRowNormFloor);
+
+// `value` rounded to float32, then to bfloat16 (round to nearest even), as a double: what a
+// scalar becomes when filled into a float32 tensor and cast .to(bfloat16).
+double roundToBf16(double value);
 
 // (..., R, C) -> (..., R, C) in `dtype`: scales by 1 / (1.02 ||.||_F + 1e-6) per matrix and runs
 // the five Polar-Express iterations, all in `dtype` (bf16 in the recipe; float64 lets a test
@@ -58,8 +71,10 @@ std::vector<int64_t> muonVarianceShape(int64_t rows, int64_t cols);
 
 // (..., R, C) any float dtype -> (..., R, C) float32. Updates `variance` ((..., R, 1) or
 // (..., 1, C), float32) in place with the EMA and returns X scaled by its inverse root, rescaled
-// to X's Frobenius norm (per matrix).
-torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta);
+// to X's Frobenius norm (per matrix). With `scale_dtype` (the paper's rounding), the scale is
+// rounded to bfloat16 and the product X times it to `scale_dtype`.
+torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta,
+                                std::optional<torch::ScalarType> scale_dtype = std::nullopt);
 
 // sqrt(max(1, rows / cols)).
 double muonStepScale(int64_t rows, int64_t cols);
@@ -67,6 +82,11 @@ double muonStepScale(int64_t rows, int64_t cols);
 // W <- W - eta X - eta wd W [X W >= 0], in place on `weight` (no autograd). `update` is X.
 void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
                          double weight_decay);
+// The same as the growth paper computes it (see the header comment): eta and wd rounded to
+// bfloat16, eta X rounded to `update_dtype`, W <- W - (eta_b X + (eta wd)_b W mask), where mask is
+// [X W >= 0] when `cautious` and 1 otherwise.
+void applyPaperUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
+                      double weight_decay, bool cautious, torch::ScalarType update_dtype);
 
 // ---------------------------------------------------------------------------------------------
 // The optimizer.
@@ -88,7 +108,11 @@ struct MuonOptions {
   // true: the recipe's cautious decay W <- W - eta wd W [X W >= 0]; false: plain decoupled
   // decay W <- W - eta wd W everywhere.
   bool cautious_weight_decay = true;
-  BatchOrthogonalizer orthogonalizer;  // empty: every matrix here (see BatchOrthogonalizer)
+  // false: the growth paper's scalar rounding (see the header comment; the run option
+  // train.muon_exact_scalars = false); true: exact scalars.
+  bool exact_scalars = true;
+  double row_norm_floor = kMuonRowNormFloor;  // the row normalization's floor
+  BatchOrthogonalizer orthogonalizer;         // empty: every matrix here (see BatchOrthogonalizer)
 };
 
 // A parameter for Muon. A fused weight (q, k, v stacked as (3 d, d), or SwiGLU gate and up as

@@ -116,6 +116,10 @@ class MuonRunOptimizer : public RunOptimizer {
     muon.momentum_ramp_steps = train_.muon_momentum_steps;
     muon.options.weight_decay = train_.weight_decay;
     muon.options.cautious_weight_decay = train_.cautious_weight_decay;
+    muon.options.orthogonalization_dtype =
+        train_.muon_orthogonalization == TableDtype::fp32 ? torch::kFloat32 : torch::kBFloat16;
+    muon.options.exact_scalars = train_.muon_exact_scalars;
+    muon.options.row_norm_floor = train_.muon_row_norm_floor;
     muon.options.orthogonalizer = orthogonalizer_;
     auto adamw = [&](const std::string& name, double lr, double weight_decay) {
       AdamWGroup group;

@@ -25,6 +25,7 @@
 #include "trainers/lr_schedule.h"
 #include "trainers/memory_usage.h"
 #include "trainers/micro_batches.h"
+#include "trainers/model_weights.h"
 #include "trainers/precision.h"
 #include "trainers/run_optimizer.h"
 #include "trainers/run_session.h"
@@ -102,6 +103,9 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   // --- model and optimizer --------------------------------------------------------------------
   requirePrecisionSupported(tc.precision, device);
   GPT model(mc);
+  // train.init_from: the file's weights replace the seed's (before growth; a resume then reads
+  // its checkpoint over them).
+  if (!tc.init_from.empty()) loadInitialWeights(model, tc.init_from);
   model->to(device);
   model->setActivationCheckpointing(tc.activation_checkpointing, tc.activation_checkpointing_k);
   const ForwardOptions forward{tc.micro_batch, tc.precision};  // also for validation

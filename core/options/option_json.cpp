@@ -67,7 +67,7 @@ nlohmann::json encodeRunConfig(const RunConfig& config, bool hashed_only) {
   for (Section section : allSections())
     if (section != Section::root) out[std::string(sectionName(section))] = nlohmann::json::object();
   for (const OptionSpec& spec : runOptionSchema()) {
-    if (hashed_only && !spec.hashed()) continue;
+    if (hashed_only && !spec.hashedIn(config)) continue;
     nlohmann::json& target =
         spec.section == Section::root ? out : out[std::string(sectionName(spec.section))];
     target[std::string(spec.key)] = jsonOf(spec.get(config));

@@ -44,6 +44,10 @@ struct OptionSpec {
 
   std::string qualifiedKey() const;  // "model.d_model", or "name" at the top level
   bool hashed() const { return (flags & kHashed) != 0; }
+  // Whether the option enters the hash of `config` (kHashedOffDefault: only off its default).
+  bool hashedIn(const RunConfig& config) const {
+    return hashed() && ((flags & kOnlyOffDefault) == 0 || !isDefault(config));
+  }
   bool honouredBy(Task task) const;
   bool isDefault(const RunConfig& config) const { return get(config) == default_value; }
 };

@@ -7,6 +7,8 @@
 // kHashed (the option enters the config hash: changing it makes another run, so a checkpoint
 // of the old one is not resumed) and the tasks whose trainer honours it (kLm, kSquaring; a
 // trainer refuses, by name, a non-default value of an option it does not honour).
+// kHashedOffDefault: hashed, but only where it differs from its default, for options added after
+// runs were made: a config that leaves it at its default keeps the hash it had before.
 //
 // From these lists come the config structs (core/run_config.h), the TOML reader, the JSON
 // encoder and decoder, the config hash, the range checks of validate(), `deepladder options`,
@@ -27,6 +29,8 @@ enum OptionFlag : unsigned {
   kLm = 2u,
   kSquaring = 4u,
   kBothTasks = kLm | kSquaring,
+  kOnlyOffDefault = 8u,
+  kHashedOffDefault = kHashed | kOnlyOffDefault,
 };
 
 inline constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
@@ -104,7 +108,14 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(double, init_uniform, 0.0625, 0.0, 1e3, "", kHashed | kLm,                                   \
     "Recipe init: u of the uniform block matrices.")                                             \
   X(int64_t, vocab_padded, 0, 0, 1 << 22, "tokens", kHashed | kLm,                               \
-    "Embedding and head rows (0 = vocab_size); logits are cut back to vocab_size.")
+    "Embedding and head rows (0 = vocab_size); logits are cut back to vocab_size.")              \
+  X(double, norm_eps, 0.0, 0.0, 1.0, "", kHashedOffDefault | kLm,                                \
+    "eps of every RMSNorm (blocks, QK-norm, embedding and final norms, boundary operator); "     \
+    "0 = the machine epsilon of the compute type (2^-23 for float32 and bfloat16), as the "      \
+    "growth paper's rms_norm(eps=None). Before this option: 1e-6.")                              \
+  X(TableDtype, rotary_tables, TableDtype::bf16, 0, 0, "", kHashedOffDefault | kLm,              \
+    "Rotary cos/sin tables: bf16 computes them in float32 and rounds them to bfloat16, as "      \
+    "the growth paper; fp32 keeps them in float32 (before this option).")
 
 #define DEEPLADDER_DATA_OPTIONS(X)                                                             \
   X(DataKind, kind, DataKind::builtin, 0, 0, "", kHashed | kLm,                                \
@@ -191,7 +202,22 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "none; blocks: keep each block's input and recompute the block in backward; every_k: keep "  \
     "every k-th block's input and recompute the k blocks between.")                              \
   X(int64_t, activation_checkpointing_k, 0, 0, 1 << 20, "blocks", kLm,                           \
-    "every_k: blocks recomputed together; 0 = round(sqrt(executed blocks)).")
+    "every_k: blocks recomputed together; 0 = round(sqrt(executed blocks)).")                    \
+  X(TableDtype, muon_orthogonalization, TableDtype::bf16, 0, 0, "",                              \
+    kHashedOffDefault | kBothTasks,                                                              \
+    "muon: dtype of the Polar-Express iterations: bf16 as the growth paper; fp32 for runs "      \
+    "that must agree bit for bit across machines (not the paper).")                              \
+  X(double, muon_row_norm_floor, 1e-7, 0.0, 1.0, "", kHashedOffDefault | kBothTasks,             \
+    "muon: rows are divided by max(row norm, this floor); 1e-7 as the growth paper (1e-12 "      \
+    "before this option).")                                                                      \
+  X(bool, muon_exact_scalars, false, 0, 0, "", kHashedOffDefault | kBothTasks,                   \
+    "muon: false rounds eta, wd, eta wd and beta to bfloat16 and applies the variance scale "    \
+    "in the orthogonalization dtype, as the growth paper; true keeps them exact (before this "   \
+    "option).")                                                                                  \
+  X(std::string, init_from, "", 0, 0, "path", kHashedOffDefault | kLm,                           \
+    "Start the model from this safetensors file (deepladder's parameter names; a grow arm's "    \
+    "pre-growth model), optimizer state fresh; `deepladder export-weights` writes one. \"\" = "  \
+    "initialise from the seed.")
 
 #define DEEPLADDER_SQUARING_OPTIONS(X)                                                        \
   X(std::string, tier, "E1", 0, 0, "", kHashed | kSquaring,                                   \

@@ -90,8 +90,8 @@ TEST(DepthModel, ForwardFollowsTheBoundaryOperatorEquations) {
   torch::NoGradGuard no_grad;
   const auto e = run(*model->prelude, model->embed(idx));
   const auto h1 = run(coreStack(*model, 0), e);
-  const auto h2 = run(coreStack(*model, 1), boundaryOperator(h1, e, 0.7));
-  const auto y = run(*model->coda, boundaryOperator(h2, e, 0.7));
+  const auto h2 = run(coreStack(*model, 1), boundaryOperator(h1, e, 0.7, model->config.norm_eps));
+  const auto y = run(*model->coda, boundaryOperator(h2, e, 0.7, model->config.norm_eps));
   EXPECT_TRUE(torch::allclose(model->forward(idx), model->decode(y), 1e-5, 1e-6));
 }
 
@@ -291,7 +291,7 @@ TEST(DepthModel, PlainStackBoundaryAndLayerNormScalingChangeTheForward) {
   const auto emb = x;
   x = plain->blocks[0]->as<BlockImpl>()->forward(x);
   x = plain->blocks[1]->as<BlockImpl>()->forward(x);
-  x = boundaryOperator(x, emb, 1.0);
+  x = boundaryOperator(x, emb, 1.0, m.norm_eps);
   x = plain->blocks[2]->as<BlockImpl>()->forward(x);
   x = plain->blocks[3]->as<BlockImpl>()->forward(x);
   EXPECT_TRUE(torch::allclose(bounded->forward(idx), plain->decode(x), 1e-5, 1e-6));
