@@ -33,7 +33,8 @@ CommandRegistrar reg("options", 95, [](CLI::App& cli) {
   auto* cmd = cli.add_subcommand(
       "options", "Every run option: key, type, default, allowed values and what it does");
   cmd->add_option("filter", o->filter, "Only options whose key contains this (e.g. model.grow)");
-  cmd->add_flag("--markdown", o->markdown, "The reference as Markdown tables (as in docs/options.md)");
+  cmd->add_flag("--markdown", o->markdown,
+                "The reference as Markdown tables (as in docs/options.md)");
   cmd->callback([o] { commandExitCode() = runOptions(*o); });
 });
 

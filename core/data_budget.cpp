@@ -55,7 +55,8 @@ std::optional<std::string> dataBudgetProblem(const DataBudget& b, int64_t max_ep
   std::snprintf(repeated, sizeof repeated, "%.0f%%", 100.0 * b.repeatedFraction());
   return describeDataBudget(b) + ": " + std::to_string(epochs) + " passes over it, " + repeated +
          " of its windows read again (data.max_epochs = " + std::to_string(max_epochs) +
-         "). Prepare a larger training split (docs/data.md, \"Preparing FineWeb shards\"), or allow "
+         "). Prepare a larger training split (docs/data.md, \"Preparing FineWeb shards\"), or "
+         "allow "
          "the repeats with max_epochs = " +
          std::to_string(epochs) + " under [data]";
 }

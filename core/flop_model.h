@@ -1,7 +1,7 @@
 // Parameter counts and the FLOP model, from a ModelConfig alone (no LibTorch): the one FLOP
 // function the planner (core/ladder, the growth recipe's arithmetic included) and the worker both
-// call, so a plan's FLOPs and a finished run's are the same number. The accounting (docs/ladders.md,
-// "FLOP accounting"), the growth paper's:
+// call, so a plan's FLOPs and a finished run's are the same number. The accounting
+// (docs/ladders.md, "FLOP accounting"), the growth paper's:
 //   per token  F = 6 x (parameters of every block executed, a looped core counted once per pass,
 //                       + unembedding)
 //                + 6 x executed_blocks x d_model x (seq_len + 1)   (attention scores and values,

@@ -141,7 +141,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "Optimizer steps of the run.")                                                               \
   X(double, lr, 3e-3, 0.0, 10.0, "", kHashed | kBothTasks,                                       \
     "Peak learning rate (the matrix rate with muon).")                                           \
-  X(double, lr_mult, 1.0, 0.0, 1000.0, "", kHashed | kBothTasks,                                 \
+  X(double, lr_mult, 1.0, 0.0, 1000.0, "", kHashedOffDefault | kBothTasks,                       \
     "Multiplies every learning rate of the run together (lr, embed_lr, head_lr and the gains; "  \
     "a recipe ladder's depth-scaled rates too): the knob of a learning-rate [sweep].")           \
   X(double, min_lr_ratio, 0.1, 0.0, 1.0, "", kHashed | kBothTasks,                               \
@@ -175,7 +175,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(OptimizerKind, optimizer, OptimizerKind::adamw, 0, 0, "", kHashed | kBothTasks,              \
     "adamw for every parameter, or muon for the block matrices with AdamW for the embedding "    \
     "and the head.")                                                                             \
-  X(int64_t, muon_momentum_steps, 300, 0, kMaxCount, "steps", kHashed | kBothTasks,              \
+  X(int64_t, muon_momentum_steps, 300, 0, kMaxCount, "steps", kHashedOffDefault | kBothTasks,    \
     "muon: the momentum ramps linearly from 0.85 to 0.95 over this many steps (the growth "      \
     "paper's 300; a short CPU run scales it with its warmup); 0 = 0.95 from the first step.")    \
   X(double, embed_lr, 0.0, 0.0, 100.0, "", kHashed | kBothTasks,                                 \
