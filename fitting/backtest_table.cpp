@@ -41,15 +41,6 @@ std::string coveredText(const BacktestPoint& p) {
   return p.has_interval ? (p.covered ? "yes" : "no") : "";
 }
 
-std::string latexEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 std::string describe(const BacktestResult& r) {
   std::string s = r.form == "chinchilla"
                       ? "Backtest of Chinchilla approach 3: the k points of largest 6ND compute "

@@ -34,15 +34,6 @@ std::string flags(const ArmFit& f) {
   return "NO FIT (see below)" + (bounds.empty() ? "" : "; " + bounds);
 }
 
-std::string latexEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 const ArmMultipliers* multipliersOf(const FrontierResult& r, const std::string& arm) {
   for (const auto& m : r.multipliers)
     if (m.arm == arm) return &m;

@@ -19,15 +19,6 @@ std::string g(double v, int digits = 4, const char* missing = "n/a") {
   return buf;
 }
 
-std::string latexEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }

@@ -13,4 +13,13 @@ std::string renderTable(const std::string& format, const TableRenderers& rendere
   throw UserError("--format: unknown format '" + format + "'. Use md, csv, tex or json");
 }
 
+std::string latexEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '_' || c == '&' || c == '%' || c == '#' || c == '$') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace deepladder::fitting

@@ -15,4 +15,7 @@ struct TableRenderers {
 // "md", "csv", "tex" or "json"; anything else is a UserError naming the choices.
 std::string renderTable(const std::string& format, const TableRenderers& renderers);
 
+// Text for a LaTeX table cell: _ & % # $ get a backslash (arm names, estimator notes).
+std::string latexEscape(const std::string& s);
+
 }  // namespace deepladder::fitting
