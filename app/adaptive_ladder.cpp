@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "fitting/ladder_suggest.h"
 #include "fitting/suggest_report.h"
 #include "storage/ladder_queue.h"
 #include "storage/ladder_state.h"
@@ -65,10 +66,10 @@ std::vector<std::string> AdaptiveLadder::fillSlots(const fitting::ProjectionSnap
     suggestions.target = options_.suggest.target;
     fitting::AdaptiveDecision decision = fitting::decideAdaptive(suggestions, widths, budget);
     if (decision.kind != fitting::AdaptiveDecision::kStopWidth) {
-      const auto candidates = ladder::candidateRuns(state.spec, state.runs, options_.candidates);
       const ResultsTable results =
           storage::ladderResults(db_, ladder_id_, db_.path() + " (ladder " + state.name + ")");
-      suggestions = fitting::suggestRuns(results, candidates, options_.suggest);
+      suggestions = fitting::suggestLadderRuns(results, state.spec, state.runs, options_.candidates,
+                                               options_.suggest);
       decision = fitting::decideAdaptive(suggestions, widths, budget);
     }
     if (decision.kind == fitting::AdaptiveDecision::kWait) break;

@@ -7,11 +7,14 @@
 // against executed depth per arm. `plot backtest` (--csv or --db, --ladder; --backtest K, default
 // 3) draws the backtest of the frontier fit (fitting/backtest.h): predicted vs measured loss of
 // every held-out rung with its interval, and the relative error against the extrapolation
-// factor per arm. Wiring only: fits in fitting/, the plot's data from storage/
-// and ui/plots/plot_sources.h, drawing and writing in ui/plots/ (plot_file.h).
+// factor per arm. `plot sweep` (--db, --ladder; --arm, default the first) draws a ladder with a
+// sweep: mean final loss against the swept value, one line per size. Wiring only: fits in fitting/,
+// the plot's data from storage/ and ui/plots/plot_sources.h, drawing and writing in ui/plots/
+// (plot_file.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -25,6 +28,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
+#include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 #include "storage/result_points.h"
 #include "ui/plots/plot_file.h"
@@ -48,6 +52,7 @@ struct PlotOptions {
   double eps = 2.0;
   double compute_hi = 1e26;
   int backtest = 3;  // rungs held out per arm, 1..K (plot backtest)
+  std::string arm;   // plot sweep: the arm drawn ("" = the first)
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   int width = 960;
   int height = 600;
@@ -115,6 +120,23 @@ int runPlot(PlotOptions o) {
     plot = plots::BacktestPlotInput{
         backtest, QStringLiteral("Backtest: top %1 rung(s) per arm held out, refitted, predicted")
                       .arg(o.backtest)};
+  } else if (o.kind == "sweep") {
+    plots::SweepPlotInput input;
+    input.rungs = fitting::sweepEnvelope(loadResults(o)).rungs;
+    if (input.rungs.empty())
+      throw UserError("plot sweep: ladder \"" + o.ladder + "\" has no sweep (or no finished " +
+                      "sweep runs yet). See `deepladder status --db " + o.db_path + "`");
+    const auto arms = plots::sweepPlotArms(input.rungs);
+    if (!o.arm.empty() && std::find(arms.begin(), arms.end(), o.arm) == arms.end()) {
+      std::string names;
+      for (const auto& a : arms) names += (names.empty() ? "" : ", ") + a;
+      throw UserError("plot sweep: --arm " + o.arm +
+                      " has no sweep runs; arms with some: " + names);
+    }
+    input.arm = o.arm.empty() ? arms.front() : o.arm;
+    input.title = QStringLiteral("Sweep of %1, arm %2: mean final loss over seeds")
+                      .arg(QString::fromStdString(o.ladder), QString::fromStdString(input.arm));
+    plot = std::move(input);
   } else if (o.kind == "depth") {
     if (o.ladder.empty()) throw UserError("plot depth: give --db FILE --ladder NAME");
     auto db = openDatabase(o.db_path);
@@ -153,7 +175,8 @@ int runPlot(PlotOptions o) {
     plot = std::move(input);
   } else {
     throw UserError("plot: '" + o.kind +
-                    "' is not frontier, multiplier, lens, curves, squaring, depth or backtest");
+                    "' is not frontier, multiplier, lens, curves, squaring, depth, backtest or "
+                    "sweep");
   }
   // Drawn into a temporary beside --out and renamed into place: a full disk leaves no partial
   // or empty plot behind.
@@ -178,16 +201,19 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       "a + b log10(C/C0), and vs Max T on seen and unseen moduli; `frontier` on such a ladder "
       "draws the same), depth (a depth sweep: final loss against executed depth per arm), "
       "backtest (every arm refitted without its top 1..K rungs: predicted vs measured loss with "
-      "intervals, and relative error against the extrapolation factor)");
+      "intervals, and relative error against the extrapolation factor), sweep (a ladder with a "
+      "[sweep]: mean final loss over seeds against the swept value, one line per size of --arm; "
+      "the point each fit uses filled, one at the edge of the values tried ringed)");
   cmd->add_option("kind", o->kind,
-                  "frontier | multiplier | lens | curves | squaring | depth | backtest")
+                  "frontier | multiplier | lens | curves | squaring | depth | backtest | sweep")
       ->required()
       ->check(CLI::IsMember(
-          {"frontier", "multiplier", "lens", "curves", "squaring", "depth", "backtest"}));
+          {"frontier", "multiplier", "lens", "curves", "squaring", "depth", "backtest", "sweep"}));
   cmd->add_option("--out", o->out, "Output file: .png, .svg or .pdf")->required();
   cmd->add_option("--db", o->db_path, "SQLite database");
   cmd->add_option("--ladder", o->ladder,
-                  "Ladder name or hash (frontier, multiplier, squaring, depth)");
+                  "Ladder name or hash (frontier, multiplier, squaring, depth, backtest, sweep)");
+  cmd->add_option("--arm", o->arm, "The arm drawn (sweep; default: the first with sweep runs)");
   cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier, backtest)");
   cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)")->check(runIdCheck());
   cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();

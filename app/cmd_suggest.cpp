@@ -12,8 +12,7 @@
 
 #include "app/command_registry.h"
 #include "core/errors.h"
-#include "core/ladder/candidates.h"
-#include "fitting/suggest.h"
+#include "fitting/ladder_suggest.h"
 #include "fitting/suggest_report.h"
 #include "storage/database.h"
 #include "storage/ladder_state.h"
@@ -39,10 +38,10 @@ int runSuggest(const SuggestCommandOptions& o) {
   if (o.suggest.fit.bootstrap < 10) throw UserError("--bootstrap: must be at least 10");
   auto db = storage::Database::open(o.db_path, /*read_only=*/true);
   const storage::LadderState state = storage::loadLadderState(*db, o.ladder);
-  const auto candidates = ladder::candidateRuns(state.spec, state.runs, o.candidates);
   const ResultsTable runs =
       storage::ladderResults(*db, state.id, o.db_path + " (ladder " + state.name + ")");
-  const fitting::SuggestResult result = fitting::suggestRuns(runs, candidates, o.suggest);
+  const fitting::SuggestResult result =
+      fitting::suggestLadderRuns(runs, state.spec, state.runs, o.candidates, o.suggest);
   if (o.json)
     std::printf("%s\n", fitting::suggestionsToJson(result).dump().c_str());
   else
@@ -55,7 +54,8 @@ CommandRegistrar reg("suggest", 12, [](CLI::App& cli) {
   CLI::App* cmd = cli.add_subcommand(
       "suggest",
       "Rank the runs a ladder could buy next (grid runs not yet run, one more seed of each rung, "
-      "the next larger sizes) by the expected narrowing of the target multiplier's interval per "
+      "the next larger sizes, one sweep point past a rung whose best point is at an edge of its "
+      "sweep) by the expected narrowing of the target multiplier's interval per "
       "FLOP; an extra seed counts for the seeds' measured share of the runs' scatter (nothing "
       "until rungs have been repeated)");
   cmd->add_option("--db", o->db_path, "SQLite database")->capture_default_str();

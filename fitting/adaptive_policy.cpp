@@ -39,7 +39,10 @@ AdaptiveDecision decideAdaptive(const SuggestResult& s, const std::vector<double
     return AdaptiveDecision{AdaptiveDecision::kQueue, static_cast<int>(i), buf};
   };
   for (size_t i = 0; i < s.ranked.size(); ++i)
-    if (s.ranked[i].needed && fits(s.ranked[i])) return queue(i, "needed");
+    if (s.ranked[i].needed && fits(s.ranked[i]))
+      return queue(i, s.ranked[i].candidate.kind == ladder::CandidateKind::kSweepExtension
+                          ? "needed: the rung's best sweep point is at an edge"
+                          : "needed");
   if (s.seed_dof < kSeedScatterDof) {
     // The cheapest extra seed, when it is cheap next to the budget.
     int cheapest = -1;

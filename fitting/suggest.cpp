@@ -288,6 +288,16 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     const double c = s.cost_flops;
     const bool is_baseline = arm == baseline;
     std::string where = placement(cur, arm, c, is_baseline);
+    if (s.candidate.kind == ladder::CandidateKind::kSweepExtension) {
+      // The rung's fitted point is the best of a sweep that may not contain the best: finding it
+      // comes before narrowing any interval.
+      s.needed = true;
+      s.why = "needed: " + arm + " " + s.candidate.run.size +
+              "'s best sweep point is at the edge of the values tried; this tries one step past "
+              "it (" +
+              s.candidate.run.sweep_label + ")";
+      return;
+    }
     if (cur.unfitted.count(arm) || !baseline_fits) {
       std::set<double> have;
       if (cur.by_arm.count(arm))

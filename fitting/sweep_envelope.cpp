@@ -104,4 +104,15 @@ std::vector<FitDiagnostic> sweepEdgeDiagnostics(const std::vector<SweepRungChoic
   return out;
 }
 
+std::vector<ladder::SweepEdge> sweepEdges(const std::vector<SweepRungChoice>& rungs) {
+  std::vector<ladder::SweepEdge> edges;
+  for (const SweepRungChoice& r : rungs) {
+    if (!r.at_edge) continue;
+    ladder::SweepEdge e{r.arm, r.size, r.chosen, {}};
+    for (const SweepPointLoss& p : r.points) e.tried.push_back(p.label);
+    edges.push_back(std::move(e));
+  }
+  return edges;
+}
+
 }  // namespace deepladder::fitting

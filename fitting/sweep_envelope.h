@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "core/ladder/sweep.h"
 #include "fitting/fit_types.h"
 
 namespace deepladder::fitting {
@@ -23,5 +24,9 @@ SweepEnvelope sweepEnvelope(const ResultsTable& table);
 // "best at edge: extend the sweep (vanilla d5: lr_mult 0.25, the smallest tried)" for each rung
 // at an edge.
 std::vector<FitDiagnostic> sweepEdgeDiagnostics(const std::vector<SweepRungChoice>& rungs);
+
+// The rungs at an edge, as the candidates of `suggest` and `run --adaptive` take them (one sweep
+// point past each edge, core/ladder/sweep_extension.h).
+std::vector<ladder::SweepEdge> sweepEdges(const std::vector<SweepRungChoice>& rungs);
 
 }  // namespace deepladder::fitting

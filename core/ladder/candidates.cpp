@@ -17,6 +17,8 @@ const char* candidateKindName(CandidateKind kind) {
       return "extra seed";
     case CandidateKind::kLargerSize:
       return "larger size";
+    case CandidateKind::kSweepExtension:
+      return "sweep extension";
   }
   return "?";
 }
@@ -89,6 +91,9 @@ std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
     if (offered[run.arm]++ >= options.larger_sizes) continue;
     out.push_back({CandidateKind::kLargerSize, run});
   }
+  for (const PlannedRun& run : sweepExtensionRuns(spec, options.sweep_edges))
+    if (!taken.count({run.arm, run.size, run.seed, run.sweep_label}))
+      out.push_back({CandidateKind::kSweepExtension, run});
   return out;
 }
 

@@ -1,7 +1,8 @@
 // The runs a ladder could buy next (what `suggest` ranks): every arm x size x seed of the
-// ladder's grid not yet run, one more seed of every rung that has a finished run, and the next
-// larger sizes the ladder's size rule gives (size_extension.h). Each candidate is a complete
-// planned run (config, FLOPs, estimated hours on the ladder's resources), ready to queue.
+// ladder's grid not yet run, one more seed of every rung that has a finished run, the next
+// larger sizes the ladder's size rule gives (size_extension.h), and one sweep point past the
+// edge of every rung whose best point is at an edge (sweep_extension.h). Each candidate is a
+// complete planned run (config, FLOPs, estimated hours on the ladder's resources), ready to queue.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,13 @@
 #include <vector>
 
 #include "core/ladder/ladder_spec.h"
+#include "core/ladder/sweep_extension.h"
 
 namespace deepladder::ladder {
 
-enum class CandidateKind { kGridRung, kExtraSeed, kLargerSize };
+enum class CandidateKind { kGridRung, kExtraSeed, kLargerSize, kSweepExtension };
 
-// "grid rung" | "extra seed" | "larger size"
+// "grid rung" | "extra seed" | "larger size" | "sweep extension"
 const char* candidateKindName(CandidateKind kind);
 
 struct CandidateRun {
@@ -37,12 +39,16 @@ struct CandidateOptions {
   // or cancelled alike, so nothing is bought twice and a run that keeps failing is not bought
   // again; false (`suggest`): queued runs and failed or cancelled ones count as not yet run.
   bool queued_is_taken = false;
+  // Rungs whose best sweep point is at an edge (the caller's fit decides,
+  // fitting/sweep_envelope.h): each gets the point one step past it, unless a run of that point is
+  // taken.
+  std::vector<SweepEdge> sweep_edges;
 };
 
 // A grid run is taken when a run of the same arm, size, seed and sweep point is finished, diverged
 // or running (any run at all with queued_is_taken). Extra seeds: the seed after the largest one the
 // rung has (grid or database), at the rung's planned cost. Order: grid rungs, extra seeds, larger
-// sizes, each by arm then size.
+// sizes, each by arm then size, then sweep extensions in the order of the edges.
 std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
                                         const std::vector<ExistingRun>& existing,
                                         const CandidateOptions& options);

@@ -78,4 +78,12 @@ std::string sweepLabelOfRunName(const std::string& name, const std::string& arm,
 // A label back into (label key, value text) pairs, in label order; {} for "".
 std::vector<std::pair<std::string, std::string>> parseSweepLabel(const std::string& label);
 
+// A rung whose best sweep point is at an edge of the values tried (fitting/sweep_envelope.h
+// decides which; sweep_extension.h plans the point past it).
+struct SweepEdge {
+  std::string arm, size;
+  std::string chosen;              // the best point's label ("lr_mult0.25")
+  std::vector<std::string> tried;  // every point's label the rung has run
+};
+
 }  // namespace deepladder::ladder

@@ -209,3 +209,24 @@ TEST(SuggestDraws, ALatinHypercubeOverReplicateRankAndDeviate) {
   EXPECT_EQ(again[3].z, draws[3].z);
   EXPECT_NE(commonDraws(43, 8)[3].u, draws[3].u);
 }
+
+TEST(Suggest, APointPastASweepsEdgeComesFirst) {
+  auto o = cheap();
+  auto candidates = candidatesAbove(12);
+  // vanilla d8's best learning rate was the smallest tried: one step past it, costing what the
+  // rung costs.
+  ladder::CandidateRun past = candidates.front();
+  for (const auto& c : candidates)
+    if (c.run.arm == "vanilla" && c.run.size == "d8") past = c;
+  past.kind = ladder::CandidateKind::kSweepExtension;
+  past.run.sweep_label = "lr_mult0.125";
+  past.run.name += "-lr_mult0.125";
+  candidates.push_back(past);
+  const SuggestResult r = suggestRuns(publishedTable(12), candidates, o);
+  ASSERT_FALSE(r.ranked.empty());
+  const Suggestion& first = r.ranked.front();
+  EXPECT_EQ(first.candidate.kind, ladder::CandidateKind::kSweepExtension);
+  EXPECT_TRUE(first.needed);
+  EXPECT_NE(first.why.find("edge"), std::string::npos) << first.why;
+  EXPECT_NE(first.why.find("lr_mult0.125"), std::string::npos) << first.why;
+}

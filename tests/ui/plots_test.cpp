@@ -10,10 +10,12 @@
 #include <QPalette>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "core/errors.h"
 #include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
+#include "fitting/sweep_envelope.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/decimation.h"
 #include "ui/plots/frontier_plot.h"
@@ -23,6 +25,7 @@
 #include "ui/plots/offscreen_app.h"
 #include "ui/plots/plot_export.h"
 #include "ui/plots/plot_file.h"
+#include "ui/plots/sweep_plot.h"
 
 namespace deepladder::plots {
 namespace {
@@ -283,6 +286,53 @@ TEST(BacktestPlot, TwoPanelsAndARedrawKeepsThem) {
     EXPECT_EQ(plot.legend->visible(), !compact);
   }
   expectWritten(plot, "backtest_compact");
+}
+
+// A learning-rate sweep of two arms at two sizes (3 values each, synthetic losses), through the
+// fit's envelope: one line per size of the arm drawn, the chosen point filled, a ring on the one
+// rung whose best is the smallest value tried, and a base-2 log value axis.
+TEST(SweepPlot, OneLinePerSizeAndARingAtAnEdge) {
+  ensureGuiApplication();
+  fitting::ResultsTable table;
+  table.source = "synthetic";
+  const std::map<std::string, std::vector<double>> losses = {
+      {"vanilla/d4", {3.10, 3.00, 3.05}},  // best inside
+      {"vanilla/d6", {2.80, 2.85, 2.95}},  // best at the smallest value: an edge
+      {"grow/d4", {3.00, 2.95, 2.99}},
+      {"grow/d6", {2.75, 2.70, 2.72}}};
+  for (const auto& [rung, l] : losses)
+    for (int i = 0; i < 3; ++i) {
+      RunPoint p;
+      p.arm = rung.substr(0, rung.find('/'));
+      p.size = rung.substr(rung.find('/') + 1);
+      p.seed = 1;
+      p.compute_flops = p.size == "d4" ? 1e15 : 4e15;
+      p.val_loss = l[i];
+      p.sweep = "lr_mult" + std::string(i == 0 ? "0.5" : i == 1 ? "1" : "2");
+      table.points.push_back(p);
+    }
+  const auto rungs = fitting::sweepEnvelope(table).rungs;
+  ASSERT_EQ(rungs.size(), 4u);
+  EXPECT_EQ(sweepPlotArms(rungs), (std::vector<std::string>{"grow", "vanilla"}));
+  QCustomPlot plot;
+  plot.resize(640, 400);
+  drawSweep(plot, {rungs, "vanilla", QStringLiteral("Sweep")});
+  // Per size: its line and its chosen point; d6 also its edge ring.
+  EXPECT_EQ(plot.graphCount(), 2 + 2 + 1);
+  EXPECT_EQ(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);
+  int rings = 0;
+  for (int i = 0; i < plot.graphCount(); ++i)
+    if (plot.graph(i)->name().contains("edge")) {
+      ++rings;
+      EXPECT_DOUBLE_EQ(plot.graph(i)->data()->begin()->key, 0.5);
+    }
+  EXPECT_EQ(rings, 1);
+  EXPECT_EQ(plot.graph(0)->name(), QStringLiteral("d4"));
+  EXPECT_EQ(plot.graph(0)->data()->size(), 3);
+  expectWritten(plot, "sweep");
+  // Another arm on the same plot: no edge there.
+  drawSweep(plot, {rungs, "grow", QStringLiteral("Sweep")});
+  EXPECT_EQ(plot.graphCount(), 2 + 2);
 }
 
 TEST(Plots, UnknownExtensionIsAUserError) {

@@ -34,6 +34,7 @@
 #include "ui/workbench/run_poller.h"
 #include "ui/workbench/run_table_model.h"
 #include "ui/workbench/serial_task_view.h"
+#include "ui/workbench/sweep_pane.h"
 
 namespace deepladder::ui {
 namespace {
@@ -155,6 +156,42 @@ TEST_F(Workbench, CompareOverlaysCheckedRunsDecimated) {
   auto* message = qobject_cast<QCPItemText*>(view.plot()->item(0));
   ASSERT_NE(message, nullptr);
   EXPECT_TRUE(message->text().contains("No runs checked")) << message->text().toStdString();
+}
+
+// A ladder with a learning-rate sweep (two sizes, three values, one seed): the Compare view's
+// Sweep tab lists it and draws the first arm's loss against lr_mult, one line per size; the
+// fixture ladder (no sweep) is not listed.
+TEST_F(Workbench, CompareSweepTabDrawsALadderWithASweep) {
+  const QString path = dir_->filePath("sweep.db");
+  {
+    auto db = storage::Database::open(path.toStdString());
+    const int64_t ladder = db->upsertLadder("lrs", "[ladder]\nname = \"lrs\"\n", "lrshash");
+    const std::vector<std::pair<const char*, double>> values = {
+        {"0.5", 0.02}, {"1", 0.0}, {"2", 0.05}};
+    for (const char* size : {"d2", "d4"})
+      for (const auto& [value, excess] : values) {
+        storage::RunRecord r;
+        r.ladder_id = ladder;
+        r.arm = "vanilla";
+        r.size = size;
+        r.seed = 1;
+        r.name = std::string("vanilla-") + size + "-s1-lr_mult" + value;
+        r.status = "finished";
+        r.flops = size == std::string("d2") ? 1e15 : 4e15;
+        r.final_loss = (size == std::string("d2") ? 3.0 : 2.8) + excess;
+        db->insertRun(r);
+      }
+  }
+  CompareView view;
+  view.resize(1100, 700);
+  view.setDatabase(path);
+  EXPECT_EQ(view.findChild<SweepPane*>(), nullptr) << "built when first opened";
+  QSignalSpy reloaded(view.sweepPane(), &SweepPane::reloaded);  // builds it and reads
+  ASSERT_TRUE(reloaded.wait(60000));
+  EXPECT_EQ(view.sweepPane()->ladders(), std::vector<std::string>{"lrs"});
+  // Per size: its line and its chosen point (lr_mult 1, inside the values: no ring).
+  EXPECT_EQ(view.sweepPane()->plot()->graphCount(), 4);
+  EXPECT_EQ(view.sweepPane()->plot()->xAxis->label(), QStringLiteral("lr_mult"));
 }
 
 TEST_F(Workbench, CompareReadsManyRunsInTheirOrderOnSeveralConnections) {

@@ -18,6 +18,7 @@ struct Draw {
   void operator()(const SquaringPlotInput& in) const { drawSquaringLadder(plot, in); }
   void operator()(const DepthPlotInput& in) const { drawDepthSweep(plot, in); }
   void operator()(const BacktestPlotInput& in) const { drawBacktest(plot, in); }
+  void operator()(const SweepPlotInput& in) const { drawSweep(plot, in); }
 };
 
 }  // namespace

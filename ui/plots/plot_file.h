@@ -14,12 +14,13 @@
 #include "ui/plots/lens_plot.h"
 #include "ui/plots/multiplier_plot.h"
 #include "ui/plots/squaring_plot.h"
+#include "ui/plots/sweep_plot.h"
 
 namespace deepladder::plots {
 
 using PlotInput =
     std::variant<FrontierPlotInput, MultiplierPlotInput, LensPlotInput, CurvesPlotInput,
-                 SquaringPlotInput, DepthPlotInput, BacktestPlotInput>;
+                 SquaringPlotInput, DepthPlotInput, BacktestPlotInput, SweepPlotInput>;
 
 // Starts an off-screen application if none runs, draws `input` at width x height and writes
 // `path` (.png, .svg or .pdf). Throws UserError for an unknown extension or an unwritable file.

@@ -13,6 +13,7 @@
 #include <QListWidget>
 #include <QSlider>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/gui_query_guard.h"
+#include "ui/workbench/sweep_pane.h"
 
 namespace deepladder::ui {
 namespace {
@@ -137,9 +139,20 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   right_layout->addWidget(plot_, 1);
   right_layout->addWidget(readout_);
 
+  // Curves of the checked runs, and (a second tab) a ladder's loss against its swept values; the
+  // Sweep tab is built, and reads the database, the first time it is opened.
+  sweep_page_ = new QWidget;
+  auto* sweep_layout = new QVBoxLayout(sweep_page_);
+  sweep_layout->setContentsMargins(0, 0, 0, 0);
+  auto* tabs = new QTabWidget;
+  tabs->addTab(right, tr("Curves"));
+  tabs->addTab(sweep_page_, tr("Sweep"));
+  connect(tabs, &QTabWidget::currentChanged, this, [this, tabs](int) {
+    if (tabs->currentWidget() == sweep_page_) sweepPane();
+  });
   auto* split = new QSplitter;
   split->addWidget(left);
-  split->addWidget(right);
+  split->addWidget(tabs);
   split->setStretchFactor(1, 1);
   split->setSizes({260, 900});
   auto* layout = new QVBoxLayout(this);
@@ -193,11 +206,13 @@ void CompareView::setDatabase(const QString& path) {
   input_ = {};
   plot_->clearGraphs();
   plot_->replot();
+  if (sweep_) sweep_->setDatabase(path);
   reloadRuns();
 }
 
 void CompareView::reloadRuns() {
   if (db_path_.isEmpty()) return;
+  if (sweep_) sweep_->reload();
   const int generation = ++list_generation_;
   ++list_pending_;
   using Runs = std::shared_ptr<const std::vector<storage::RunSummary>>;
@@ -238,6 +253,16 @@ void CompareView::showRunList(const std::vector<storage::RunSummary>& runs) {
     }
   }
   if (wanted) setCheckedRuns(checked);
+}
+
+SweepPane* CompareView::sweepPane() {
+  if (!sweep_) {
+    sweep_ = new SweepPane;
+    sweep_page_->layout()->addWidget(sweep_);
+    sweep_->setDatabase(db_path_);
+    sweep_->reload();
+  }
+  return sweep_;
 }
 
 void CompareView::setCheckedRuns(const std::vector<int64_t>& ids) {

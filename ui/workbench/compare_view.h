@@ -1,7 +1,7 @@
 // Compare: overlay any metric of any runs (across ladders) against step, tokens or FLOPs, on
 // linear or log axes, with EMA smoothing over the faint raw curve, a hover read-out, legend
-// toggles, and drag/wheel pan and zoom. Curves load on a worker thread; every redraw hands
-// QCustomPlot only min/max per pixel column (plots/decimation.h).
+// toggles, and drag/wheel pan and zoom; a Sweep tab beside it (sweep_pane.h). Curves load on a
+// worker thread; every redraw hands QCustomPlot only min/max per pixel column (plots/decimation.h).
 #pragma once
 
 #include <QWidget>
@@ -23,6 +23,8 @@ class QMouseEvent;
 
 namespace deepladder::ui {
 
+class SweepPane;
+
 class CompareView : public QWidget {
   Q_OBJECT
  public:
@@ -34,6 +36,8 @@ class CompareView : public QWidget {
   void setCheckedRuns(const std::vector<int64_t>& ids);
   std::vector<int64_t> checkedRuns() const;
   QCustomPlot* plot() const { return plot_; }
+  // The Sweep tab (a ladder's loss against its swept values), built on first use.
+  SweepPane* sweepPane();
   // The curves as loaded (and refined by zooms since).
   const plots::CurvesPlotInput& curves() const { return input_; }
   QString hoverText() const;
@@ -61,6 +65,8 @@ class CompareView : public QWidget {
   QSlider* smoothing_;
   QLabel* readout_;
   QCustomPlot* plot_;
+  QWidget* sweep_page_;
+  SweepPane* sweep_ = nullptr;
   plots::CurvesPlotInput input_;
   int generation_ = 0;
   int list_generation_ = 0;  // run lists of older requests are dropped

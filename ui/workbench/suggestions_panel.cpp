@@ -10,7 +10,7 @@
 
 #undef slots  // core/ladder/ladder_spec.h has a field of that name
 #include "core/ladder/candidates.h"
-#include "fitting/suggest.h"
+#include "fitting/ladder_suggest.h"
 #include "storage/ladder_queue.h"
 #include "storage/ladder_state.h"
 #include "storage/result_points.h"
@@ -27,12 +27,11 @@ using SuggestResultPtr = std::shared_ptr<const fitting::SuggestResult>;
 SuggestResultPtr rank(const QString& path, const std::string& ladder, double target) {
   auto db = openExistingDatabase(path, true);
   const storage::LadderState state = storage::loadLadderState(*db, ladder);
-  const auto candidates = ladder::candidateRuns(state.spec, state.runs, {});
   fitting::SuggestOptions o = fitting::defaultSuggestOptions();
   o.target = target;
-  return std::make_shared<const fitting::SuggestResult>(fitting::suggestRuns(
+  return std::make_shared<const fitting::SuggestResult>(fitting::suggestLadderRuns(
       storage::ladderResults(*db, state.id, path.toStdString() + " (ladder " + ladder + ")"),
-      candidates, o));
+      state.spec, state.runs, {}, o));
 }
 
 QString queueRun(const QString& path, const std::string& ladder, const ladder::PlannedRun& run) {
