@@ -79,11 +79,12 @@ TEST(RecipeOptions, EmbedHeadDecayOffNeedsMuonAndMaxEpochsIsRead) {
   EXPECT_THROW(parseRunConfigToml("[data]\nmax_epochs = 0\n", "run.toml"), UserError);
 }
 
-void expectPaperRecipeOnCpu(const LadderSpec& spec, size_t rungs, size_t seeds) {
+void expectPaperRecipeOnCpu(const LadderSpec& spec, size_t rungs, size_t seeds,
+                            size_t sweep_points = 1) {
   EXPECT_EQ(spec.arms, (std::vector<std::string>{"vanilla", "operator_1", "untied_grow"}));
   EXPECT_GE(spec.sizes.size(), 5u);
   EXPECT_EQ(spec.sizes.size(), rungs);
-  ASSERT_EQ(spec.runs.size(), 3 * rungs * seeds);
+  ASSERT_EQ(spec.runs.size(), 3 * rungs * seeds * sweep_points);
   for (const PlannedRun& run : spec.runs) {
     const ModelConfig& m = run.config.model;
     const TrainConfig& t = run.config.train;
@@ -119,10 +120,10 @@ void expectPaperRecipeOnCpu(const LadderSpec& spec, size_t rungs, size_t seeds) 
 
 TEST(CpuLadders, QuickLadderIsThePapersRecipeInMiniature) {
   const LadderSpec spec = loadLadder(kSource + "/resources/ladders/quick.toml");
-  expectPaperRecipeOnCpu(spec, 5, 1);
+  expectPaperRecipeOnCpu(spec, 5, 1, 3);  // three learning-rate multipliers per rung
   double flops = 0;
   for (const PlannedRun& run : spec.runs) flops += run.flops;
-  EXPECT_LT(flops, 1.5e13);  // sized from measured per-step costs for 12 minutes on 2 cores
+  EXPECT_LT(flops, 4e13);  // sized from measured CPU time for about 12 minutes on 2 idle cores
 }
 
 TEST(CpuLadders, OneHourLadderHasMoreRungsAndTwoSeeds) {
