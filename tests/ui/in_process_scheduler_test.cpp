@@ -28,8 +28,9 @@ namespace {
 using namespace std::chrono_literals;
 using testing::waitFor;
 
-// How long a run of the tiny ladder may take to get somewhere with the real worker.
-constexpr auto kRunTimeout = 180s;
+// How long a run of the tiny ladder may take to get somewhere with the real worker: a hang guard
+// (seconds on an idle machine; 180 s was not enough at a load of 15 on 2 cores).
+constexpr auto kRunTimeout = 600s;
 
 std::string statusInModel(RunMonitorView& runs, int64_t id) {
   const int row = runs.model()->rowOfRun(id);
