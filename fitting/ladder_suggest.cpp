@@ -9,8 +9,14 @@ SuggestResult suggestLadderRuns(const ResultsTable& results, const ladder::Ladde
                                 const std::vector<ladder::ExistingRun>& existing,
                                 ladder::CandidateOptions candidate_options,
                                 const SuggestOptions& options) {
-  candidate_options.sweep_edges = sweepEdges(sweepEnvelope(results).rungs);
-  return suggestRuns(results, ladder::candidateRuns(spec, existing, candidate_options), options);
+  // Scored on the envelope, as the fits see the ladder: the other sweep points of a rung are not
+  // seeds of it.
+  const SweepEnvelope envelope = sweepEnvelope(results);
+  candidate_options.sweep_edges = sweepEdges(envelope.rungs);
+  for (const SweepRungChoice& r : envelope.rungs)
+    candidate_options.sweep_chosen[{r.arm, r.size}] = r.chosen;
+  return suggestRuns(envelope.table, ladder::candidateRuns(spec, existing, candidate_options),
+                     options);
 }
 
 }  // namespace deepladder::fitting

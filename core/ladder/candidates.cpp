@@ -1,6 +1,7 @@
 // Candidate runs of a ladder (see candidates.h).
 #include "core/ladder/candidates.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -75,6 +76,16 @@ std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
       top = std::max(top, run.seed);
       if (planned.insert({run.arm, run.size}).second) rung_plans.push_back(&run);
     }
+  // A swept rung's extra seed repeats the point its fit uses.
+  for (const PlannedRun*& plan : rung_plans) {
+    const auto chosen = options.sweep_chosen.find({plan->arm, plan->size});
+    if (chosen == options.sweep_chosen.end()) continue;
+    for (const PlannedRun& run : spec.runs)
+      if (run.arm == plan->arm && run.size == plan->size && run.sweep_label == chosen->second) {
+        plan = &run;
+        break;
+      }
+  }
   for (const PlannedRun& run : spec.runs)
     if (!taken.count({run.arm, run.size, run.seed, run.sweep_label}))
       out.push_back({CandidateKind::kGridRung, run});
@@ -91,9 +102,17 @@ std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
     if (offered[run.arm]++ >= options.larger_sizes) continue;
     out.push_back({CandidateKind::kLargerSize, run});
   }
-  for (const PlannedRun& run : sweepExtensionRuns(spec, options.sweep_edges))
-    if (!taken.count({run.arm, run.size, run.seed, run.sweep_label}))
+  for (const PlannedRun& run : sweepExtensionRuns(spec, options.sweep_edges)) {
+    if (taken.count({run.arm, run.size, run.seed, run.sweep_label})) continue;
+    // A grid point not run yet (cancelled, or queued) may be the one past the edge: it is then
+    // offered once, as the extension.
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const CandidateRun& c) { return c.run.name == run.name; });
+    if (same != out.end())
+      same->kind = CandidateKind::kSweepExtension;
+    else
       out.push_back({CandidateKind::kSweepExtension, run});
+  }
   return out;
 }
 

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ladder/ladder_spec.h"
@@ -43,6 +45,9 @@ struct CandidateOptions {
   // fitting/sweep_envelope.h): each gets the point one step past it, unless a run of that point is
   // taken.
   std::vector<SweepEdge> sweep_edges;
+  // The point each swept rung's fit uses (arm, size -> label): its extra seed repeats that point
+  // (without an entry, the rung's first point).
+  std::map<std::pair<std::string, std::string>, std::string> sweep_chosen;
 };
 
 // A grid run is taken when a run of the same arm, size, seed and sweep point is finished, diverged
