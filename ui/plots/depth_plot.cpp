@@ -39,12 +39,7 @@ std::vector<DepthPoint> depthPointsFromDatabase(storage::Database& db, const std
 void drawDepthSweep(QCustomPlot& plot, const DepthPlotInput& input) {
   preparePlot(plot, input.title, QStringLiteral("executed depth (blocks)"),
               QStringLiteral("final validation loss (nats/token)"));
-  plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
-  QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-  ticker->setLogBase(2);
-  ticker->setSubTickCount(0);
-  plot.xAxis->setTicker(ticker);
-  plot.xAxis->setNumberFormat("g");
+  setLog2Axis(*plot.xAxis);
   setLinearAxis(*plot.yAxis);
 
   // arm -> depth -> losses, arms in order of first appearance.

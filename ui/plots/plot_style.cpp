@@ -187,6 +187,15 @@ void setLogAxis(QCPAxis& axis) {
   axis.setSubTicks(true);
 }
 
+void setLog2Axis(QCPAxis& axis) {
+  axis.setScaleType(QCPAxis::stLogarithmic);
+  QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+  ticker->setLogBase(2);
+  ticker->setSubTickCount(0);
+  axis.setTicker(ticker);
+  axis.setNumberFormat("g");
+}
+
 void setLinearAxis(QCPAxis& axis) {
   axis.setScaleType(QCPAxis::stLinear);
   axis.setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));

@@ -27,6 +27,8 @@ void preparePlot(QCustomPlot& plot, const QString& title, const QString& x_label
                  const QString& y_label);
 // Log scale with ticks at powers of ten, labelled 10^n (superscript).
 void setLogAxis(QCPAxis& axis);
+// Log scale with ticks at powers of two, labelled plainly (0.25, 1, 4: depths, multipliers).
+void setLog2Axis(QCPAxis& axis);
 void setLinearAxis(QCPAxis& axis);
 // Moves the legend into a column right of the axis rect (shown only when it has items).
 void placeLegendRight(QCustomPlot& plot);

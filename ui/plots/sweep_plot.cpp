@@ -62,16 +62,10 @@ void drawSweep(QCustomPlot& plot, const SweepPlotInput& input) {
               QStringLiteral("mean final validation loss (nats/token)"));
   setLinearAxis(*plot.yAxis);
   const bool log_x = x_min > 0 && x_max / x_min >= 4;
-  if (log_x) {
-    plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setLogBase(2);
-    ticker->setSubTickCount(0);
-    plot.xAxis->setTicker(ticker);
-    plot.xAxis->setNumberFormat("g");
-  } else {
+  if (log_x)
+    setLog2Axis(*plot.xAxis);
+  else
     setLinearAxis(*plot.xAxis);
-  }
   if (!std::isfinite(x_min)) {  // nothing numeric to draw for this arm
     plot.replot();
     return;
