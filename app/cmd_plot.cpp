@@ -23,6 +23,7 @@
 #include "app/fit_inputs.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
+#include "core/metric_keys.h"
 #include "core/safe_file.h"
 #include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
@@ -44,7 +45,7 @@ struct PlotOptions {
   std::string csv;
   std::vector<int64_t> runs;
   std::string out;
-  std::string metric = "val/loss";
+  std::string metric = metric_keys::kValLoss;
   std::string x = "step";
   bool log_x = false;
   bool log_y = false;

@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/run_config.h"
+#include "core/run_status.h"
 #include "core/scheduler/backend_factory.h"
 #include "core/scheduler/device_memory.h"
 #include "core/scheduler/scheduler_lock.h"
@@ -58,10 +59,10 @@ struct LiveHooks {
     std::vector<std::string> lines;
     if (!live) return lines;
     try {
-      if (status == "finished" || !last_seen) {
+      if (status == RunStatus::kFinished || !last_seen) {
         last = live->onRunFinished();
         last_seen = true;
-        if (status == "finished") {
+        if (status == RunStatus::kFinished) {
           for (const auto& score : live->lastScores())
             lines.push_back("prediction: " + fitting::liveScoreLine(score));
           lines.push_back("projection: " + fitting::projectionLine(last));
@@ -217,7 +218,7 @@ int resumeLadders(const RunOptions& options) {
     }
     const auto run = db->run(run_id);
     std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
-    if (!run || run->status != "finished") ++unfinished;
+    if (!run || run->status != RunStatus::kFinished) ++unfinished;
     if (stopped) break;
   }
   return unfinished == 0 ? 0 : 1;

@@ -2,6 +2,7 @@
 // runs by the time they ended, cached fits by key, decisions by ladder (see schema.cpp, v3).
 #include <chrono>
 
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/database_impl.h"
 
@@ -28,7 +29,7 @@ std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
     r.final_loss = select.columnOptionalDouble(7);
     r.finished = select.columnDouble(8);
     r.name = select.columnText(9);  // carries a sweep point (core/ladder/sweep.h)
-    r.status = "finished";
+    r.status = toString(RunStatus::kFinished);
     runs.push_back(std::move(r));
   }
   return runs;

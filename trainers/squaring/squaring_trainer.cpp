@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/metric_keys.h"
 #include "core/options/validate.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/loop_format.h"
@@ -145,13 +146,14 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     addToMap(depth, data.depth_ood_n, unseen_ok);
     const double test_exact = fractionCorrect(test_ok), ood_exact = fractionCorrect(ood_ok);
     session.metric(
-        {{"val/loss", val_loss},
-         {"train/exact", fractionCorrect(train_ok)},
-         {"test/exact", test_exact},
-         {"ood/exact", ood_exact},
-         {"score", sq::benchmarkScore(test_exact, ood_exact)},
-         {"depth/max_t_seen", static_cast<double>(depth.maxT(tier.depth_ladder, true))},
-         {"depth/max_t_unseen", static_cast<double>(depth.maxT(tier.depth_ladder, false))}});
+        {{metric_keys::kValLoss, val_loss},
+         {metric_keys::kTrainExact, fractionCorrect(train_ok)},
+         {metric_keys::kTestExact, test_exact},
+         {metric_keys::kOodExact, ood_exact},
+         {metric_keys::kScore, sq::benchmarkScore(test_exact, ood_exact)},
+         {metric_keys::kDepthMaxTSeen, static_cast<double>(depth.maxT(tier.depth_ladder, true))},
+         {metric_keys::kDepthMaxTUnseen,
+          static_cast<double>(depth.maxT(tier.depth_ladder, false))}});
     for (const auto& e : cellEvals(step, "squaring/test", data.test, test_ok)) emit(e);
     for (const auto& e : cellEvals(step, "squaring/ood_t", data.ood_t, ood_ok)) emit(e);
     for (const auto& e : cellEvals(step, "squaring/depth", data.depth_seen, seen_ok)) emit(e);
@@ -324,11 +326,11 @@ TrainOutcome runSquaringTrainingOn(const RunConfig& config, const TrainerOptions
     state.flops += per_t ? step_flops : stepFlopsAt(executed);
     if (session.due(tc.log_every)) {
       std::vector<std::pair<std::string, double>> values{
-          {"train/loss", loss_value},
-          {"lr", lr},
-          {"grad_norm", grad_norm},
-          {"tokens_per_s", session.takeTokensPerSecond()},
-          {"iterations", static_cast<double>(r)}};
+          {metric_keys::kTrainLoss, loss_value},
+          {metric_keys::kLearningRate, lr},
+          {metric_keys::kGradNorm, grad_norm},
+          {metric_keys::kTokensPerSecond, session.takeTokensPerSecond()},
+          {metric_keys::kIterations, static_cast<double>(r)}};
       for (auto& v : train_stats.metrics("loop/state")) values.push_back(std::move(v));
       train_stats = LoopStats();
       session.metric(std::move(values));

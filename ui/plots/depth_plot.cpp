@@ -11,6 +11,7 @@
 #include "core/architecture.h"
 #include "core/errors.h"
 #include "core/run_config.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "ui/plots/plot_style.h"
 
@@ -25,7 +26,7 @@ std::vector<DepthPoint> depthPointsFromDatabase(storage::Database& db, const std
   std::vector<DepthPoint> points;
   for (const auto& summary : db.listRuns(*id)) {
     const storage::RunRecord& r = summary.run;
-    if (r.status != "finished" || !r.final_loss) continue;
+    if (r.status != RunStatus::kFinished || !r.final_loss) continue;
     const RunConfig config = runConfigFromJson(nlohmann::json::parse(r.config_json));
     const int64_t depth = architectureShape(config.model).after.executed_blocks;
     points.push_back({r.arm, static_cast<double>(depth), *r.final_loss});

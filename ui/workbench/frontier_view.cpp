@@ -19,6 +19,7 @@
 #include <set>
 #include <utility>
 
+#include "core/run_status.h"
 #include "fitting/backtest_table.h"
 #include "fitting/cancellation.h"
 #include "fitting/fit_diagnostics.h"
@@ -107,7 +108,8 @@ FrontierView::SourceArms loadSourceArms(const QString& path) {
   auto db = openExistingDatabase(path, /*read_only=*/true);
   FrontierView::SourceArms arms;
   for (const auto& s : db->listRuns())
-    if (!s.ladder_name.empty() && s.run.status == "finished") arms[s.ladder_name].insert(s.run.arm);
+    if (!s.ladder_name.empty() && s.run.status == RunStatus::kFinished)
+      arms[s.ladder_name].insert(s.run.arm);
   for (const auto& e : db->externalPoints()) arms[e.source].insert(e.arm);
   return arms;
 }
@@ -117,7 +119,8 @@ QString finishedSignature(const RunTableModel& runs, const QString& source) {
   QString signature;
   for (int row = 0; row < runs.rowCount(); ++row) {
     const storage::RunSummary* s = runs.runAt(row);
-    if (s && s->run.status == "finished" && QString::fromStdString(s->ladder_name) == source)
+    if (s && s->run.status == RunStatus::kFinished &&
+        QString::fromStdString(s->ladder_name) == source)
       signature += QString::number(s->run.id) + QLatin1Char(',');
   }
   return signature;
