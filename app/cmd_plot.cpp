@@ -26,6 +26,7 @@
 #include "core/metric_keys.h"
 #include "core/safe_file.h"
 #include "fitting/backtest.h"
+#include "fitting/fit_types.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
@@ -51,7 +52,7 @@ struct PlotOptions {
   bool log_y = false;
   double ema = 0.0;
   double eps = 2.0;
-  double compute_hi = 1e26;
+  double compute_hi = fitting::kDefaultTarget;
   int backtest = 3;  // rungs held out per arm, 1..K (plot backtest)
   std::string arm;   // plot sweep: the arm drawn ("" = the first)
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);

@@ -11,6 +11,7 @@
 
 #include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
+#include "app/fit_inputs.h"
 #include "app/ladder_runner.h"
 #include "app/live_ladder.h"
 #include "core/errors.h"
@@ -236,8 +237,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
   cmd->add_option("--target", options->target,
-                  "Compute the live projection is made at (default 1e26, the largest --at of "
-                  "`fit`)");
+                  "Compute the live projection is made at (default " +
+                      formatComputeList({fitting::kDefaultTarget}) +
+                      ", the largest --at of `fit`)");
   cmd->add_option("--bootstrap", options->bootstrap,
                   "Bootstrap resamples of the live projection's intervals (each redraws the "
                   "runs' losses around the fit from its residuals)")

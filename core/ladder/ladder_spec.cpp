@@ -20,6 +20,7 @@
 #include "core/options/validate.h"
 #include "core/safe_text.h"
 #include "core/sha256.h"
+#include "core/squaring/tokens.h"
 #include "core/toml_reader.h"
 
 namespace deepladder::ladder {
@@ -72,7 +73,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   // and its arm on top, and remembers where every value came from for validate()'s messages.
   RunConfig base;
   base.task = task;
-  if (task == Task::squaring) base.model.vocab_size = 17;
+  if (task == Task::squaring) base.model.vocab_size = squaring::kVocabSize;
   options::OptionOrigins base_origins;
   for (options::Section section : options::allSections()) {
     if (section == options::Section::root) continue;
