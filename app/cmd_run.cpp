@@ -119,6 +119,8 @@ int runLadder(const RunOptions& options) {
   if (!options.adaptive && (options.budget > 0 || options.until_width > 0))
     throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  for (const std::string& warning : spec.warnings)
+    std::fprintf(stderr, "deepladder: warning: %s\n", warning.c_str());
   if (options.adaptive && spec.task == "squaring")
     throw UserError(options.ladder_path +
                     ": --adaptive spends a budget on narrowing the compute multipliers of a "
