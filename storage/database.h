@@ -114,7 +114,7 @@ class Database {
   void replaceExternalPoints(const std::string& source, const std::vector<ExternalPoint>& points);
   std::vector<ExternalPoint> externalPoints(const std::string& source = {});
 
-  // --- the fit cache and adaptive decisions (storage/fit_cache.cpp, decisions.cpp) --------
+  // --- the fit cache (storage/fit_cache.cpp) and adaptive decisions (storage/decisions.cpp) --
   // The finished runs of a ladder with a final loss, by the time they ended (then id): runs
   // columns only, no metrics. What fits read (storage/result_points.h).
   std::vector<RunRecord> finishedRuns(int64_t ladder_id);
