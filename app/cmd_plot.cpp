@@ -32,6 +32,7 @@
 #include "fitting/results_csv.h"
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
+#include "storage/depth_points.h"
 #include "storage/result_points.h"
 #include "ui/plots/plot_file.h"
 #include "ui/plots/plot_sources.h"
@@ -142,7 +143,7 @@ int runPlot(PlotOptions o) {
   } else if (o.kind == "depth") {
     if (o.ladder.empty()) throw UserError("plot depth: give --db FILE --ladder NAME");
     auto db = openDatabase(o.db_path);
-    plot = plots::DepthPlotInput{plots::depthPointsFromDatabase(*db, o.db_path, o.ladder),
+    plot = plots::DepthPlotInput{storage::depthSweepPoints(*db, o.db_path, o.ladder),
                                  QStringLiteral("Depth sweep %1: final loss vs depth")
                                      .arg(QString::fromStdString(o.ladder))};
   } else if (o.kind == "lens") {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/remaining_time.h"
 #include "core/run_status.h"
 
 namespace deepladder::ui {
@@ -60,10 +61,9 @@ double RunTableModel::tokensPerSecondOf(const storage::RunRecord& run) {
 
 double RunTableModel::etaSecondsOf(const storage::RunRecord& run, double now_unix) {
   if (run.status != RunStatus::kRunning) return kNaN;
-  const double p = progressOf(run);
   const double elapsed = (run.heartbeat > 0 ? run.heartbeat : now_unix) - run.started;
-  if (!(p > 0) || run.started <= 0 || elapsed <= 0) return kNaN;
-  return elapsed * (1.0 - p) / p;
+  if (run.started <= 0 || elapsed <= 0) return kNaN;
+  return remainingSeconds(elapsed, run.step, run.plan.steps).value_or(kNaN);
 }
 
 void RunTableModel::setRuns(std::vector<storage::RunSummary> runs, double now_unix) {
