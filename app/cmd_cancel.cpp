@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/run_dir_lock.h"
 #include "core/run_id.h"
+#include "core/run_status.h"
 #include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/run_control.h"
@@ -50,7 +51,7 @@ storage::RunRecord awaitSettled(storage::Database& db, const std::string& db_pat
   for (;;) {
     std::optional<storage::RunRecord> now = db.run(run.id);
     if (!now) return run;
-    if (!watched || now->finished > 0 || now->status != "cancelled" ||
+    if (!watched || now->finished > 0 || now->status != RunStatus::kCancelled ||
         std::chrono::steady_clock::now() >= deadline)
       return *now;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -94,11 +95,11 @@ int runCancel(const CancelOptions& options) {
       ++missed;
       continue;
     }
-    const storage::RunRecord end = run.status == "running"
+    const storage::RunRecord end = run.status == RunStatus::kRunning
                                        ? awaitSettled(*db, options.db_path, run, options.wait_s)
                                        : *db->run(run.id);
-    if (end.status == "cancelled") {
-      const std::string note = run.status != "running" ? " (was " + run.status + ")"
+    if (end.status == RunStatus::kCancelled) {
+      const std::string note = run.status != RunStatus::kRunning ? " (was " + run.status + ")"
                                : end.finished > 0
                                    ? std::string(" (its worker was stopped)")
                                    : std::string(

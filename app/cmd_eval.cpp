@@ -14,7 +14,9 @@
 #include "app/ladder_runner.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
+#include "core/metric_keys.h"
 #include "core/protocol.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/evaluation_run_store.h"
 #include "storage/queue_execution.h"
@@ -37,7 +39,7 @@ int runEval(const EvalOptions& options) {
   if (!run)
     throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
                     ". See 'deepladder status' for run ids");
-  if (run->status != "finished" && run->status != "diverged")
+  if (run->status != RunStatus::kFinished && run->status != RunStatus::kDiverged)
     throw UserError("run " + std::to_string(options.run_id) + " is " + run->status +
                     "; 'eval' reads a finished run's newest checkpoint");
   // An evaluation queue of one: the same scheduler, worker command line and ingester as
@@ -58,14 +60,14 @@ int runEval(const EvalOptions& options) {
   });
   execution.scheduler().run();
   const auto& outcome = evaluation.outcome();
-  if (!outcome || outcome->status != "finished" || !done) {
+  if (!outcome || outcome->status != RunStatus::kFinished || !done) {
     const std::string why = outcome ? outcome->message : "the evaluation did not start";
     if (why.rfind("bad input", 0) == 0) throw UserError("eval: " + why);
     throw std::runtime_error("eval of run " + std::to_string(options.run_id) + ": " + why +
                              " (log: " + run->workdir + "/eval.log)");
   }
   const std::vector<storage::MetricPoint> points =
-      db->readMetric(options.run_id, "val/loss@passes");
+      db->readMetric(options.run_id, metric_keys::kValLossAtPasses);
   std::printf("run %lld (%s), %s\n", (long long)options.run_id, run->name.c_str(),
               done->message.c_str());
   std::printf("%8s %14s\n", "passes", "val/loss");

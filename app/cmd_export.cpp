@@ -39,7 +39,7 @@ struct ExportOptions {
   std::string ladder;
   std::string format = "md";
   std::string out;
-  std::string at = "1e20,1e22,1e24,1e26";
+  std::string at = formatComputeList(fitting::FrontierOptions{}.at);
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   int backtest = 0;          // --backtest K (0: the scaling table)
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)

@@ -41,7 +41,7 @@ struct FitCommandOptions {
   std::string ladder;
   std::string csv;
   std::string form = "frontier";
-  std::string at = "1e20,1e22,1e24,1e26";
+  std::string at = formatComputeList(fitting::FrontierOptions{}.at);
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   bool json = false;
   int backtest = 0;          // --backtest K: rungs held out per arm, 1..K (0: no backtest)

@@ -81,6 +81,8 @@ nlohmann::json jsonRow(const ladder::LadderSpec& spec, const ladder::PlannedRun&
 
 int runPlan(const PlanOptions& options) {
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  for (const std::string& warning : spec.warnings)
+    std::fprintf(stderr, "deepladder: warning: %s\n", warning.c_str());
   // Tokens each run reads against its training split; a run that would repeat data beyond
   // data.max_epochs is refused before anything is printed.
   const std::vector<data::RunDataBudget> budgets = data::ladderDataBudgets(spec);

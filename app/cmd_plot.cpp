@@ -23,13 +23,16 @@
 #include "app/fit_inputs.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
+#include "core/metric_keys.h"
 #include "core/safe_file.h"
 #include "fitting/backtest.h"
+#include "fitting/fit_types.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
+#include "storage/depth_points.h"
 #include "storage/result_points.h"
 #include "ui/plots/plot_file.h"
 #include "ui/plots/plot_sources.h"
@@ -44,13 +47,13 @@ struct PlotOptions {
   std::string csv;
   std::vector<int64_t> runs;
   std::string out;
-  std::string metric = "val/loss";
+  std::string metric = metric_keys::kValLoss;
   std::string x = "step";
   bool log_x = false;
   bool log_y = false;
   double ema = 0.0;
   double eps = 2.0;
-  double compute_hi = 1e26;
+  double compute_hi = fitting::kDefaultTarget;
   int backtest = 3;  // rungs held out per arm, 1..K (plot backtest)
   std::string arm;   // plot sweep: the arm drawn ("" = the first)
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
@@ -140,7 +143,7 @@ int runPlot(PlotOptions o) {
   } else if (o.kind == "depth") {
     if (o.ladder.empty()) throw UserError("plot depth: give --db FILE --ladder NAME");
     auto db = openDatabase(o.db_path);
-    plot = plots::DepthPlotInput{plots::depthPointsFromDatabase(*db, o.db_path, o.ladder),
+    plot = plots::DepthPlotInput{storage::depthSweepPoints(*db, o.db_path, o.ladder),
                                  QStringLiteral("Depth sweep %1: final loss vs depth")
                                      .arg(QString::fromStdString(o.ladder))};
   } else if (o.kind == "lens") {

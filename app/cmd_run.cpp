@@ -11,11 +11,13 @@
 
 #include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
+#include "app/fit_inputs.h"
 #include "app/ladder_runner.h"
 #include "app/live_ladder.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/run_config.h"
+#include "core/run_status.h"
 #include "core/scheduler/backend_factory.h"
 #include "core/scheduler/device_memory.h"
 #include "core/scheduler/scheduler_lock.h"
@@ -58,10 +60,10 @@ struct LiveHooks {
     std::vector<std::string> lines;
     if (!live) return lines;
     try {
-      if (status == "finished" || !last_seen) {
+      if (status == RunStatus::kFinished || !last_seen) {
         last = live->onRunFinished();
         last_seen = true;
-        if (status == "finished") {
+        if (status == RunStatus::kFinished) {
           for (const auto& score : live->lastScores())
             lines.push_back("prediction: " + fitting::liveScoreLine(score));
           lines.push_back("projection: " + fitting::projectionLine(last));
@@ -117,6 +119,8 @@ int runLadder(const RunOptions& options) {
   if (!options.adaptive && (options.budget > 0 || options.until_width > 0))
     throw UserError("--budget and --until-width apply to --adaptive runs; add --adaptive");
   ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  for (const std::string& warning : spec.warnings)
+    std::fprintf(stderr, "deepladder: warning: %s\n", warning.c_str());
   if (options.adaptive && spec.task == "squaring")
     throw UserError(options.ladder_path +
                     ": --adaptive spends a budget on narrowing the compute multipliers of a "
@@ -217,7 +221,7 @@ int resumeLadders(const RunOptions& options) {
     }
     const auto run = db->run(run_id);
     std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
-    if (!run || run->status != "finished") ++unfinished;
+    if (!run || run->status != RunStatus::kFinished) ++unfinished;
     if (stopped) break;
   }
   return unfinished == 0 ? 0 : 1;
@@ -235,8 +239,9 @@ CommandRegistrar reg_run("run", 8, [](CLI::App& cli) {
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
   cmd->add_option("--target", options->target,
-                  "Compute the live projection is made at (default 1e26, the largest --at of "
-                  "`fit`)");
+                  "Compute the live projection is made at (default " +
+                      formatComputeList({fitting::kDefaultTarget}) +
+                      ", the largest --at of `fit`)");
   cmd->add_option("--bootstrap", options->bootstrap,
                   "Bootstrap resamples of the live projection's intervals (each redraws the "
                   "runs' losses around the fit from its residuals)")

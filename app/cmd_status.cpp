@@ -12,6 +12,7 @@
 #include "app/command_registry.h"
 #include "core/errors.h"
 #include "core/ladder/sweep.h"
+#include "core/run_status.h"
 #include "core/terminal_progress.h"
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
@@ -38,7 +39,7 @@ void printSweepTable(const std::vector<storage::RunSummary>& runs) {
   for (const auto& s : runs) {
     const auto& r = s.run;
     const std::string label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
-    if (label.empty() || r.status != "finished" || !r.final_loss) continue;
+    if (label.empty() || r.status != RunStatus::kFinished || !r.final_loss) continue;
     RunPoint p;
     p.arm = (s.ladder_name.empty() ? "" : s.ladder_name + "/") + r.arm;
     p.size = r.size;
@@ -127,7 +128,8 @@ int runStatus(const StatusOptions& options) {
                 name.c_str(), r.status.c_str(), (long long)r.step,
                 formatCount(double(r.tokens)).c_str(), flops, lossText(s.last_train_loss).c_str(),
                 lossText(s.last_val_loss).c_str());
-    if (!r.error.empty() && r.status != "finished") std::printf("       %s\n", r.error.c_str());
+    if (!r.error.empty() && r.status != RunStatus::kFinished)
+      std::printf("       %s\n", r.error.c_str());
   }
   printSweepTable(runs);
   return 0;

@@ -16,6 +16,7 @@
 #include "core/ladder/run_plan.h"
 #include "core/names.h"
 #include "core/run_config.h"
+#include "core/run_status.h"
 #include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "core/terminal_progress.h"
@@ -74,13 +75,14 @@ int runTrain(const TrainOptions& options) {
   run.plan = ladder::planRunConfig(config, 0);
   run.params = run.plan.params;
   run.flops_per_token = run.plan.flops_per_token;
-  run.status = "queued";
+  run.status = toString(RunStatus::kQueued);
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
   requireInsideDirectory(work_root.string(), run_dir.string());
   fs::create_directories(run_dir, ec);
   if (ec) {
-    db->setRunStatus(run.id, "failed", "cannot create the work directory " + run_dir.string());
+    db->setRunStatus(run.id, RunStatus::kFailed,
+                     "cannot create the work directory " + run_dir.string());
     throw UserError(run_dir.string() + ": cannot create the run's work directory (" + ec.message() +
                     "). Pass --workdir to a writable place");
   }
@@ -106,12 +108,12 @@ int runTrain(const TrainOptions& options) {
   const std::optional<storage::RunRecord> settled = db->run(run.id);
   struct {
     std::string status, message;
-  } result{settled ? settled->status : "failed", settled ? settled->error : ""};
-  if (stopped && result.status == "interrupted")
+  } result{settled ? settled->status : toString(RunStatus::kFailed), settled ? settled->error : ""};
+  if (stopped && result.status == RunStatus::kInterrupted)
     result.message = "stopped; 'deepladder resume --db " + options.db_path + "' continues it";
 
   std::optional<storage::RunRecord> after = db->run(run.id);
-  if (result.status == "finished" && after) {
+  if (result.status == RunStatus::kFinished && after) {
     std::printf("run %lld finished: %lld steps, %s tokens, %.3e FLOPs, final val loss %.4f\n",
                 (long long)run.id, (long long)after->step,
                 formatCount(double(after->tokens)).c_str(), after->flops,
@@ -122,8 +124,8 @@ int runTrain(const TrainOptions& options) {
   }
   std::fprintf(stderr, "deepladder: run %lld %s: %s\n", (long long)run.id, result.status.c_str(),
                result.message.c_str());
-  if (result.status == "diverged") return 3;
-  if (result.status == "interrupted") return 130;
+  if (result.status == RunStatus::kDiverged) return 3;
+  if (result.status == RunStatus::kInterrupted) return 130;
   return 1;
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/command_registry.h"
+#include "app/fit_inputs.h"
 #include "app/live_ladder.h"
 #include "core/errors.h"
 #include "storage/database.h"
@@ -82,7 +83,9 @@ CommandRegistrar reg("watch", 11, [](CLI::App& cli) {
       "left to run");
   cmd->add_option("--db", o->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", o->ladder, "Ladder name or hash")->required();
-  cmd->add_option("--target", o->target, "Compute of the projection (default 1e26)");
+  cmd->add_option(
+      "--target", o->target,
+      "Compute of the projection (default " + formatComputeList({fitting::kDefaultTarget}) + ")");
   cmd->add_option("--interval", o->interval_s, "Seconds between looks at the database")
       ->capture_default_str();
   cmd->add_option("--bootstrap", o->bootstrap,

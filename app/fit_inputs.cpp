@@ -83,6 +83,19 @@ std::vector<double> parseComputeList(const std::string& text) {
   return out;
 }
 
+std::string formatComputeList(const std::vector<double>& computes) {
+  std::string text;
+  for (double c : computes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", c);  // 1e+20
+    std::string item = buf;
+    const size_t e = item.find("e+");
+    if (e != std::string::npos) item.erase(e + 1, 1);  // 1e20
+    text += (text.empty() ? "" : ",") + item;
+  }
+  return text;
+}
+
 fitting::FrontierResult fitLadderCached(storage::Database& db, const std::string& ladder,
                                         const fitting::ResultsTable& table,
                                         const fitting::FrontierOptions& options, bool read_only) {

@@ -40,6 +40,8 @@ void requireOneLadderNamed(storage::Database& db, const std::string& name,
 // "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number, and for an
 // empty list.
 std::vector<double> parseComputeList(const std::string& text);
+// {1e20, 1e22} -> "1e20,1e22" (what parseComputeList reads back).
+std::string formatComputeList(const std::vector<double>& computes);
 
 // The frontier fit of `table` (read from `db` for `ladder`) through the fits table's cache: reused
 // when the same points were fitted with the same options before, stored when fitted now (not

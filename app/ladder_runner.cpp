@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/protocol.h"
 #include "core/run_dir_lock.h"
+#include "core/run_status.h"
 #include "core/terminal_progress.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
@@ -62,11 +63,10 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
     if (e.kind == scheduler::SchedulerEvent::kSettled) {
       if (options.show_progress) {
         progress.remove(e.run_id);
-        progress.note("ended    " + e.run_name + ": " + e.detail);
+        progress.note("ended    " + e.run_name + ": " + e.settledText());
       }
-      const std::string status = e.detail.substr(0, e.detail.find(':'));
-      if (status != "retry" && options.on_run_ended)
-        for (const std::string& line : options.on_run_ended(e.run_id, status)) {
+      if (!e.retry() && options.on_run_ended)
+        for (const std::string& line : options.on_run_ended(e.run_id, toString(e.status))) {
           if (options.show_progress)
             progress.note(line);
           else
@@ -125,7 +125,7 @@ int runLadderQueue(storage::Database& db, int64_t ladder_id, const ladder::Resou
   runQueue(execution, options);
   int unfinished = 0;
   for (const auto& s : db.listRuns(ladder_id))
-    if (s.run.status != "finished") ++unfinished;
+    if (s.run.status != RunStatus::kFinished) ++unfinished;
   return unfinished;
 }
 

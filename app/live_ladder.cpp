@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "core/errors.h"
+#include "fitting/fit_types.h"
 #include "storage/result_points.h"
 
 namespace deepladder::app {
@@ -75,7 +76,8 @@ fitting::ProjectionSnapshot LiveLadder::onRunFinished() {
 }
 
 double defaultTarget(const fitting::FrontierOptions& options) {
-  return options.at.empty() ? 1e26 : *std::max_element(options.at.begin(), options.at.end());
+  return options.at.empty() ? fitting::kDefaultTarget
+                            : *std::max_element(options.at.begin(), options.at.end());
 }
 
 }  // namespace deepladder::app

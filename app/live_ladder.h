@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fitting/fit_types.h"
 #include "fitting/live_projection.h"
 #include "fitting/live_score.h"
 #include "storage/database.h"
@@ -55,9 +56,6 @@ class LiveLadder {
 // The default target: the largest of the --at list (1e26 with the default list).
 double defaultTarget(const fitting::FrontierOptions& options);
 
-// Bootstrap resamples of the live projection (`run`, `watch`): 200, as the workbench's frontier
-// view, so a refresh after a run ends refits one arm in tens of milliseconds; `fit` keeps 1000
-// for the numbers one publishes.
-inline constexpr int kLiveBootstrap = 200;
+using fitting::kLiveBootstrap;  // the live projection's resamples (fitting/fit_types.h)
 
 }  // namespace deepladder::app

@@ -22,10 +22,9 @@
 // How OpenMP threads wait between parallel regions is set by whoever launches the worker: libgomp
 // reads it when it loads, before main. The scheduler (core/scheduler/backend.h,
 // workerEnvironment) sets OMP_WAIT_POLICY=PASSIVE where workers share cores (spinning waiters
-// steal the cores the others compute on: a d64 model trained 20x slower with two spinning workers
-// on a busy 2-core machine), and GOMP_SPINCOUNT=300000 (spin briefly, then sleep) for a lone
-// worker, whose many short parallel regions run about half as fast when every one must wake
-// sleeping threads (a d64 run on two idle cores: 62.9k tok/s passive, 116.9k spinning first). A
+// steal the cores the others compute on: many times slower with two spinning workers on a busy
+// 2-core machine), and GOMP_SPINCOUNT=300000 (spin briefly, then sleep) for a lone worker, whose
+// many short parallel regions run far slower when every one must wake sleeping threads. A
 // worker started by hand with neither variable says so on stderr and runs.
 //
 // With DEEPLADDER_RETURN_FREED_MEMORY=1 the worker sets glibc's malloc to give freed tensors back

@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/run_status.h"
 #include "core/safe_text.h"
 
 namespace deepladder::protocol {
@@ -170,8 +171,8 @@ std::optional<Message> decode(const std::string& line, std::string* why) {
     }
     if (type == "done") {
       Done m;
-      m.status = j.value("status", "finished");
-      if (m.status != "finished" && m.status != "diverged")
+      m.status = j.value("status", toString(RunStatus::kFinished));
+      if (m.status != RunStatus::kFinished && m.status != RunStatus::kDiverged)
         return reject("unknown done status \"" + shownText(m.status) + "\"");
       m.final_loss = toDouble(j.at("final_loss"));
       m.steps = integer(j, "steps", 0);

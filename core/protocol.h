@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/run_status.h"
+
 namespace deepladder::protocol {
 
 struct Hello {
@@ -65,7 +67,7 @@ struct Event {
 };
 
 struct Done {
-  std::string status = "finished";  // "finished" or "diverged"
+  std::string status = toString(RunStatus::kFinished);  // finished or diverged (core/run_status.h)
   double final_loss = 0;
   int64_t steps = 0;
   int64_t tokens = 0;

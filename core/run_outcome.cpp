@@ -2,6 +2,7 @@
 #include "core/run_outcome.h"
 
 #include "core/errors.h"
+#include "core/run_status.h"
 #include "core/safe_text.h"
 
 namespace deepladder {
@@ -13,18 +14,21 @@ bool isBadInputExit(const ProcessExit& exit) {
 RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
                             const std::string& done_message, const ProcessExit& exit,
                             bool interrupted, const std::string& last_error) {
-  if (done_status && (*done_status == "finished" || *done_status == "diverged"))
-    return {*done_status, done_message};
+  if (const auto status = done_status ? parseRunStatus(*done_status) : std::nullopt;
+      status && completedTraining(*status))
+    return {*status, done_message};
   if (done_status)  // a worker of another version, or garbage on its stdout
-    return {"failed", "the worker reported an unknown outcome \"" + shownText(*done_status) + "\""};
+    return {RunStatus::kFailed,
+            "the worker reported an unknown outcome \"" + shownText(*done_status) + "\""};
   if (interrupted)
-    return {"interrupted", "stopped before the end; resume continues from its last checkpoint"};
+    return {RunStatus::kInterrupted,
+            "stopped before the end; resume continues from its last checkpoint"};
   std::string message = "worker ended without finishing (" + exit.describe() + ")";
   if (exit.exited && exit.code == 127) message += ": the worker program could not be started";
   const bool bad_input = isBadInputExit(exit);
   if (bad_input) message += ", bad input: not retried";
   if (!last_error.empty()) message += ": " + boundedText(last_error, 2000);
-  return {"failed", message, bad_input};
+  return {RunStatus::kFailed, message, bad_input};
 }
 
 }  // namespace deepladder

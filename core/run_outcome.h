@@ -10,12 +10,13 @@
 #include <optional>
 #include <string>
 
+#include "core/run_status.h"
 #include "core/worker_process.h"
 
 namespace deepladder {
 
 struct RunOutcome {
-  std::string status;
+  RunStatus status = RunStatus::kFailed;
   std::string message;
   // The worker exited with status 2 (kExitBadInput): the run's input is wrong, and a retry from
   // the last checkpoint would fail the same way.

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/remaining_time.h"
+
 namespace deepladder {
 
 std::string formatDuration(double s) {
@@ -57,12 +59,8 @@ std::string formatProgressLine(const ProgressState& st, int bar_width) {
     std::snprintf(buffer, sizeof buffer, "  val %.4f", *st.val_loss);
     line += buffer;
   }
-  double eta = -1;
-  if (st.step > 0 && st.total_steps > st.step)
-    eta = st.elapsed_s / double(st.step) * double(st.total_steps - st.step);
-  else if (st.total_steps > 0 && st.step >= st.total_steps)
-    eta = 0;
-  line += "  ETA " + formatDuration(eta);
+  line += "  ETA " +
+          formatDuration(remainingSeconds(st.elapsed_s, st.step, st.total_steps).value_or(-1));
   return line;
 }
 

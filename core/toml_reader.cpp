@@ -236,10 +236,6 @@ std::string readTextFile(const std::string& path) {
   return buffer.str();
 }
 
-toml::table parseTomlFile(const std::string& path) {
-  return parseOrThrow(readTextFile(path), path);
-}
-
 toml::table parseTomlString(const std::string& text, const std::string& source_name) {
   return parseOrThrow(text, source_name);
 }

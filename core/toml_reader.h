@@ -73,8 +73,7 @@ class TomlReader {
   static const toml::table kEmpty;
 };
 
-// Parses a TOML file or string; syntax errors become a UserError with file:line:column.
-toml::table parseTomlFile(const std::string& path);
+// Parses TOML text; syntax errors become a UserError with file:line:column.
 toml::table parseTomlString(const std::string& text, const std::string& source_name);
 
 // A whole file as text; UserError naming the path when it cannot be read.

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "core/errors.h"
+#include "core/parallel_for.h"
 #include "fitting/ceres_logging.h"
 #include "fitting/chinchilla.h"
 
@@ -217,13 +217,10 @@ ChinchillaFit fitChinchillaApproach3(const std::vector<SizePoint>& points,
   const auto grid = chinchillaStartGrid();
   std::vector<StartResult> results(grid.size());
   const int threads = std::max(1, options.threads);
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (size_t i = t; i < grid.size(); i += threads)
-        results[i] = solveFrom(lp, options.huber_delta, grid[i]);
-    });
-  for (auto& th : pool) th.join();
+  parallelFor(threads, [&](int t) {
+    for (size_t i = t; i < grid.size(); i += threads)
+      results[i] = solveFrom(lp, options.huber_delta, grid[i]);
+  });
 
   ChinchillaFit fit;
   fit.starts = static_cast<int>(grid.size());

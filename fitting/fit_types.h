@@ -25,6 +25,15 @@ using ::deepladder::RunPoint;
 
 // --- frontier fit L(C) = E + A (C/C0)^-gamma ------------------------------------------------
 
+// The compute a projection is made at unless told otherwise (`fit`'s largest default --at,
+// suggest's --target, the live projection, the workbench's plots and suggestions).
+inline constexpr double kDefaultTarget = 1e26;
+
+// Bootstrap resamples of the live projections (`run`, `watch`, the workbench's frontier view), so
+// a refresh after a run ends refits one arm in tens of milliseconds; `fit` keeps
+// FrontierOptions::bootstrap for the numbers one publishes.
+inline constexpr int kLiveBootstrap = 200;
+
 // More resamples than this are refused: each is a full fit, and 2e9 of them only exhaust memory.
 inline constexpr int kMaxBootstrap = 100000;
 
@@ -34,9 +43,9 @@ struct FrontierOptions {
   int bootstrap = 1000;              // resamples for the intervals (--bootstrap); 0 = none
   std::uint64_t seed = 20240520;     // bootstrap seed; same seed, same intervals
   bool joint = false;                // one E fitted jointly across all arms (--joint)
-  std::vector<double> at = {1e20, 1e22, 1e24, 1e26};  // computes for projected multipliers
-  double ci_level = 0.95;                             // two-sided percentile interval
-  int threads = 2;                                    // bootstrap worker threads
+  std::vector<double> at = {1e20, 1e22, 1e24, kDefaultTarget};  // computes for multipliers
+  double ci_level = 0.95;                                       // two-sided percentile interval
+  int threads = 2;                                              // bootstrap worker threads
   // --estimator: the paper's (default) or the robust one (frontier_estimator.h).
   FrontierEstimator estimator = FrontierEstimator::Paper;
   // Resample residuals of the point fit (every compute kept) instead of runs; steadier with the

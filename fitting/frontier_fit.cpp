@@ -9,9 +9,9 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "core/errors.h"
+#include "core/parallel_for.h"
 #include "fitting/cancellation.h"
 #include "fitting/fit_diagnostics.h"
 #include "fitting/frontier_input.h"
@@ -180,14 +180,11 @@ std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
   const double pooled = point ? pooledScatter(arms, *point, options.joint, options.c_ref) : 0.0;
   std::vector<Replicate> reps(options.bootstrap);
   const int threads = std::max(1, std::min(options.threads, options.bootstrap));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      // Between resamples: a cancelled fit stops here (and Ceres aborts the one in flight).
-      for (int i = t; i < options.bootstrap && !isCancelled(options.cancellation); i += threads)
-        reps[i] = runReplicate(arms, options, i, point, pooled, known);
-    });
-  for (auto& th : pool) th.join();
+  parallelFor(threads, [&](int t) {
+    // Between resamples: a cancelled fit stops here (and Ceres aborts the one in flight).
+    for (int i = t; i < options.bootstrap && !isCancelled(options.cancellation); i += threads)
+      reps[i] = runReplicate(arms, options, i, point, pooled, known);
+  });
   return reps;
 }
 

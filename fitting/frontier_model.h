@@ -6,7 +6,7 @@
 // (one per baseline rung): the baseline reaches L_b(C) = E + A_b x^-g_b, x = C/C0, and the arm
 // reaches the same loss at C_a = C0 (A_a / (A_b x^-g_b))^(1/g_a); M(C) = C / C_a. Then
 //   log10 M(C) = (1 - g_b/g_a) log10 x + (log10 A_b - log10 A_a) / g_a,
-// so log10 M grows by exactly (1 - g_b/g_a) per decade of baseline compute, the formula.
+// so log10 M grows by exactly (1 - g_b/g_a) per decade of baseline compute.
 // (Indexed by the arm's compute instead, the slope would be g_a/g_b - 1: equal to first order in
 // g_a - g_b, e.g. 0.0513 vs 0.0541 for gammas 0.111 vs 0.117.)
 #pragma once

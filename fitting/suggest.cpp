@@ -7,9 +7,9 @@
 #include <map>
 #include <random>
 #include <set>
-#include <thread>
 
 #include "core/errors.h"
+#include "core/parallel_for.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_model.h"
 #include "fitting/live_projection.h"
@@ -52,6 +52,7 @@ Interval intervalOf(const FrontierResult& fit, const std::string& arm, double ta
 // What the scorer knows about the current runs.
 struct Current {
   FrontierResult fit;                                   // the ladder's fit (lenient), at {target}
+  bool baseline_fits = false;                           // the baseline could be fitted
   std::map<std::string, std::vector<RunPoint>> by_arm;  // rung means (seeds averaged)
   std::map<std::string, std::vector<RunPoint>> runs_by_arm;  // every run
   std::map<std::string, size_t> arm_index;                   // arm -> index in fit.arms
@@ -160,25 +161,17 @@ std::string placement(const Current& cur, const std::string& arm, double c, bool
   return where;
 }
 
-}  // namespace
-
-SuggestResult suggestRuns(const ResultsTable& runs,
-                          const std::vector<ladder::CandidateRun>& candidates,
-                          const SuggestOptions& options) {
-  if (!(options.target > 0) || !std::isfinite(options.target))
-    throw UserError("--target: must be a positive compute");
-  if (options.draws < 1) throw UserError("suggest: draws must be >= 1");
+// The ladder now, as the scorer sees it: rung means and every run, the lenient fit and its arms'
+// scatter, the seeds' share of it, the counted arms and their intervals. Fills result's unfitted
+// arms, seed share, counted arms and width before.
+Current currentLadder(const ResultsTable& runs, const std::vector<ladder::CandidateRun>& candidates,
+                      const SuggestOptions& options, const FrontierOptions& fit_options,
+                      SuggestResult& result) {
   const std::string& baseline = options.fit.baseline;
-  FrontierOptions fit_options = options.fit;
-  fit_options.at = {options.target};
-  fit_options.threads = 1;
-
-  SuggestResult result;
-  result.target = options.target;
+  Current cur;
   // The scorer fits every run as its own point, as the live projection does (an extra seed adds a
   // point, counted for what the seeds' measured share of the scatter makes it worth); rung means
   // are kept for where an extra seed is drawn and for the seed-to-seed scatter.
-  Current cur;
   std::map<std::pair<std::string, double>, std::vector<double>> rungs;
   for (const auto& p : runs.points) rungs[{p.arm, p.compute_flops}].push_back(p.val_loss);
   cur.runs_by_arm = pointsByArm(runs.points);  // in the order the ladder's fit resamples them
@@ -201,11 +194,10 @@ SuggestResult suggestRuns(const ResultsTable& runs,
   LadderFitter fitter(nullptr, runs.source);
   FrontierOptions current_options = fit_options;
   current_options.threads = std::max(1, options.threads);
-  bool baseline_fits = false;
   if (cur.by_arm.count(baseline)) {
     try {
       cur.fit = fitter.fit(runs, current_options, /*lenient=*/true);
-      baseline_fits = true;
+      cur.baseline_fits = true;
       result.unfitted = fitter.skipped();
     } catch (const UserError& e) {
       result.unfitted.push_back({baseline, e.what()});
@@ -214,7 +206,7 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     result.unfitted.push_back({baseline, "no runs of the baseline yet"});
   }
   for (const auto& s : result.unfitted) cur.unfitted.insert(s.arm);
-  if (!baseline_fits) cur.unfitted.insert(baseline);
+  if (!cur.baseline_fits) cur.unfitted.insert(baseline);
   for (const auto& c : candidates)
     if (!cur.by_arm.count(c.run.arm)) cur.unfitted.insert(c.run.arm);
 
@@ -269,162 +261,168 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     }
   }
   result.width_before = result.counted_arms.empty() ? kNaN : width_before;
+  return cur;
+}
 
-  // Candidates within the budget.
-  std::vector<Suggestion> out;
-  for (const auto& c : candidates) {
-    if (options.budget > 0 && c.run.flops > options.budget) continue;
-    Suggestion s;
-    s.candidate = c;
-    s.cost_flops = c.run.flops;
-    s.hours = c.run.est_seconds / 3600.0;
-    s.width_before = result.width_before;
-    out.push_back(std::move(s));
+// What the scorer weighs every candidate against.
+struct ScoringContext {
+  const Current& cur;
+  const std::vector<std::string>& counted_arms;
+  const std::string& baseline;
+  const std::vector<CommonDraw>& draws;
+  const FrontierOptions& fit_options;  // at {target}, one thread
+  double target;
+};
+
+// The counted intervals after one more run of `arm` at compute c, summed over the draws whose
+// refit succeeded: each draw puts the run's loss on a replicate's curve (or, for an extra seed, at
+// its rung's mean) plus its quantile of the scatter.
+struct DrawnWidths {
+  std::map<std::string, double> sum_lo, sum_hi, sum_width;  // per refitted arm
+  double total = 0, total_sq = 0;  // of each draw's summed width, and of its square
+  int used = 0;                    // draws whose refit succeeded
+};
+
+DrawnWidths drawRefits(const ScoringContext& ctx, const std::string& arm, double c) {
+  const Current& cur = ctx.cur;
+  const size_t index = cur.arm_index.at(arm);
+  const ArmFit& f = cur.fit.arms[index];
+  const double sigma = cur.scatter.at(arm);
+  DrawnWidths w;
+  // The replicates' curves at C, sorted: draw k takes the one at its quantile u_k.
+  std::vector<double> predicted;
+  for (const auto& replicate : cur.fit.bootstrap_draws) {
+    const FrontierDraw& r = replicate.at(index);
+    const double l = frontierLoss(c, cur.fit.c_ref, r.E, r.A, r.gamma);
+    if (std::isfinite(l)) predicted.push_back(l);
   }
+  std::sort(predicted.begin(), predicted.end());
+  for (const CommonDraw& d : ctx.draws) {
+    double curve = frontierLoss(c, cur.fit.c_ref, f.E, f.A, f.gamma);
+    if (!predicted.empty())
+      curve =
+          predicted[std::min(predicted.size() - 1, static_cast<size_t>(d.u * predicted.size()))];
+    RunPoint extra;
+    extra.arm = arm;
+    extra.compute_flops = c;
+    if (cur.rung_runs.count({arm, c})) {
+      double mean = 0;  // a repeat: around the rung's own mean, with the seed scatter
+      for (const auto& p : cur.by_arm.at(arm))
+        if (p.compute_flops == c) mean = p.val_loss;
+      extra.val_loss = mean + d.z * cur.seed_scatter.at(arm);
+    } else
+      extra.val_loss = curve + d.z * sigma;
+    if (!std::isfinite(extra.val_loss) || extra.val_loss <= 0) continue;
+    std::map<std::string, Interval> after;
+    try {
+      after =
+          refitWith(cur, arm, extra, ctx.counted_arms, ctx.fit_options, ctx.baseline, ctx.target);
+    } catch (const std::exception&) {
+      continue;
+    }
+    bool finite = true;
+    for (const auto& [a, iv] : after) finite = finite && std::isfinite(iv.width());
+    if (!finite) continue;
+    ++w.used;
+    double total = 0;  // this draw's summed width over the refitted arms
+    for (const auto& [a, iv] : after) {
+      w.sum_lo[a] += iv.lo, w.sum_hi[a] += iv.hi, w.sum_width[a] += iv.width();
+      total += iv.width();
+    }
+    w.total += total, w.total_sq += total * total;
+  }
+  return w;
+}
 
-  const std::vector<CommonDraw> draws = commonDraws(options.seed, options.draws);
-  auto score = [&](Suggestion& s) {
-    const std::string& arm = s.candidate.run.arm;
-    const double c = s.cost_flops;
-    const bool is_baseline = arm == baseline;
-    std::string where = placement(cur, arm, c, is_baseline);
-    if (s.candidate.kind == ladder::CandidateKind::kSweepExtension) {
-      // The rung's fitted point is the best of a sweep that may not contain the best: finding it
-      // comes before narrowing any interval.
-      s.needed = true;
-      s.why = "needed: " + arm + " " + s.candidate.run.size +
-              "'s best sweep point is at the edge of the values tried; this tries one step past "
-              "it (" +
-              s.candidate.run.sweep_label + ")";
-      return;
+// The candidate's expected narrowing of the counted intervals, its score per FLOP and why; or
+// needed (its arm or sweep cannot be fitted without it), or no score, with the reason.
+void scoreCandidate(const ScoringContext& ctx, Suggestion& s) {
+  const Current& cur = ctx.cur;
+  const std::string& arm = s.candidate.run.arm;
+  const double c = s.cost_flops;
+  const bool is_baseline = arm == ctx.baseline;
+  std::string where = placement(cur, arm, c, is_baseline);
+  if (s.candidate.kind == ladder::CandidateKind::kSweepExtension) {
+    // The rung's fitted point is the best of a sweep that may not contain the best: finding it
+    // comes before narrowing any interval.
+    s.needed = true;
+    s.why = "needed: " + arm + " " + s.candidate.run.size +
+            "'s best sweep point is at the edge of the values tried; this tries one step past "
+            "it (" +
+            s.candidate.run.sweep_label + ")";
+    return;
+  }
+  if (cur.unfitted.count(arm) || !cur.baseline_fits) {
+    std::set<double> have;
+    if (cur.by_arm.count(arm))
+      for (const auto& p : cur.by_arm.at(arm)) have.insert(p.compute_flops);
+    s.needed = !have.count(c);
+    s.why = std::string(s.needed ? "needed: " : "") + arm +
+            " cannot be fitted yet (too few rungs); " + where;
+    return;
+  }
+  const bool counted = is_baseline || std::find(ctx.counted_arms.begin(), ctx.counted_arms.end(),
+                                                arm) != ctx.counted_arms.end();
+  if (!counted) {
+    s.narrowing = 0, s.score = 0, s.width_after = s.width_before;
+    s.why = where + "; its arm's interval is not counted";
+    return;
+  }
+  // The refit counts an extra seed as an independent point: it narrows by what the seed's own
+  // share of the scatter is worth (extraSeedWorth), the rest repeats its rung's deviation.
+  const auto repeats = cur.rung_runs.find({arm, c});
+  const double worth =
+      repeats == cur.rung_runs.end() ? 1.0 : extraSeedWorth(cur.seed_share, repeats->second);
+  if (worth <= 0) {
+    s.narrowing = 0, s.narrowing_se = 0, s.score = 0, s.width_after = s.width_before;
+    s.why = where + "; expected to leave the interval as it is";
+    return;
+  }
+  const DrawnWidths w = drawRefits(ctx, arm, c);
+  const int used = w.used;
+  s.draws_used = used;
+  if (used == 0) {
+    s.why = where + "; no refit succeeded";
+    return;
+  }
+  double after_total = s.width_before, best_gain = -HUGE_VAL;
+  for (const auto& [a, width] : w.sum_width) {
+    const double mean = width / used;
+    after_total += mean - cur.interval.at(a).width();
+    const double gain = cur.interval.at(a).width() - mean;
+    if (gain > best_gain) {
+      best_gain = gain;
+      s.shown_arm = a;
+      s.before_lo = cur.interval.at(a).lo, s.before_hi = cur.interval.at(a).hi;
+      s.after_lo = w.sum_lo.at(a) / used, s.after_hi = w.sum_hi.at(a) / used;
     }
-    if (cur.unfitted.count(arm) || !baseline_fits) {
-      std::set<double> have;
-      if (cur.by_arm.count(arm))
-        for (const auto& p : cur.by_arm.at(arm)) have.insert(p.compute_flops);
-      s.needed = !have.count(c);
-      s.why = std::string(s.needed ? "needed: " : "") + arm +
-              " cannot be fitted yet (too few rungs); " + where;
-      return;
-    }
-    const bool counted =
-        is_baseline || std::find(result.counted_arms.begin(), result.counted_arms.end(), arm) !=
-                           result.counted_arms.end();
-    if (!counted) {
-      s.narrowing = 0, s.score = 0, s.width_after = s.width_before;
-      s.why = where + "; its arm's interval is not counted";
-      return;
-    }
-    // The refit counts an extra seed as an independent point: it narrows by what the seed's own
-    // share of the scatter is worth (extraSeedWorth), the rest repeats its rung's deviation.
-    const auto repeats = cur.rung_runs.find({arm, c});
-    const double worth =
-        repeats == cur.rung_runs.end() ? 1.0 : extraSeedWorth(cur.seed_share, repeats->second);
-    if (worth <= 0) {
-      s.narrowing = 0, s.narrowing_se = 0, s.score = 0, s.width_after = s.width_before;
-      s.why = where + "; expected to leave the interval as it is";
-      return;
-    }
-    const size_t index = cur.arm_index.at(arm);
-    const ArmFit& f = cur.fit.arms[index];
-    const double sigma = cur.scatter.at(arm);
-    std::map<std::string, double> sum_lo, sum_hi, sum_width;
-    double draw_total = 0, draw_total_sq = 0;
-    int used = 0;
-    // The replicates' curves at C, sorted: draw k takes the one at its quantile u_k.
-    std::vector<double> predicted;
-    for (const auto& replicate : cur.fit.bootstrap_draws) {
-      const FrontierDraw& r = replicate.at(index);
-      const double l = frontierLoss(c, cur.fit.c_ref, r.E, r.A, r.gamma);
-      if (std::isfinite(l)) predicted.push_back(l);
-    }
-    std::sort(predicted.begin(), predicted.end());
-    for (const CommonDraw& d : draws) {
-      double curve = frontierLoss(c, cur.fit.c_ref, f.E, f.A, f.gamma);
-      if (!predicted.empty())
-        curve =
-            predicted[std::min(predicted.size() - 1, static_cast<size_t>(d.u * predicted.size()))];
-      RunPoint extra;
-      extra.arm = arm;
-      extra.compute_flops = c;
-      if (cur.rung_runs.count({arm, c})) {
-        double mean = 0;  // a repeat: around the rung's own mean, with the seed scatter
-        for (const auto& p : cur.by_arm.at(arm))
-          if (p.compute_flops == c) mean = p.val_loss;
-        extra.val_loss = mean + d.z * cur.seed_scatter.at(arm);
-      } else
-        extra.val_loss = curve + d.z * sigma;
-      if (!std::isfinite(extra.val_loss) || extra.val_loss <= 0) continue;
-      std::map<std::string, Interval> after;
-      try {
-        after =
-            refitWith(cur, arm, extra, result.counted_arms, fit_options, baseline, options.target);
-      } catch (const std::exception&) {
-        continue;
-      }
-      bool finite = true;
-      for (const auto& [a, iv] : after) finite = finite && std::isfinite(iv.width());
-      if (!finite) continue;
-      ++used;
-      double total = 0;  // this draw's summed width over the refitted arms
-      for (const auto& [a, iv] : after) {
-        sum_lo[a] += iv.lo, sum_hi[a] += iv.hi, sum_width[a] += iv.width();
-        total += iv.width();
-      }
-      draw_total += total, draw_total_sq += total * total;
-    }
-    s.draws_used = used;
-    if (used == 0) {
-      s.why = where + "; no refit succeeded";
-      return;
-    }
-    double after_total = s.width_before, best_gain = -HUGE_VAL;
-    for (const auto& [a, w] : sum_width) {
-      const double mean = w / used;
-      after_total += mean - cur.interval.at(a).width();
-      const double gain = cur.interval.at(a).width() - mean;
-      if (gain > best_gain) {
-        best_gain = gain;
-        s.shown_arm = a;
-        s.before_lo = cur.interval.at(a).lo, s.before_hi = cur.interval.at(a).hi;
-        s.after_lo = sum_lo[a] / used, s.after_hi = sum_hi[a] / used;
-      }
-    }
-    // Standard error of the mean over the draws (the Latin hypercube makes it an upper bound).
-    const double mean_total = draw_total / used;
-    s.narrowing_se =
-        used > 1
-            ? std::sqrt(std::max(0.0, draw_total_sq / used - mean_total * mean_total) / (used - 1))
-            : kNaN;
-    if (worth < 1.0) {  // an extra seed: the refit counted it as a new independent point
-      after_total = s.width_before - worth * (s.width_before - after_total);
-      s.after_lo = s.before_lo + worth * (s.after_lo - s.before_lo);
-      s.after_hi = s.before_hi + worth * (s.after_hi - s.before_hi);
-      s.narrowing_se *= worth;
-    }
-    s.width_after = after_total;
-    s.narrowing = s.width_before - s.width_after;
-    s.score = std::max(0.0, s.narrowing - noiseMargin(s)) / c;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "; %s at %.3g: [%.3g, %.3g] -> [%.3g, %.3g] expected (%+.0f%%)",
-                  s.shown_arm.c_str(), options.target, s.before_lo, s.before_hi, s.after_lo,
-                  s.after_hi,
-                  100.0 * ((s.after_hi - s.after_lo) / (s.before_hi - s.before_lo) - 1.0));
-    s.why = where + buf;
-  };
+  }
+  // Standard error of the mean over the draws (the Latin hypercube makes it an upper bound).
+  const double mean_total = w.total / used;
+  s.narrowing_se =
+      used > 1 ? std::sqrt(std::max(0.0, w.total_sq / used - mean_total * mean_total) / (used - 1))
+               : kNaN;
+  if (worth < 1.0) {  // an extra seed: the refit counted it as a new independent point
+    after_total = s.width_before - worth * (s.width_before - after_total);
+    s.after_lo = s.before_lo + worth * (s.after_lo - s.before_lo);
+    s.after_hi = s.before_hi + worth * (s.after_hi - s.before_hi);
+    s.narrowing_se *= worth;
+  }
+  s.width_after = after_total;
+  s.narrowing = s.width_before - s.width_after;
+  s.score = std::max(0.0, s.narrowing - noiseMargin(s)) / c;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "; %s at %.3g: [%.3g, %.3g] -> [%.3g, %.3g] expected (%+.0f%%)",
+                s.shown_arm.c_str(), ctx.target, s.before_lo, s.before_hi, s.after_lo, s.after_hi,
+                100.0 * ((s.after_hi - s.after_lo) / (s.before_hi - s.before_lo) - 1.0));
+  s.why = where + buf;
+}
 
-  const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(out.size())));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (size_t i = t; i < out.size(); i += threads) score(out[i]);
-    });
-  for (auto& th : pool) th.join();
-
-  // Needed first (cheapest first); then by score, best first; then those without a positive
-  // score, cheapest first (nothing is expected to narrow the interval beyond its noise: the
-  // cheapest run costs least and measures the seed scatter when it repeats a rung); then those
-  // without an estimate; ties by cost, then name.
+// Needed first (cheapest first); then by score, best first; then those without a positive score,
+// cheapest first (nothing is expected to narrow the interval beyond its noise: the cheapest run
+// costs least and measures the seed scatter when it repeats a rung); then those without an
+// estimate; ties by cost, then name.
+void rankSuggestions(std::vector<Suggestion>& out) {
   auto tier = [](const Suggestion& s) {
     if (s.needed) return 0;
     if (!std::isfinite(s.narrowing)) return 3;
@@ -439,6 +437,44 @@ SuggestResult suggestRuns(const ResultsTable& runs,
     if (a.cost_flops != b.cost_flops) return a.cost_flops < b.cost_flops;
     return a.candidate.run.name < b.candidate.run.name;
   });
+}
+
+}  // namespace
+
+SuggestResult suggestRuns(const ResultsTable& runs,
+                          const std::vector<ladder::CandidateRun>& candidates,
+                          const SuggestOptions& options) {
+  if (!(options.target > 0) || !std::isfinite(options.target))
+    throw UserError("--target: must be a positive compute");
+  if (options.draws < 1) throw UserError("suggest: draws must be >= 1");
+  const std::string& baseline = options.fit.baseline;
+  FrontierOptions fit_options = options.fit;
+  fit_options.at = {options.target};
+  fit_options.threads = 1;
+
+  SuggestResult result;
+  result.target = options.target;
+  const Current cur = currentLadder(runs, candidates, options, fit_options, result);
+
+  // Candidates within the budget.
+  std::vector<Suggestion> out;
+  for (const auto& c : candidates) {
+    if (options.budget > 0 && c.run.flops > options.budget) continue;
+    Suggestion s;
+    s.candidate = c;
+    s.cost_flops = c.run.flops;
+    s.hours = c.run.est_seconds / 3600.0;
+    s.width_before = result.width_before;
+    out.push_back(std::move(s));
+  }
+
+  const std::vector<CommonDraw> draws = commonDraws(options.seed, options.draws);
+  const ScoringContext ctx{cur, result.counted_arms, baseline, draws, fit_options, options.target};
+  const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(out.size())));
+  parallelFor(threads, [&](int t) {
+    for (size_t i = t; i < out.size(); i += threads) scoreCandidate(ctx, out[i]);
+  });
+  rankSuggestions(out);
   result.ranked = std::move(out);
   return result;
 }

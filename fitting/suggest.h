@@ -54,17 +54,17 @@ namespace deepladder::fitting {
 constexpr int kSeedScatterDof = 2;
 
 struct SuggestOptions {
-  FrontierOptions fit;            // baseline, C0, interval level; bootstrap = each refit's
-  double target = 1e26;           // compute of the multiplier whose interval counts (--target)
-  int draws = 6;                  // plausible outcomes per candidate
-  std::uint64_t seed = 20240520;  // outcome draws (the fits keep fit.seed)
-  int threads = 2;                // candidates scored in parallel
-  std::vector<std::string> arms;  // arms whose interval counts; empty = every non-baseline arm
-  double budget = 0;              // leave out candidates costing more FLOPs (0 = no limit)
+  FrontierOptions fit;             // baseline, C0, interval level; bootstrap = each refit's
+  double target = kDefaultTarget;  // compute of the multiplier whose interval counts (--target)
+  int draws = 6;                   // plausible outcomes per candidate
+  std::uint64_t seed = 20240520;   // outcome draws (the fits keep fit.seed)
+  int threads = 2;                 // candidates scored in parallel
+  std::vector<std::string> arms;   // arms whose interval counts; empty = every non-baseline arm
+  double budget = 0;               // leave out candidates costing more FLOPs (0 = no limit)
 };
 
-// Defaults in one place: 100 resamples per refit, 6 draws, residual bootstrap (50 candidates of
-// an 8-arm ladder in about 4 s on two idle cores; tests/bench/live_refresh_bench.cpp).
+// Defaults in one place: 100 resamples per refit, 6 draws, residual bootstrap (quick enough for a
+// live ladder's refresh: tests/bench/live_refresh_bench.cpp prints the figures).
 SuggestOptions defaultSuggestOptions();
 
 struct Suggestion {

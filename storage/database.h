@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/fit_cache_store.h"
+#include "core/run_status.h"
 #include "storage/records.h"
 
 namespace deepladder::storage {
@@ -50,8 +51,11 @@ class Database {
   std::optional<RunRecord> run(int64_t id);
   // All runs (or one ladder's), by id, with their last train/val loss.
   std::vector<RunSummary> listRuns(std::optional<int64_t> ladder_id = std::nullopt);
-  // Throws std::invalid_argument for a status not in kRunStatuses.
+  // Throws std::invalid_argument for a word that names no RunStatus (core/run_status.h).
   void setRunStatus(int64_t id, const std::string& status, const std::string& error = {});
+  void setRunStatus(int64_t id, RunStatus status, const std::string& error = {}) {
+    setRunStatus(id, std::string(toString(status)), error);
+  }
   void updateRun(const RunRecord& run);  // every column but id and created
 
   // Narrow updates the ingester uses, so it never overwrites what the scheduler set.
@@ -61,6 +65,11 @@ class Database {
   void markRunDone(int64_t id, const std::string& status, std::optional<double> final_loss,
                    int64_t steps, int64_t tokens, double flops, double finished,
                    const std::string& error);
+  void markRunDone(int64_t id, RunStatus status, std::optional<double> final_loss, int64_t steps,
+                   int64_t tokens, double flops, double finished, const std::string& error) {
+    markRunDone(id, std::string(toString(status)), final_loss, steps, tokens, flops, finished,
+                error);
+  }
   void setRunError(int64_t id, const std::string& error);
 
   // --- metrics ----------------------------------------------------------------------------
@@ -105,7 +114,7 @@ class Database {
   void replaceExternalPoints(const std::string& source, const std::vector<ExternalPoint>& points);
   std::vector<ExternalPoint> externalPoints(const std::string& source = {});
 
-  // --- the fit cache and adaptive decisions (storage/fit_cache.cpp, decisions.cpp) --------
+  // --- the fit cache (storage/fit_cache.cpp) and adaptive decisions (storage/decisions.cpp) --
   // The finished runs of a ladder with a final loss, by the time they ended (then id): runs
   // columns only, no metrics. What fits read (storage/result_points.h).
   std::vector<RunRecord> finishedRuns(int64_t ladder_id);

@@ -1,7 +1,8 @@
-// Database members behind the fit cache, the fits' reader and the adaptive decisions: finished
-// runs by the time they ended, cached fits by key, decisions by ladder (see schema.cpp, v3).
+// Database members behind the fit cache and the fits' reader: finished runs by the time they
+// ended, cached fits by key (see schema.cpp, v3).
 #include <chrono>
 
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/database_impl.h"
 
@@ -28,7 +29,7 @@ std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
     r.final_loss = select.columnOptionalDouble(7);
     r.finished = select.columnDouble(8);
     r.name = select.columnText(9);  // carries a sweep point (core/ladder/sweep.h)
-    r.status = "finished";
+    r.status = toString(RunStatus::kFinished);
     runs.push_back(std::move(r));
   }
   return runs;
@@ -57,39 +58,6 @@ void Database::saveCachedFit(const CachedFitEntry& entry, std::optional<int64_t>
                  entry.params_json.empty() ? std::string("{}") : entry.params_json, entry.key,
                  ladder_id, arms, entry.result_json);
   upsert.run();
-}
-
-int64_t Database::insertDecision(const DecisionRecord& d) {
-  Statement& insert = impl_->prepared(
-      "INSERT INTO decisions(ladder_id, created, kind, run_id, spent_flops, budget_flops, reason, "
-      "candidates) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  insert.bindAll(d.ladder_id, d.created, d.kind, d.run_id, d.spent_flops, d.budget_flops, d.reason,
-                 d.candidates_json.empty() ? std::string("[]") : d.candidates_json);
-  insert.run();
-  return queryInt("SELECT last_insert_rowid()");
-}
-
-std::vector<DecisionRecord> Database::decisions(int64_t ladder_id) {
-  Statement& select = impl_->prepared(
-      "SELECT id, ladder_id, created, kind, run_id, spent_flops, budget_flops, reason, "
-      "candidates FROM decisions WHERE ladder_id = ?1 ORDER BY id");
-  ResetOnExit reset{select};
-  select.bind(1, ladder_id);
-  std::vector<DecisionRecord> rows;
-  while (select.step()) {
-    DecisionRecord d;
-    d.id = select.columnInt(0);
-    d.ladder_id = select.columnInt(1);
-    d.created = select.columnDouble(2);
-    d.kind = select.columnText(3);
-    d.run_id = select.columnOptionalInt(4);
-    d.spent_flops = select.columnDouble(5);
-    d.budget_flops = select.columnDouble(6);
-    d.reason = select.columnText(7);
-    d.candidates_json = select.columnText(8);
-    rows.push_back(std::move(d));
-  }
-  return rows;
 }
 
 }  // namespace deepladder::storage

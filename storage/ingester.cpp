@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "core/run_status.h"
+
 namespace deepladder::storage {
 
 namespace {
@@ -139,8 +141,9 @@ void Ingester::flush() {
     const protocol::Done& d = *pending_done_;
     const std::optional<double> final_loss =
         std::isnan(d.final_loss) ? std::nullopt : std::optional<double>(d.final_loss);
-    db_.markRunDone(run_id_, d.status == "diverged" ? "diverged" : "finished", final_loss, d.steps,
-                    d.tokens, d.flops, done_time_, d.message);
+    db_.markRunDone(run_id_,
+                    d.status == RunStatus::kDiverged ? RunStatus::kDiverged : RunStatus::kFinished,
+                    final_loss, d.steps, d.tokens, d.flops, done_time_, d.message);
   }
   transaction.commit();
   rows_written_ += pendingRows();

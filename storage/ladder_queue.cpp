@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/ladder/resources_json.h"
 #include "core/names.h"
+#include "core/run_status.h"
 #include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "storage/work_root.h"
@@ -47,7 +48,7 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
   run.seed = planned.seed;
   run.config_json = dumpJson(config);
   run.config_hash = configHash(planned.config);
-  run.status = "queued";
+  run.status = toString(RunStatus::kQueued);
   run.plan = planned;  // the RunPlan part
   run.workdir = run_dir.string();
   return db.insertRun(run);
@@ -58,8 +59,9 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
 int64_t enqueueRun(Database& db, int64_t ladder_id, const std::string& ladder_dir,
                    const ladder::PlannedRun& planned) {
   for (const RunSummary& s : db.listRuns(ladder_id))
-    if (s.run.name == planned.name && (s.run.status == "failed" || s.run.status == "cancelled")) {
-      db.setRunStatus(s.run.id, "queued", "queued again");
+    if (s.run.name == planned.name &&
+        (s.run.status == RunStatus::kFailed || s.run.status == RunStatus::kCancelled)) {
+      db.setRunStatus(s.run.id, RunStatus::kQueued, "queued again");
       return s.run.id;
     }
   return insertPlannedRun(db, ladder_id, ladder_dir, planned);
@@ -92,9 +94,10 @@ EnqueueResult enqueueLadder(Database& db, const ladder::LadderSpec& spec,
   result.new_ladder = !same.has_value();
   if (!result.new_ladder) {
     for (const RunSummary& s : db.listRuns(result.ladder_id)) {
-      if (s.run.status == "finished" || s.run.status == "diverged") ++result.runs_finished;
-      if (s.run.status == "failed") {
-        db.setRunStatus(s.run.id, "queued", "queued again by a new 'deepladder run'");
+      if (s.run.status == RunStatus::kFinished || s.run.status == RunStatus::kDiverged)
+        ++result.runs_finished;
+      if (s.run.status == RunStatus::kFailed) {
+        db.setRunStatus(s.run.id, RunStatus::kQueued, "queued again by a new 'deepladder run'");
         ++result.runs_requeued;
       }
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/ladder/memory_plan.h"
+#include "core/metric_keys.h"
 
 namespace deepladder::storage {
 
@@ -13,7 +14,7 @@ std::map<std::string, double> measuredTokensPerSecond(Database& db) {
   std::map<std::string, std::pair<double, int>> sums;  // key -> (sum of run means, runs)
   for (const RunSummary& summary : db.listRuns()) {
     const RunRecord& r = summary.run;
-    const std::vector<MetricPoint> points = db.readMetric(r.id, "tokens_per_s");
+    const std::vector<MetricPoint> points = db.readMetric(r.id, metric_keys::kTokensPerSecond);
     double sum = 0;
     int count = 0;
     for (size_t i = points.size() > 1 ? 1 : 0; i < points.size(); ++i)

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/ladder/resources_json.h"
+#include "core/metric_keys.h"
 #include "core/safe_text.h"
 #include "core/scheduler/backend_factory.h"
 
@@ -43,9 +44,9 @@ std::optional<RunProgressUpdate> progressUpdate(const scheduler::SchedulerEvent&
   update.flops = metric->flops;
   update.wall_s = metric->wall_s;
   for (const auto& [key, value] : metric->values) {
-    if (key == "train/loss") update.train_loss = value;
-    if (key == "val/loss") update.val_loss = value;
-    if (key == "tokens_per_s") update.tokens_per_s = value;
+    if (key == metric_keys::kTrainLoss) update.train_loss = value;
+    if (key == metric_keys::kValLoss) update.val_loss = value;
+    if (key == metric_keys::kTokensPerSecond) update.tokens_per_s = value;
   }
   return update;
 }

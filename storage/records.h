@@ -10,13 +10,9 @@
 #include <vector>
 
 #include "core/ladder/run_plan.h"
+#include "core/run_status.h"
 
 namespace deepladder::storage {
-
-// Status values a run may take (the CHECK constraint on runs.status).
-inline constexpr const char* kRunStatuses[] = {"queued", "running",     "finished", "diverged",
-                                               "failed", "interrupted", "cancelled"};
-bool isRunStatus(const std::string& status);
 
 // One row of `ladders`: the spec as it was queued, and what enqueueing decided from it.
 struct LadderRecord {
@@ -33,7 +29,8 @@ struct RunRecord {
   std::optional<int64_t> ladder_id;
   std::string name, arm, size;
   int64_t seed = 0;
-  std::string config_json, config_hash, status = "queued";
+  std::string config_json, config_hash;
+  std::string status = toString(RunStatus::kQueued);  // a RunStatus word (core/run_status.h)
   int64_t attempt = 0;
   std::string device, job_id;
   double heartbeat = 0;

@@ -3,14 +3,17 @@
 
 #include <set>
 
+#include "core/run_status.h"
+
 namespace deepladder::storage {
 
 bool isCancellable(const std::string& status) {
-  return status == "queued" || status == "running" || status == "interrupted";
+  return status == RunStatus::kQueued || status == RunStatus::kRunning ||
+         status == RunStatus::kInterrupted;
 }
 
 bool isRetryable(const std::string& status) {
-  return status == "failed" || status == "cancelled";
+  return status == RunStatus::kFailed || status == RunStatus::kCancelled;
 }
 
 bool cancelRun(Database& db, int64_t run_id) {
@@ -31,14 +34,15 @@ int cancelRuns(Database& db, const std::vector<RunRecord>& runs) {
 bool retryRun(Database& db, int64_t run_id) {
   const std::optional<RunRecord> run = db.run(run_id);
   if (!run || !isRetryable(run->status)) return false;
-  db.setRunStatus(run_id, "queued", "queued again by the user (was " + run->status + ")");
+  db.setRunStatus(run_id, RunStatus::kQueued, "queued again by the user (was " + run->status + ")");
   return true;
 }
 
 std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only) {
   std::set<int64_t> ladders;
   for (const auto& s : db.listRuns(only))
-    if (s.run.ladder_id && (s.run.status == "queued" || s.run.status == "interrupted"))
+    if (s.run.ladder_id &&
+        (s.run.status == RunStatus::kQueued || s.run.status == RunStatus::kInterrupted))
       ladders.insert(*s.run.ladder_id);
   return {ladders.begin(), ladders.end()};
 }
@@ -46,7 +50,8 @@ std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only) 
 std::vector<int64_t> singleRunsToResume(Database& db) {
   std::vector<int64_t> runs;
   for (const auto& s : db.listRuns())
-    if (!s.run.ladder_id && (s.run.status == "queued" || s.run.status == "interrupted"))
+    if (!s.run.ladder_id &&
+        (s.run.status == RunStatus::kQueued || s.run.status == RunStatus::kInterrupted))
       runs.push_back(s.run.id);
   return runs;
 }

@@ -12,6 +12,7 @@
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
+#include "core/run_status.h"
 #include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "storage/ingester.h"
@@ -99,7 +100,7 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     for (const RunSummary& summary : db_.listRuns(ladder_id_)) runs.push_back(summary.run);
   }
   for (const RunRecord& r : runs) {
-    if (r.status != "queued" && r.status != "interrupted") continue;
+    if (r.status != RunStatus::kQueued && r.status != RunStatus::kInterrupted) continue;
     scheduler::PendingRun p;
     p.id = r.id;
     p.name = r.name;
@@ -120,11 +121,11 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
   std::optional<RunRecord> run = db_.run(id);
   if (!run) return;
   // A resumed run: first store what the dead attempt sent but nobody wrote down.
-  if (attempt > 1 && run->status != "running")
+  if (attempt > 1 && run->status != RunStatus::kRunning)
     replayWorkerLog(db_, id, run->workdir + "/" + protocol::kWorkerLogName);
   run = db_.run(id);
   restoreRunDirectory(*run);
-  run->status = "running";
+  run->status = toString(RunStatus::kRunning);
   run->device = where;
   if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);
   run->attempt = attempt;
@@ -138,12 +139,12 @@ std::unique_ptr<scheduler::RunSink> SqliteRunStore::sink(int64_t id) {
 }
 
 void SqliteRunStore::settle(int64_t id, const std::string& status, const std::string& message) {
-  db_.setRunStatus(id, status, status == "finished" ? "" : message);
+  db_.setRunStatus(id, status, status == RunStatus::kFinished ? "" : message);
 }
 
 bool SqliteRunStore::cancelRequested(int64_t id) {
   std::optional<RunRecord> run = db_.run(id);
-  return run && run->status == "cancelled";
+  return run && run->status == RunStatus::kCancelled;
 }
 
 bool isSingleRunAlive(const RunRecord& run) {
@@ -154,11 +155,11 @@ bool isSingleRunAlive(const RunRecord& run) {
 int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id) {
   int changed = 0;
   for (const RunSummary& summary : db.listRuns(ladder_id)) {
-    if (summary.run.status != "running") continue;
+    if (summary.run.status != RunStatus::kRunning) continue;
     // A single run (`deepladder train`) is not the scheduler's: while its process or its worker
     // holds the run directory, it is alive and stays as it is.
     if (!summary.run.ladder_id && isSingleRunAlive(summary.run)) continue;
-    db.setRunStatus(summary.run.id, "interrupted",
+    db.setRunStatus(summary.run.id, RunStatus::kInterrupted,
                     summary.run.ladder_id
                         ? "its scheduler stopped while it ran; resumed from the last checkpoint"
                         : "its `deepladder train` stopped while it ran; `deepladder resume` "

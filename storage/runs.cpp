@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/metric_keys.h"
 #include "core/names.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/database_impl.h"
 #include "storage/plan_columns.h"
@@ -12,12 +14,6 @@
 namespace deepladder::storage {
 
 namespace fs = std::filesystem;
-
-bool isRunStatus(const std::string& status) {
-  for (const char* known : kRunStatuses)
-    if (status == known) return true;
-  return false;
-}
 
 namespace {
 
@@ -221,7 +217,7 @@ std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
              key + "') ORDER BY m.step DESC LIMIT 1)";
     };
     std::string columns = kRunColumns;
-    for (const char* key : {"train/loss", "val/loss"})
+    for (const char* key : {metric_keys::kTrainLoss, metric_keys::kValLoss})
       for (const char* column : {"1", "m.value IS NULL", "m.value"})
         columns += ", " + last(column, key);
     return "SELECT " + columns +

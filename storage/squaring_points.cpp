@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/run_config.h"
+#include "core/run_status.h"
 #include "core/squaring/baselines.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
@@ -95,7 +96,7 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
   std::vector<SquaringPoint> points;
   for (const auto& s : db.listRuns(*id)) {
     const RunRecord& run = s.run;
-    if (run.status != "finished") continue;
+    if (run.status != RunStatus::kFinished) continue;
     const auto config = configOf(run);
     if (!config || config->task != Task::squaring) continue;
     const squaring::TierPreset& tier = squaring::tierPreset(config->squaring.tier);

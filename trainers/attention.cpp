@@ -43,9 +43,9 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
     k = k_norm(k);
   }
   auto v = qkv_heads[2];  // (B,H,T,D)
-  // The fused fp32 CPU kernel wherever it applies, on LibTorch 2.x too: on LibTorch 2.6's CPU its
-  // forward + backward is 1.3-2.2x faster than scaled_dot_product_attention's (fused_ops_bench,
-  // attention_sdpa_*), and a d64 training step 1.3x faster (trainer_bench).
+  // The fused fp32 CPU kernel wherever it applies, on LibTorch 2.x too: on LibTorch 2.6's CPU it
+  // beats scaled_dot_product_attention's forward + backward (fused_ops_bench, attention_sdpa_*) and
+  // speeds up a training step (trainer_bench).
   torch::Tensor y;  // (B,H,T,D)
   if (useFusedCpuPath(q)) {
     y = causalAttentionCpu(q, k, v);

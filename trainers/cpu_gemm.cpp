@@ -87,9 +87,6 @@ bool fastCpuGemmCompiled() {
 #endif
 }
 
-bool fastCpuGemmEnabled() {
-  return fastCpuGemmCompiled() && enabled.load();
-}
 void setFastCpuGemmEnabled(bool on) {
   enabled.store(on);
 }

@@ -1,7 +1,7 @@
 // A faster y = x W^T for float32 on the CPU. Debian's LibTorch sends torch::mm to the system BLAS
-// (ATLAS here: about 50 GFLOP/s on one thread, no threading), while the oneDNN library the same
-// LibTorch ships has a JIT sgemm that runs 3-5x faster and uses the intra-op threads. When CMake
-// finds libdnnl (DEEPLADDER_HAVE_DNNL_GEMM) this linear calls dnnl_sgemm for the forward and
+// (ATLAS here: one thread, no threading), while the oneDNN library the same LibTorch ships has a
+// JIT sgemm that runs several times faster and uses the intra-op threads (fused_ops_bench). When
+// CMake finds libdnnl (DEEPLADDER_HAVE_DNNL_GEMM) this linear calls dnnl_sgemm for the forward and
 // both backward products inside a custom autograd function; otherwise, for other devices or
 // dtypes, under CPU autocast (train.precision = "bf16": autocast's own bfloat16 linear, which
 // oneDNN runs on AVX512-BF16), or when disabled at run time, it is exactly torch::linear.
@@ -14,9 +14,8 @@ namespace deepladder::trainers {
 // x (..., K) float32, weight (N, K) -> (..., N), no bias. Differentiable in both arguments.
 torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight);
 
-// Whether the oneDNN path is compiled in; whether it is used (default: yes when compiled in).
+// Whether the oneDNN path is compiled in; it is used when compiled in unless switched off.
 bool fastCpuGemmCompiled();
-bool fastCpuGemmEnabled();
 void setFastCpuGemmEnabled(bool enabled);  // for benchmarks and tests comparing the two paths
 
 // Row-major C (M,N) = alpha op(A) op(B) + beta C on raw float pointers with leading dimensions

@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/metric_keys.h"
+#include "core/run_status.h"
 #include "trainers/adamw.h"
 #include "trainers/checkpoint.h"
 #include "trainers/data/token_data.h"
@@ -164,12 +166,12 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
     metric.tokens = state->tokens;
     metric.flops = state->flops;
     metric.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-    metric.values = {{"val/loss@passes", loss}};
+    metric.values = {{metric_keys::kValLossAtPasses, loss}};
     emit(metric);
     if (k == trained) trained_loss = loss;
   }
   protocol::Done done;
-  done.status = "finished";
+  done.status = toString(RunStatus::kFinished);
   done.final_loss =
       std::isnan(trained_loss) ? validate(model, batches, false, forward).loss : trained_loss;
   done.steps = state->step;

@@ -9,14 +9,14 @@
 // and by default it raises that threshold (up to 32 MiB) each time a larger mmapped block is freed,
 // so after the first step every activation comes from a heap whose high-water mark, with the
 // fragmentation of many short-lived buffers, exceeds the live peak (memory_bench's twelve runs
-// peaked 14-54% higher than with the set-up below).
+// peaked well above the live bytes).
 // useReturningCpuAllocator() fixes the threshold at 64 KiB (every tensor of 64 KiB or more is its
 // own mapping, unmapped when freed) and trims the heap top beyond 1 MiB, so the peak RSS is the
 // peak of live bytes plus the runtime. The cost is an mmap, a munmap and a page fault per 4 KiB
-// for every fresh tensor: a d32 x 64-block model trained 2.6x slower (170 vs 450 tokens/s on a
-// loaded machine), so it is opt-in: the worker calls it only when DEEPLADDER_RETURN_FREED_MEMORY=1
-// (memory_bench sets it to measure what the plan counts) and the environment does not set glibc's
-// own tunables (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES).
+// for every fresh tensor, which slows training several-fold (memory_bench), so it is opt-in: the
+// worker calls it only when DEEPLADDER_RETURN_FREED_MEMORY=1 (memory_bench sets it to measure what
+// the plan counts) and the environment does not set glibc's own tunables (MALLOC_MMAP_THRESHOLD_,
+// MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES).
 #pragma once
 
 #include <torch/torch.h>

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "core/run_status.h"
+
 namespace deepladder::trainers {
 
 namespace {
@@ -14,7 +16,8 @@ namespace {
 TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_loss,
                     const TrainingState& totals, double wall_s, const std::string& message = "") {
   protocol::Done done;
-  done.status = status == TrainStatus::kDiverged ? "diverged" : "finished";
+  done.status =
+      toString(status == TrainStatus::kDiverged ? RunStatus::kDiverged : RunStatus::kFinished);
   done.final_loss = final_loss;
   done.steps = totals.step;
   done.tokens = totals.tokens;

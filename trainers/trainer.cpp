@@ -14,6 +14,7 @@
 #include "core/data_budget.h"
 #include "core/errors.h"
 #include "core/flop_model.h"
+#include "core/metric_keys.h"
 #include "core/options/validate.h"
 #include "trainers/adamw.h"
 #include "trainers/checkpoint.h"
@@ -182,20 +183,21 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     step_seconds += (secondsSince(step_start) - step_seconds) / static_cast<double>(++timed_steps);
 
     if (session.due(tc.log_every)) {
-      session.metric({{"train/loss", loss_value},
-                      {"lr", lr},
-                      {"grad_norm", grad_norm},
-                      {"tokens_per_s", session.takeTokensPerSecond()},
-                      {"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
+      session.metric({{metric_keys::kTrainLoss, loss_value},
+                      {metric_keys::kLearningRate, lr},
+                      {metric_keys::kGradNorm, grad_norm},
+                      {metric_keys::kTokensPerSecond, session.takeTokensPerSecond()},
+                      {metric_keys::kPeakMemoryGb, peakMemoryBytes(device) / 1e9}});
       if (dp.active())
-        session.metric({{"comm_s", dp.communicationSeconds()}});  // in collectives so far
+        session.metric(
+            {{metric_keys::kCommSeconds, dp.communicationSeconds()}});  // in collectives so far
     }
     if (session.due(tc.eval_every)) {
       const ValidationResult val = validate(model, val_batches, /*with_lens=*/true, forward);
       last_val_loss = val.loss;
-      session.metric(
-          {{"val/loss", last_val_loss},
-           {"lens/cost_steps", step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
+      session.metric({{metric_keys::kValLoss, last_val_loss},
+                      {metric_keys::kLensCostSteps,
+                       step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
       session.emit()(protocol::Lens{state.step, val.lens_kl});
     }
     if (session.due(tc.checkpoint_every)) checkpoint();
@@ -203,7 +205,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   if (std::isnan(last_val_loss))
     last_val_loss = validate(model, val_batches, false, forward).loss;  // resumed at the end
   // The peak over the whole run, validation and checkpoint writes included.
-  session.metric({{"peak_memory_gb", peakMemoryBytes(device) / 1e9}});
+  session.metric({{metric_keys::kPeakMemoryGb, peakMemoryBytes(device) / 1e9}});
   return session.finished(last_val_loss);
 }
 

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/ladder/size_extension.h"
+#include "core/run_status.h"
 
 namespace deepladder::ladder {
 
@@ -27,7 +28,9 @@ const char* candidateKindName(CandidateKind kind) {
 namespace {
 
 bool isTaken(const std::string& status, bool queued_is_taken) {
-  if (status == "finished" || status == "diverged" || status == "running") return true;
+  if (status == RunStatus::kFinished || status == RunStatus::kDiverged ||
+      status == RunStatus::kRunning)
+    return true;
   return queued_is_taken;
 }
 
@@ -52,7 +55,7 @@ std::vector<CandidateRun> candidateRuns(const LadderSpec& spec,
   for (const ExistingRun& e : existing) {
     if (isTaken(e.status, options.queued_is_taken))
       taken.insert({e.arm, e.size, e.seed, e.sweep_label});
-    if (e.status == "finished") finished_rungs.insert({e.arm, e.size});
+    if (e.status == RunStatus::kFinished) finished_rungs.insert({e.arm, e.size});
     auto& top = top_seed[{e.arm, e.size}];
     top = std::max(top, e.seed);
   }

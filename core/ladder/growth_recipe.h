@@ -1,7 +1,7 @@
-// The published growth ladder's recipe as arithmetic (issue: reproduce the growth ladder): shapes
-// from the depth d, parameter counts, step counts, crossover steps, FLOPs and depth-scaled
-// learning rates, exactly as the paper's training code computes them. Torch-free, so `plan` can
-// be checked by hand before anyone spends a GPU-hour.
+// The published growth ladder's recipe as arithmetic: shapes from the depth d, parameter counts,
+// step counts, crossover steps, FLOPs and depth-scaled learning rates, exactly as the paper's
+// training code computes them. Torch-free, so `plan` can be checked by hand before anyone spends a
+// GPU-hour.
 //
 //   width w = 128 d, heads d (head dim 128), sequence T = 2048, vocabulary V = 50304 (50257 padded)
 //   SwiGLU hidden H = 256 ceil(floor(8 w / 3) / 256); no norm gains, no biases

@@ -20,6 +20,7 @@
 #include "core/options/validate.h"
 #include "core/safe_text.h"
 #include "core/sha256.h"
+#include "core/squaring/tokens.h"
 #include "core/toml_reader.h"
 
 namespace deepladder::ladder {
@@ -40,23 +41,27 @@ void requireDistinctRunName(const PlannedRun& run, const TomlReader& arms, RunNa
             "rename an arm or a size so that arm-size-sSEED(-SWEEP) names differ");
 }
 
-}  // namespace
+// What the file says once, for planning every (arm, size, sweep point): the run defaults and
+// the tables every rung reads again.
+struct LadderInputs {
+  std::string source_name;
+  std::string recipe;  // [ladder] recipe: "" or "growth-paper"
+  RunConfig base;      // [model], [data], [train], [squaring]
+  options::OptionOrigins base_origins;
+  std::vector<SizeEntry> sizes;
+  TomlReader budget_reader;
+  BudgetRule budget;
+  RecipeGlobals globals;
+  DeviceBudget device;
+};
 
-LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
-  toml::table root = parseTomlString(text, source_name);
-  TomlReader r(root, source_name);
-  LadderSpec spec;
-  spec.source = source_name;
-  spec.text = text;
-  spec.hash = sha256Hex(text.data(), text.size()).substr(0, 16);
-
-  TomlReader head = r.table("ladder");
+// [ladder]: the name, task, description, recipe and seeds. Returns the recipe's name ("" for none).
+std::string readLadderHead(TomlReader& head, LadderSpec& spec) {
   spec.name = head.string("name", "");
   if (spec.name.empty())
     head.fail("name", "the ladder needs a name", "add name = \"my-ladder\" under [ladder]");
-  checkName(spec.name, "ladder", source_name, head.lineOf("name"), head.qualified("name"));
+  checkName(spec.name, "ladder", spec.source, head.lineOf("name"), head.qualified("name"));
   spec.task = head.choice("task", spec.task, {"lm", "squaring"});
-  const Task task = *enumFromName<Task>(spec.task);
   spec.description = head.string("description", "");
   const std::string recipe = head.choice("recipe", "", {"", "growth-paper"});
   spec.seeds = head.integers("seeds", 0, std::numeric_limits<int64_t>::max());
@@ -67,20 +72,192 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
       head.fail("seeds", "seed " + std::to_string(seed) + " appears twice",
                 "list each seed once: two runs with one seed would share one directory");
   head.finish();
+  return recipe;
+}
+
+// Arms x sizes x seeds x sweep points, refused beyond kMaxLadderRuns (a slip such as a huge seed
+// list), named at [ladder] seeds.
+void requirePlausibleRunCount(const LadderSpec& spec, size_t sizes, const TomlReader& head) {
+  double planned_runs = 0;
+  for (const std::string& arm : spec.arms)
+    planned_runs +=
+        double(sizes) * double(spec.seeds.size()) * double(sweepPoints(spec.sweeps.at(arm)).size());
+  if (planned_runs > kMaxLadderRuns)
+    head.fail("seeds",
+              "arms x sizes x seeds x sweep points is " + std::to_string(int64_t(planned_runs)) +
+                  " runs (at most " + std::to_string(kMaxLadderRuns) + ")",
+              "split the ladder, or use fewer seeds or sweep values");
+}
+
+// One arm at one size, before its sweep points: the defaults, the size's [model] overrides, the
+// arm's preset, the recipe's shape and the arm's own tables, with where each value came from.
+struct RungConfig {
+  RunConfig config;
+  options::OptionOrigins origins;
+  int64_t depth = 0;     // the size's n_layer, before the arm's preset
+  bool included = true;  // false: the arm lists sizes = [..] without this one
+  std::optional<RecipeRung> recipe_rung;
+};
+
+RungConfig configureRung(const LadderInputs& in, const std::string& arm,
+                         const TomlReader& arm_reader, size_t rung) {
+  const SizeEntry& size = in.sizes[rung];
+  RungConfig out{in.base, in.base_origins};
+  TomlReader size_reader(size.model_overrides, in.source_name, size.path);
+  options::applyTomlSection(size_reader, options::Section::model, out.config, &out.origins);
+  out.depth = out.config.model.n_layer;
+  TomlReader arm_copy = arm_reader;
+  const std::string preset = arm_copy.string("preset", isArmPreset(arm) ? arm : "");
+  if (!preset.empty()) {
+    if (!isArmPreset(preset)) {
+      std::string names;
+      for (const auto& n : armPresetNames()) names += (names.empty() ? "" : ", ") + n;
+      arm_copy.fail("preset", "unknown arm preset \"" + preset + "\"", "use one of " + names);
+    }
+    applyArmPreset(preset, out.config.model);
+  }
+  const std::vector<std::string> only = arm_copy.strings("sizes");
+  for (const auto& name : only)  // a typo must not drop the arm without a word
+    if (std::none_of(in.sizes.begin(), in.sizes.end(),
+                     [&](const SizeEntry& s) { return s.name == name; }))
+      arm_copy.fail("sizes", "unknown size \"" + shownText(name) + "\"",
+                    "use the names of [sizes]: " + sizeNames(in.sizes));
+  out.included = only.empty();
+  for (const auto& name : only) out.included = out.included || name == size.name;
+  if (!in.recipe.empty()) {
+    const RecipeArmConstants k = readRecipeArm(arm_copy.table("recipe"));
+    TomlReader cross = arm_copy.table("crossover");
+    for (const auto& key : cross.keys()) (void)cross.number(key, 0, 0, 1);
+    const RecipeArmShape shape = recipeArmShape(preset.empty() ? "vanilla" : preset);
+    double f = 0;
+    if (shape.grow_passes > 0 && out.included) {
+      if (!cross.has(size.name))
+        arm_copy.fail("crossover", "no crossover fraction for size \"" + size.name + "\"",
+                      "add " + size.name + " = 0.75 to this arm's crossover table");
+      f = cross.number(size.name, 0, 0, 1);
+    }
+    try {
+      out.recipe_rung = planRecipeRung(in.globals, shape, out.depth, k.tpp, k.g, f);
+    } catch (const UserError& e) {  // locate it: the arm's recipe
+      arm_copy.fail("recipe", e.what());
+    }
+    applyRecipe(out.config, in.globals, k, *out.recipe_rung, f);
+  }
+  for (options::Section section : options::allSections()) {
+    if (section == options::Section::root) continue;
+    TomlReader table = arm_copy.table(std::string(options::sectionName(section)));
+    options::applyTomlSection(table, section, out.config, &out.origins);
+  }
+  arm_copy.skip("sweep");  // read with the ladder's sweeps
+  arm_copy.finish();
+  return out;
+}
+
+// The budget as steps of one run (no recipe: a recipe plans its own). A warmup longer than a
+// fifth of the steps is cut to that fifth (short rungs keep a short warmup); when the file set
+// warmup_steps, a warning says so.
+void applyTokenBudget(const LadderInputs& in, const std::string& arm, size_t rung,
+                      RunConfig& config, const options::OptionOrigins& origins,
+                      std::vector<std::string>& warnings) {
+  const std::string& size = in.sizes[rung].name;
+  const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
+  // The options are checked before the budget is turned into steps (a head count of 0 would
+  // divide by zero on the way, an unknown squaring tier has no cost per step).
+  options::validatePlanningInputs(config, in.source_name + " (" + arm + "-" + size + ")", &origins);
+  const BudgetRule& budget = in.budget;
+  const double tokens_target = targetTokens(budget, rung, config);
+  const double max_tokens =
+      std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
+  if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)
+    in.budget_reader.fail(budget.rule == "flops" ? "flops" : budget.rule,
+                          "the budget gives arm \"" + arm + "\" size \"" + size + "\" " +
+                              formatTokenBudget(tokens_target) + " tokens, " +
+                              (tokens_target > max_tokens
+                                   ? "more than " + formatTokenBudget(max_tokens) + " (at most " +
+                                         std::to_string(options::kMaxCount) + " steps of " +
+                                         std::to_string(tokens_per_step) + ")"
+                                   : "less than one step of " + std::to_string(tokens_per_step)),
+                          "check the budget's value and unit");
+  config.train.steps = std::max<int64_t>(
+      1, static_cast<int64_t>(std::llround(tokens_target / double(tokens_per_step))));
+  const int64_t longest_warmup = config.train.steps / 5;
+  if (config.train.warmup_steps <= longest_warmup) return;
+  if (const options::OptionOrigin* set = origins.find("train.warmup_steps")) {
+    std::string warning = set->file + ":" + std::to_string(set->line) + ": " + set->key + " = " +
+                          std::to_string(config.train.warmup_steps) + " is more than a fifth of " +
+                          "arm \"" + arm + "\" size \"" + size + "\"'s " +
+                          std::to_string(config.train.steps) + " steps; it warms up for " +
+                          std::to_string(longest_warmup) + " steps";
+    if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end())
+      warnings.push_back(std::move(warning));
+  }
+  config.train.warmup_steps = longest_warmup;
+}
+
+// The runs of one (arm, size, sweep point), one a seed: named, validated, planned (FLOPs, time,
+// the micro-batch that fits).
+void planSeedRuns(LadderSpec& spec, const LadderInputs& in, const RungConfig& rung,
+                  const std::string& arm, size_t rung_index, const Sweep& sweep,
+                  const SweepPoint& point, const RunConfig& config,
+                  const options::OptionOrigins& origins, const TomlReader& arms,
+                  RunNames& run_names) {
+  for (int64_t seed : spec.seeds) {
+    PlannedRun run;
+    run.arm = arm;
+    run.size = in.sizes[rung_index].name;
+    run.seed = seed;
+    run.name = sweepRunName(arm, run.size, seed, point.label);
+    run.sweep_label = point.label;
+    for (size_t axis = 0; axis < sweep.size(); ++axis)
+      run.sweep_point.emplace_back(sweep[axis].option->qualifiedKey(), point.values[axis]);
+    run.config = config;
+    run.config.name = run.name;
+    run.config.train.seed = seed;
+    options::validateRunConfig(run.config, in.source_name + " (" + run.name + ")", &origins);
+    static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
+    run.depth = rung.depth;
+    if (const auto& r = rung.recipe_rung) {  // the paper's own accounting (growth_recipe.h)
+      run.params = r->params;
+      run.executed_depth = r->blocks_low;
+      run.executed_depth_after_growth = r->blocks_high;
+      run.crossover_step = r->crossover;
+      run.flops_per_token = r->flops_per_token_low;
+      run.tokens = r->tokens;
+      run.flops = r->flops;
+    }
+    planTime(run, spec.resources);
+    planMemory(run, in.device);  // the micro-batch that fits, or a refusal
+    spec.runs.push_back(std::move(run));
+    requireDistinctRunName(spec.runs.back(), arms, run_names);
+  }
+}
+
+}  // namespace
+
+LadderSpec parseLadder(const std::string& text, const std::string& source_name) {
+  toml::table root = parseTomlString(text, source_name);
+  TomlReader r(root, source_name);
+  LadderSpec spec;
+  spec.source = source_name;
+  spec.text = text;
+  spec.hash = sha256Hex(text.data(), text.size()).substr(0, 16);
+  TomlReader head = r.table("ladder");
+  const std::string recipe = readLadderHead(head, spec);
+  const Task task = *enumFromName<Task>(spec.task);
 
   // Run defaults: [model], [data], [train], [squaring]; each planned run then applies its size
   // and its arm on top, and remembers where every value came from for validate()'s messages.
   RunConfig base;
   base.task = task;
-  if (task == Task::squaring) base.model.vocab_size = 17;
+  if (task == Task::squaring) base.model.vocab_size = squaring::kVocabSize;
   options::OptionOrigins base_origins;
   for (options::Section section : options::allSections()) {
     if (section == options::Section::root) continue;
     TomlReader table = r.table(std::string(options::sectionName(section)));
     options::applyTomlSection(table, section, base, &base_origins);
   }
-  const std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
-  const TomlReader budget_reader = r.table("budget");
+  std::vector<SizeEntry> sizes = readSizes(r.table("sizes"));
+  TomlReader budget_reader = r.table("budget");
   const BudgetRule budget = readBudget(budget_reader, sizes.size());
   spec.resources = readResources(r.table("resources"));
   const RecipeGlobals globals = readRecipeGlobals(r.table("recipe"));
@@ -88,148 +265,48 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   if (device.bytes > 0) device.source += " (" + source_name + ")";
   if (!recipe.empty() && !r.raw().get("sizes"))
     r.fail("sizes", "a recipe ladder needs [sizes] depths = [..]");
+  const LadderInputs in{source_name,
+                        recipe,
+                        std::move(base),
+                        std::move(base_origins),
+                        std::move(sizes),
+                        std::move(budget_reader),
+                        budget,
+                        globals,
+                        device};
 
   TomlReader arms = r.table("arms");
   std::vector<std::string> arm_names = arms.keys();
   if (arm_names.empty()) arm_names = {"vanilla"};
   for (const std::string& arm : arm_names)
     checkName(arm, "arm", source_name, arms.lineOf(arm), arms.qualified(arm));
-  for (const auto& size : sizes) spec.sizes.push_back(size.name);
+  for (const auto& size : in.sizes) spec.sizes.push_back(size.name);
   spec.arms = arm_names;
   // Sweeps: the ladder's [sweep], each arm's own lists on top (core/ladder/sweep.h).
   const Sweep ladder_sweep = readSweep(r.table("sweep"));
   const toml::table no_overrides;
-  double planned_runs = 0;
-  for (const std::string& arm : arm_names) {
-    TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
-    spec.sweeps[arm] = overrideSweep(ladder_sweep, readSweep(arm_reader.table("sweep")));
-    planned_runs += double(sizes.size()) * double(spec.seeds.size()) *
-                    double(sweepPoints(spec.sweeps[arm]).size());
-  }
-  if (planned_runs > kMaxLadderRuns)
-    head.fail("seeds",
-              "arms x sizes x seeds x sweep points is " + std::to_string(int64_t(planned_runs)) +
-                  " runs (at most " + std::to_string(kMaxLadderRuns) + ")",
-              "split the ladder, or use fewer seeds or sweep values");
+  auto armReader = [&](const std::string& arm) {
+    return arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
+  };
+  for (const std::string& arm : arm_names)
+    spec.sweeps[arm] = overrideSweep(ladder_sweep, readSweep(armReader(arm).table("sweep")));
+  requirePlausibleRunCount(spec, in.sizes.size(), head);
 
   RunNames run_names;  // run names must be distinct: one directory each
   for (const std::string& arm : arm_names) {
-    TomlReader arm_reader = arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
-    for (size_t rung = 0; rung < sizes.size(); ++rung) {
-      RunConfig config = base;
-      options::OptionOrigins origins = base_origins;
-      TomlReader size_reader(sizes[rung].model_overrides, source_name, sizes[rung].path);
-      options::applyTomlSection(size_reader, options::Section::model, config, &origins);
-      const int64_t rung_depth = config.model.n_layer;
-      TomlReader arm_copy = arm_reader;
-      const std::string preset = arm_copy.string("preset", isArmPreset(arm) ? arm : "");
-      if (!preset.empty()) {
-        if (!isArmPreset(preset)) {
-          std::string names;
-          for (const auto& n : armPresetNames()) names += (names.empty() ? "" : ", ") + n;
-          arm_copy.fail("preset", "unknown arm preset \"" + preset + "\"", "use one of " + names);
-        }
-        applyArmPreset(preset, config.model);
-      }
-      const std::vector<std::string> only = arm_copy.strings("sizes");
-      for (const auto& name : only)  // a typo must not drop the arm without a word
-        if (std::none_of(sizes.begin(), sizes.end(),
-                         [&](const SizeEntry& s) { return s.name == name; }))
-          arm_copy.fail("sizes", "unknown size \"" + shownText(name) + "\"",
-                        "use the names of [sizes]: " + sizeNames(sizes));
-      bool included = only.empty();
-      for (const auto& name : only) included = included || name == sizes[rung].name;
-      std::optional<RecipeRung> recipe_rung;
-      if (!recipe.empty()) {
-        const RecipeArmConstants k = readRecipeArm(arm_copy.table("recipe"));
-        TomlReader cross = arm_copy.table("crossover");
-        for (const auto& key : cross.keys()) (void)cross.number(key, 0, 0, 1);
-        const RecipeArmShape shape = recipeArmShape(preset.empty() ? "vanilla" : preset);
-        double f = 0;
-        if (shape.grow_passes > 0 && included) {
-          if (!cross.has(sizes[rung].name))
-            arm_copy.fail("crossover",
-                          "no crossover fraction for size \"" + sizes[rung].name + "\"",
-                          "add " + sizes[rung].name + " = 0.75 to this arm's crossover table");
-          f = cross.number(sizes[rung].name, 0, 0, 1);
-        }
-        try {
-          recipe_rung = planRecipeRung(globals, shape, rung_depth, k.tpp, k.g, f);
-        } catch (const UserError& e) {  // locate it: the arm's recipe
-          arm_copy.fail("recipe", e.what());
-        }
-        applyRecipe(config, globals, k, *recipe_rung, f);
-      }
-      for (options::Section section : options::allSections()) {
-        if (section == options::Section::root) continue;
-        TomlReader table = arm_copy.table(std::string(options::sectionName(section)));
-        options::applyTomlSection(table, section, config, &origins);
-      }
-      arm_copy.skip("sweep");  // read above
-      arm_copy.finish();
-      if (!included) continue;
-
-      const RunConfig rung_config = config;
-      const options::OptionOrigins rung_origins = origins;
+    const TomlReader arm_reader = armReader(arm);
+    for (size_t rung = 0; rung < in.sizes.size(); ++rung) {
+      const RungConfig rung_config = configureRung(in, arm, arm_reader, rung);
+      if (!rung_config.included) continue;
       const Sweep& sweep = spec.sweeps.at(arm);
       for (const SweepPoint& point : sweepPoints(sweep)) {
-        RunConfig config = rung_config;
-        options::OptionOrigins origins = rung_origins;
+        RunConfig config = rung_config.config;
+        options::OptionOrigins origins = rung_config.origins;
         applySweepPoint(sweep, point, config, &origins);
-        const int64_t tokens_per_step = config.train.batch_size * config.model.seq_len;
-        if (!recipe_rung) {
-          // The options are checked before the budget is turned into steps (a head count of 0
-          // would divide by zero on the way, an unknown squaring tier has no cost per step).
-          options::validatePlanningInputs(
-              config, source_name + " (" + arm + "-" + sizes[rung].name + ")", &origins);
-          const double tokens_target = targetTokens(budget, rung, config);
-          const double max_tokens =
-              std::min(kMaxRunTokens, double(options::kMaxCount) * double(tokens_per_step));
-          if (!(tokens_target >= 0.5 * double(tokens_per_step)) || tokens_target > max_tokens)
-            budget_reader.fail(
-                budget.rule == "flops" ? "flops" : budget.rule,
-                "the budget gives arm \"" + arm + "\" size \"" + sizes[rung].name + "\" " +
-                    formatTokenBudget(tokens_target) + " tokens, " +
-                    (tokens_target > max_tokens
-                         ? "more than " + formatTokenBudget(max_tokens) + " (at most " +
-                               std::to_string(options::kMaxCount) + " steps of " +
-                               std::to_string(tokens_per_step) + ")"
-                         : "less than one step of " + std::to_string(tokens_per_step)),
-                "check the budget's value and unit");
-          config.train.steps = std::max<int64_t>(
-              1, static_cast<int64_t>(std::llround(tokens_target / double(tokens_per_step))));
-          if (config.train.warmup_steps > config.train.steps / 5)
-            config.train.warmup_steps = config.train.steps / 5;  // short rungs keep a short warmup
-        }
-        for (int64_t seed : spec.seeds) {
-          PlannedRun run;
-          run.arm = arm;
-          run.size = sizes[rung].name;
-          run.seed = seed;
-          run.name = sweepRunName(arm, sizes[rung].name, seed, point.label);
-          run.sweep_label = point.label;
-          for (size_t axis = 0; axis < sweep.size(); ++axis)
-            run.sweep_point.emplace_back(sweep[axis].option->qualifiedKey(), point.values[axis]);
-          run.config = config;
-          run.config.name = run.name;
-          run.config.train.seed = seed;
-          options::validateRunConfig(run.config, source_name + " (" + run.name + ")", &origins);
-          static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
-          run.depth = rung_depth;
-          if (recipe_rung) {  // the paper's own accounting (growth_recipe.h)
-            run.params = recipe_rung->params;
-            run.executed_depth = recipe_rung->blocks_low;
-            run.executed_depth_after_growth = recipe_rung->blocks_high;
-            run.crossover_step = recipe_rung->crossover;
-            run.flops_per_token = recipe_rung->flops_per_token_low;
-            run.tokens = recipe_rung->tokens;
-            run.flops = recipe_rung->flops;
-          }
-          planTime(run, spec.resources);
-          planMemory(run, device);  // the micro-batch that fits, or a refusal
-          spec.runs.push_back(std::move(run));
-          requireDistinctRunName(spec.runs.back(), arms, run_names);
-        }
+        if (!rung_config.recipe_rung)
+          applyTokenBudget(in, arm, rung, config, origins, spec.warnings);
+        planSeedRuns(spec, in, rung_config, arm, rung, sweep, point, config, origins, arms,
+                     run_names);
       }
     }
   }

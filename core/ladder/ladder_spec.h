@@ -95,6 +95,9 @@ struct LadderSpec {
   Resources resources;
   std::map<std::string, Sweep> sweeps;  // each arm's sweep (empty: none), by arm
   std::vector<PlannedRun> runs;         // arms x sizes x sweep points x seeds, in that order
+  // What planning changed of what the file says, one line each ("ladder.toml:12:
+  // train.warmup_steps = 500 is more than a fifth of ..."); `run` and `plan` print them.
+  std::vector<std::string> warnings;
 };
 
 // More runs than this in one ladder is refused when it is read (a slip such as seeds = [1..1e6]).

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <variant>
 #include <vector>
 
 #include "core/errors.h"
+#include "core/options/option_schema.h"
 
 namespace deepladder::ladder {
 
@@ -135,36 +137,15 @@ void planTime(PlannedRun& run, const Resources& resources) {
 }
 
 std::string throughputShapeKey(const RunConfig& c) {
-  const ModelConfig& m = c.model;
-  const TrainConfig& t = c.train;
-  nlohmann::json key = {
-      {"task", enumName(c.task)},  // a squaring run's speed says nothing of a language model's
-      {"d_model", m.d_model},
-      {"n_layer", m.n_layer},
-      {"n_head", m.n_head},
-      {"seq_len", m.seq_len},
-      {"mlp", enumName(m.mlp)},
-      {"hidden", m.mlpHidden()},
-      {"vocab", m.vocab_padded > 0 ? m.vocab_padded : m.vocab_size},
-      {"tied", m.tie_embeddings},
-      {"arch", enumName(m.arch)},
-      {"core_mode", enumName(m.core_mode)},
-      {"passes", m.passes},
-      {"grow_passes", m.grow_passes},
-      {"grow_layers", m.grow_layers},
-      {"grow_fraction", m.grow_fraction},
-      {"boundary_every", m.boundary_every},
-      {"qk_norm", m.qk_norm},
-      {"norm_gain", m.norm_gain},
-      {"batch", t.batch_size},
-      {"micro_batch", t.micro_batch},
-      {"ranks", t.ranks},
-      {"optimizer", enumName(t.optimizer)},
-      {"precision", enumName(t.precision)},
-      {"checkpointing", enumName(t.activation_checkpointing)},
-      {"checkpointing_k", t.activation_checkpointing_k},
-      {"device", t.device.rfind("cuda", 0) == 0 ? "cuda" : t.device},
-  };
+  // Every option the schema marks kShape that the run's task honours (the task among them: a
+  // squaring run's speed says nothing of a language model's), by qualified key.
+  nlohmann::json key = nlohmann::json::object();
+  for (const options::OptionSpec& spec : options::runOptionSchema()) {
+    if ((spec.flags & options::kShape) == 0 || !spec.honouredBy(c.task)) continue;
+    std::visit([&](const auto& value) { key[spec.qualifiedKey()] = value; }, spec.get(c));
+  }
+  // One shape for every GPU of a kind: cuda:0 and cuda:1 run alike.
+  if (c.train.device.rfind("cuda", 0) == 0) key["train.device"] = "cuda";
   return key.dump();
 }
 

@@ -43,8 +43,8 @@ double assumedThroughput(const Resources& resources, Precision precision);
 // run.est_seconds from the assumed throughput.
 void planTime(PlannedRun& run, const Resources& resources);
 
-// Runs with equal keys cost the same per token on the same kind of device: the model's shape
-// and kind, seq_len, batch, micro-batch, ranks, precision, checkpointing and device.
+// Runs with equal keys cost the same per token on the same kind of device: the task and every
+// option the schema marks kShape (core/options/run_options.h) that the task honours.
 std::string throughputShapeKey(const RunConfig& config);
 // Replaces est_seconds by tokens / measured tokens per second for every run whose shape key has a
 // measurement (key -> tokens/s over all ranks); marks them run.time_measured.

@@ -1,6 +1,8 @@
 // The growth recipe's sections of a ladder file (see recipe_sections.h).
 #include "core/ladder/recipe_sections.h"
 
+#include "core/options/option_schema.h"
+
 namespace deepladder::ladder {
 
 RecipeArmConstants readRecipeArm(TomlReader r) {
@@ -13,10 +15,15 @@ RecipeArmConstants readRecipeArm(TomlReader r) {
   for (const char* key : {"weight_decay", "beta1", "beta2", "eps", "warmup", "warmdown", "m_out",
                           "r", "s_emb", "u", "embed_lr_mult", "head_lr_mult", "g", "tpp"})
     need(key);
-  k.weight_decay = r.number("weight_decay", k.weight_decay, 0, 10);
-  k.beta1 = r.number("beta1", k.beta1, 0, 0.999999);
-  k.beta2 = r.number("beta2", k.beta2, 0, 0.999999999);
-  k.eps = r.number("eps", k.eps, 0, 1);
+  // The optimizer constants become train options: the schema's ranges.
+  auto trainNumber = [&](const char* key, double fallback) {
+    const options::OptionSpec* spec = options::findOption(options::Section::train, key);
+    return r.number(key, fallback, spec->min, spec->max);
+  };
+  k.weight_decay = trainNumber("weight_decay", k.weight_decay);
+  k.beta1 = trainNumber("beta1", k.beta1);
+  k.beta2 = trainNumber("beta2", k.beta2);
+  k.eps = trainNumber("eps", k.eps);
   k.warmup = r.integer("warmup", k.warmup, 0, 1 << 30);
   k.warmdown = r.number("warmdown", k.warmdown, 0, 1);
   k.m_out = r.number("m_out", k.m_out, 0, 1e6);

@@ -7,6 +7,8 @@
 // kHashed (the option enters the config hash: changing it makes another run, so a checkpoint
 // of the old one is not resumed) and the tasks whose trainer honours it (kLm, kSquaring; a
 // trainer refuses, by name, a non-default value of an option it does not honour).
+// kShape: the option changes the cost of a training step, so runs that differ in it are not
+// timed alike (core/ladder/memory_plan.h, throughputShapeKey: measured tokens/s by shape).
 // kHashedOffDefault: hashed, but only where it differs from its default, for options added after
 // runs were made: a config that leaves it at its default keeps the hash it had before.
 //
@@ -29,6 +31,7 @@ enum OptionFlag : unsigned {
   kLm = 2u,
   kSquaring = 4u,
   kBothTasks = kLm | kSquaring,
+  kShape = 16u,
   kOnlyOffDefault = 8u,
   kHashedOffDefault = kHashed | kOnlyOffDefault,
 };
@@ -42,59 +45,60 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
 #define DEEPLADDER_ROOT_OPTIONS(X)                                                       \
   X(std::string, name, "run", 0, 0, "", kBothTasks,                                      \
     "Run name: the run's directory and its label in tables (letters, digits, . _ + -).") \
-  X(Task, task, Task::lm, 0, 0, "", kHashed | kBothTasks,                                \
+  X(Task, task, Task::lm, 0, 0, "", kHashed | kBothTasks | kShape,                       \
     "lm: language modelling on [data]; squaring: the serial task of [squaring].")
 
 #define DEEPLADDER_MODEL_OPTIONS(X)                                                              \
-  X(int64_t, vocab_size, 256, 2, 1 << 22, "tokens", kHashed | kBothTasks,                        \
+  X(int64_t, vocab_size, 256, 2, 1 << 22, "tokens", kHashed | kBothTasks | kShape,               \
     "Vocabulary size: 256 for the byte tokenizer, 50257 for GPT-2 shards, 17 for squaring.")     \
-  X(int64_t, d_model, 64, 1, 1 << 16, "", kHashed | kBothTasks, "Width of the residual stream.") \
-  X(int64_t, n_layer, 2, 1, 1 << 20, "blocks", kHashed | kBothTasks,                             \
+  X(int64_t, d_model, 64, 1, 1 << 16, "", kHashed | kBothTasks | kShape,                         \
+    "Width of the residual stream.")                                                             \
+  X(int64_t, n_layer, 2, 1, 1 << 20, "blocks", kHashed | kBothTasks | kShape,                    \
     "Transformer blocks (split into prelude/core/coda thirds when arch = pcc).")                 \
-  X(int64_t, n_head, 4, 1, 1 << 14, "", kHashed | kBothTasks,                                    \
+  X(int64_t, n_head, 4, 1, 1 << 14, "", kHashed | kBothTasks | kShape,                           \
     "Attention heads; d_model / n_head is the head size (even, for rotary embeddings).")         \
-  X(int64_t, seq_len, 64, 1, 1 << 20, "tokens", kHashed | kBothTasks,                            \
+  X(int64_t, seq_len, 64, 1, 1 << 20, "tokens", kHashed | kBothTasks | kShape,                   \
     "Context length of a training sequence.")                                                    \
-  X(MlpKind, mlp, MlpKind::gelu, 0, 0, "", kHashed | kBothTasks,                                 \
+  X(MlpKind, mlp, MlpKind::gelu, 0, 0, "", kHashed | kBothTasks | kShape,                        \
     "MLP: gelu (hidden 4 d_model) or swiglu (hidden 256 ceil(floor(8 d_model / 3) / 256)).")     \
-  X(int64_t, mlp_hidden, 0, 0, 1 << 22, "", kHashed | kBothTasks,                                \
+  X(int64_t, mlp_hidden, 0, 0, 1 << 22, "", kHashed | kBothTasks | kShape,                       \
     "MLP hidden width; 0 = the MLP kind's default.")                                             \
-  X(bool, tie_embeddings, true, 0, 0, "", kHashed | kBothTasks,                                  \
+  X(bool, tie_embeddings, true, 0, 0, "", kHashed | kBothTasks | kShape,                         \
     "The unembedding shares the token embedding matrix.")                                        \
   X(double, rope_base, 10000.0, 1.0, 1e9, "", kHashed | kLm, "Rotary embedding base frequency.") \
-  X(Arch, arch, Arch::vanilla, 0, 0, "", kHashed | kBothTasks,                                   \
+  X(Arch, arch, Arch::vanilla, 0, 0, "", kHashed | kBothTasks | kShape,                          \
     "vanilla: a plain stack; pcc: prelude/core/coda with the boundary operator between core "    \
     "passes, BO(h, e) = RMSNorm(h) + alpha e.")                                                  \
-  X(CoreMode, core_mode, CoreMode::untied, 0, 0, "", kHashed | kBothTasks,                       \
+  X(CoreMode, core_mode, CoreMode::untied, 0, 0, "", kHashed | kBothTasks | kShape,              \
     "pcc: tied loops one core K times; untied stacks K distinct cores.")                         \
-  X(int64_t, passes, 1, 1, 1 << 16, "", kHashed | kBothTasks,                                    \
+  X(int64_t, passes, 1, 1, 1 << 16, "", kHashed | kBothTasks | kShape,                           \
     "K, the core passes of a pcc model (before growth).")                                        \
   X(double, alpha, 1.0, -1e6, 1e6, "", kHashed | kBothTasks,                                     \
     "Boundary operator re-injection weight: BO(h, e) = RMSNorm(h) + alpha e.")                   \
-  X(int64_t, grow_passes, 0, 0, 1 << 16, "", kHashed | kLm,                                      \
+  X(int64_t, grow_passes, 0, 0, 1 << 16, "", kHashed | kLm | kShape,                             \
     "pcc growth: core passes after growth (new untied core j copies core j mod K); 0 = none.")   \
-  X(int64_t, grow_layers, 0, 0, 1 << 20, "blocks", kHashed | kLm,                                \
+  X(int64_t, grow_layers, 0, 0, 1 << 20, "blocks", kHashed | kLm | kShape,                       \
     "vanilla growth: blocks after growth, the middle section duplicated in place "               \
     "(deep_vanilla_grow: p+2c+o -> p+4c+o in untied_grow's core order); 0 = none.")              \
-  X(double, grow_fraction, 0.75, 0.0, 1.0, "", kHashed | kLm,                                    \
+  X(double, grow_fraction, 0.75, 0.0, 1.0, "", kHashed | kLm | kShape,                           \
     "Growth happens at step int(grow_fraction x steps).")                                        \
   X(int64_t, rewarm_steps, 40, 0, 1 << 30, "steps", kHashed | kLm,                               \
     "After growth every learning rate is scaled by min(1, (step - crossover) / rewarm_steps).")  \
-  X(int64_t, boundary_every, 0, 0, 1 << 20, "blocks", kHashed | kLm,                             \
+  X(int64_t, boundary_every, 0, 0, 1 << 20, "blocks", kHashed | kLm | kShape,                    \
     "Plain-stack ablation: every k blocks h <- RMSNorm(h) + alpha h_source; 0 = off.")           \
   X(int64_t, boundary_source, 0, 0, 1 << 20, "", kHashed | kLm,                                  \
     "The re-injected state of boundary_every: 0 = embedding output, l = output of block l.")     \
   X(bool, layernorm_scaling, false, 0, 0, "", kHashed | kLm,                                     \
     "Scale the pre-norm output of block l (1-based) by 1 / sqrt(l).")                            \
-  X(Positions, positions, Positions::rope, 0, 0, "", kHashed | kBothTasks,                       \
+  X(Positions, positions, Positions::rope, 0, 0, "", kHashed | kBothTasks | kShape,              \
     "Positions: rope (rotary on q and k) or learned (an absolute table).")                       \
-  X(AttentionMask, attention, AttentionMask::causal, 0, 0, "", kHashed | kBothTasks,             \
+  X(AttentionMask, attention, AttentionMask::causal, 0, 0, "", kHashed | kBothTasks | kShape,    \
     "Attention mask: causal, or bidirectional with a padding mask.")                             \
-  X(bool, norm_gain, true, 0, 0, "", kHashed | kLm,                                              \
+  X(bool, norm_gain, true, 0, 0, "", kHashed | kLm | kShape,                                     \
     "RMSNorm with a learned gain (false: no gain anywhere, as the growth recipe).")              \
-  X(bool, qk_norm, false, 0, 0, "", kHashed | kLm,                                               \
+  X(bool, qk_norm, false, 0, 0, "", kHashed | kLm | kShape,                                      \
     "RMSNorm over the head dimension on q and k, after rotary.")                                 \
-  X(bool, embed_norm, false, 0, 0, "", kHashed | kLm,                                            \
+  X(bool, embed_norm, false, 0, 0, "", kHashed | kLm | kShape,                                   \
     "Normalize the embedding output before the first block.")                                    \
   X(double, residual_scale, 1.0, 0.0, 1e6, "", kHashed | kLm,                                    \
     "r: x <- x + r Attn(Norm x); x <- x + r MLP(Norm x).")                                       \
@@ -107,7 +111,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "Recipe init: standard deviation of the embedding.")                                         \
   X(double, init_uniform, 0.0625, 0.0, 1e3, "", kHashed | kLm,                                   \
     "Recipe init: u of the uniform block matrices.")                                             \
-  X(int64_t, vocab_padded, 0, 0, 1 << 22, "tokens", kHashed | kLm,                               \
+  X(int64_t, vocab_padded, 0, 0, 1 << 22, "tokens", kHashed | kLm | kShape,                      \
     "Embedding and head rows (0 = vocab_size); logits are cut back to vocab_size.")              \
   X(double, norm_eps, 0.0, 0.0, 1.0, "", kHashedOffDefault | kLm,                                \
     "eps of every RMSNorm (blocks, QK-norm, embedding and final norms, boundary operator); "     \
@@ -135,7 +139,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
 #define DEEPLADDER_TRAIN_OPTIONS(X)                                                              \
   X(int64_t, seed, 1, 0, kMaxInt, "", kHashed | kBothTasks,                                      \
     "Seed of the initialization and the data order.")                                            \
-  X(int64_t, batch_size, 16, 1, kMaxCount, "sequences", kHashed | kBothTasks,                    \
+  X(int64_t, batch_size, 16, 1, kMaxCount, "sequences", kHashed | kBothTasks | kShape,           \
     "Sequences per optimizer step (over all ranks).")                                            \
   X(int64_t, steps, 200, 1, kMaxCount, "steps", kHashed | kBothTasks,                            \
     "Optimizer steps of the run.")                                                               \
@@ -170,9 +174,9 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(int64_t, log_every, 1, 1, kMaxCount, "steps", kBothTasks, "Training metrics every k steps.") \
   X(int64_t, threads, 0, 0, 1024, "", kBothTasks,                                                \
     "Intra-op threads of the worker; 0 = the slot's share of the cores.")                        \
-  X(std::string, device, "cpu", 0, 0, "", kBothTasks,                                            \
+  X(std::string, device, "cpu", 0, 0, "", kBothTasks | kShape,                                   \
     "cpu, cuda or cuda:N (the scheduler pins each run to its own GPU).")                         \
-  X(OptimizerKind, optimizer, OptimizerKind::adamw, 0, 0, "", kHashed | kBothTasks,              \
+  X(OptimizerKind, optimizer, OptimizerKind::adamw, 0, 0, "", kHashed | kBothTasks | kShape,     \
     "adamw for every parameter, or muon for the block matrices with AdamW for the embedding "    \
     "and the head.")                                                                             \
   X(int64_t, muon_momentum_steps, 300, 0, kMaxCount, "steps", kHashedOffDefault | kBothTasks,    \
@@ -187,21 +191,21 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(bool, embed_head_weight_decay, true, 0, 0, "", kHashed | kBothTasks,                         \
     "muon: the embedding and head AdamW groups decay with weight_decay (decoupled, "             \
     "p *= 1 - lr wd at their own rates, never cautious), as the growth paper; false: no decay.") \
-  X(int64_t, ranks, 1, 1, 4096, "processes", kHashed | kLm,                                      \
+  X(int64_t, ranks, 1, 1, 4096, "processes", kHashed | kLm | kShape,                             \
     "Data-parallel worker processes; each trains on batch_size / ranks rows of every step.")     \
   X(int64_t, gpus_per_rank, 0, 0, 64, "GPUs", kLm,                                               \
     "GPUs each rank holds; 0 = one GPU slot locally, slurm.gpus_per_task on Slurm.")             \
-  X(Precision, precision, Precision::fp32, 0, 0, "", kHashed | kLm,                              \
+  X(Precision, precision, Precision::fp32, 0, 0, "", kHashed | kLm | kShape,                     \
     "fp32; or bf16: autocast matmuls and attention to bfloat16, with fp32 master weights, "      \
     "optimizer state and residual stream (no loss scaling needed).")                             \
-  X(int64_t, micro_batch, 0, 0, kMaxCount, "sequences", kLm,                                     \
+  X(int64_t, micro_batch, 0, 0, kMaxCount, "sequences", kLm | kShape,                            \
     "Sequences per forward pass on each rank; gradients accumulate to the update of the whole "  \
     "batch. 0 = the rank's whole share (the plan picks one that fits the device memory).")       \
   X(ActivationCheckpointing, activation_checkpointing, ActivationCheckpointing::none, 0, 0, "",  \
-    kLm,                                                                                         \
+    kLm | kShape,                                                                                \
     "none; blocks: keep each block's input and recompute the block in backward; every_k: keep "  \
     "every k-th block's input and recompute the k blocks between.")                              \
-  X(int64_t, activation_checkpointing_k, 0, 0, 1 << 20, "blocks", kLm,                           \
+  X(int64_t, activation_checkpointing_k, 0, 0, 1 << 20, "blocks", kLm | kShape,                  \
     "every_k: blocks recomputed together; 0 = round(sqrt(executed blocks)).")                    \
   X(TableDtype, muon_orthogonalization, TableDtype::bf16, 0, 0, "",                              \
     kHashedOffDefault | kBothTasks,                                                              \
@@ -220,20 +224,20 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "initialise from the seed.")
 
 #define DEEPLADDER_SQUARING_OPTIONS(X)                                                        \
-  X(std::string, tier, "E1", 0, 0, "", kHashed | kSquaring,                                   \
+  X(std::string, tier, "E1", 0, 0, "", kHashed | kSquaring | kShape,                          \
     "Data tier: E1..E5 (easy), M1..M5 (medium).")                                             \
-  X(SquaringLayout, layout, SquaringLayout::separate, 0, 0, "", kHashed | kSquaring,          \
+  X(SquaringLayout, layout, SquaringLayout::separate, 0, 0, "", kHashed | kSquaring | kShape, \
     "separate: a bidirectional prompt and an answer read-out; causal: next-token targets.")   \
   X(int64_t, data_seed, 0, 0, kMaxInt, "", kHashed | kSquaring,                               \
     "Seed of the dataset generation and split.")                                              \
-  X(IterationRule, iterations, IterationRule::fixed, 0, 0, "", kHashed | kSquaring,           \
+  X(IterationRule, iterations, IterationRule::fixed, 0, 0, "", kHashed | kSquaring | kShape,  \
     "Looped-core iterations per batch: fixed (= passes), poisson_lognormal, or per_t "        \
     "(passes x T for each prompt).")                                                          \
-  X(double, mean_iterations, 4.0, 1.0, 1024.0, "", kHashed | kSquaring,                       \
+  X(double, mean_iterations, 4.0, 1.0, 1024.0, "", kHashed | kSquaring | kShape,              \
     "poisson_lognormal: r = 1 + Poisson(lambda), lambda ~ LogNormal(log(mean - 1), sigma).")  \
-  X(double, iteration_sigma, 0.5, 0.0, 10.0, "", kHashed | kSquaring,                         \
+  X(double, iteration_sigma, 0.5, 0.0, 10.0, "", kHashed | kSquaring | kShape,                \
     "poisson_lognormal: sigma of the log-normal.")                                            \
-  X(int64_t, backprop_last, 0, 0, 1024, "iterations", kHashed | kSquaring,                    \
+  X(int64_t, backprop_last, 0, 0, 1024, "iterations", kHashed | kSquaring | kShape,           \
     "Truncated backprop: gradients through the last k iterations only; 0 = all.")             \
   X(double, progressive_weight, 0.0, 0.0, 1.0, "", kHashed | kSquaring,                       \
     "Progressive loss weight w: (1 - w) full-depth loss + w loss after n frozen and k live "  \
@@ -243,10 +247,10 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(std::string, data_dir, "", 0, 0, "path", kHashed | kSquaring,                             \
     "Train and evaluate on the tier files in this directory (`squaring generate`, native or " \
     "reference layout) instead of generating (tier, data_seed); \"\" = generate.")            \
-  X(Reentry, reentry, Reentry::off, 0, 0, "", kHashed | kSquaring,                            \
+  X(Reentry, reentry, Reentry::off, 0, 0, "", kHashed | kSquaring | kShape,                   \
     "per_t loops: straight_through or soft re-enters every step's digit read-out as the "     \
     "next step's x (the loop row N <N> X <v> T 1, one squaring per model.passes core "        \
     "passes); off: the prompt and the boundary operator only.")                               \
-  X(double, deep_supervision, 0.0, 0.0, 1.0, "", kHashed | kSquaring,                         \
+  X(double, deep_supervision, 0.0, 0.0, 1.0, "", kHashed | kSquaring | kShape,                \
     "Weight w: (1 - w) answer loss + w mean loss of every step's read-out against "           \
     "x^(2^k) mod N, k = 1..T (per_t loops, separate layout); 0 = off.")

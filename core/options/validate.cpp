@@ -239,7 +239,7 @@ std::optional<Problem> squaringProblem(const RunConfig& c) {
   if (m.vocab_size != sq::kVocabSize)
     return Problem{"model.vocab_size",
                    show(m.vocab_size) + " is not the squaring task's vocabulary",
-                   "set vocab_size = 17"};
+                   "set vocab_size = " + std::to_string(sq::kVocabSize)};
   if (m.positions != Positions::learned)
     return Problem{"model.positions",
                    "\"" + enumName(m.positions) + "\" is not supported by the squaring models",

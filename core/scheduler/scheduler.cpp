@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/run_outcome.h"
+#include "core/run_status.h"
 
 namespace deepladder::scheduler {
 
@@ -41,6 +42,19 @@ void Scheduler::emit(SchedulerEvent::Kind kind, const Active& active, const std:
   on_event_(event);
 }
 
+void Scheduler::emitSettled(const Active& active, RunStatus status, const std::string& message) {
+  if (!on_event_) return;
+  SchedulerEvent event{SchedulerEvent::kSettled,
+                       active.run.id,
+                       active.run.name,
+                       active.execution ? active.execution->where() : "",
+                       message,
+                       now(),
+                       std::nullopt,
+                       status};
+  on_event_(event);
+}
+
 void Scheduler::launchInto(const std::vector<size_t>& slot_indices, const PendingRun& run) {
   auto active = std::make_unique<Active>();
   active->run = run;
@@ -64,11 +78,12 @@ void Scheduler::launchInto(const std::vector<size_t>& slot_indices, const Pendin
     // attempt like any other, never the end of the scheduler.
     const bool retry = active->run.attempt <= options_.retries;
     const std::string message = std::string("the worker could not be started: ") + e.what();
+    const RunStatus status = retry ? RunStatus::kQueued : RunStatus::kFailed;
     store_.settle(
-        run.id, retry ? "queued" : "failed",
+        run.id, toString(status),
         retry ? "attempt " + std::to_string(active->run.attempt) + " " + message
               : message + " (gave up after " + std::to_string(active->run.attempt) + " attempts)");
-    emit(SchedulerEvent::kSettled, *active, (retry ? "retry: " : "failed: ") + message);
+    emitSettled(*active, status, message);
     return;
   }
   // Where it really runs (a Slurm job id, say) is known only now.
@@ -104,10 +119,10 @@ void Scheduler::fillFreeSlots() {
                                   " slots at once (train.ranks = " + std::to_string(run.ranks) +
                                   ") but " + backend_.describe() +
                                   "; lower train.ranks or give the ladder more devices or slots";
-      store_.settle(run.id, "failed", message);
+      store_.settle(run.id, toString(RunStatus::kFailed), message);
       if (on_event_)
-        on_event_(
-            {SchedulerEvent::kSettled, run.id, run.name, "", "failed: " + message, now(), {}});
+        on_event_({SchedulerEvent::kSettled, run.id, run.name, "", message, now(), std::nullopt,
+                   RunStatus::kFailed});
       continue;
     }
     // Strictly biggest first: when the biggest waiting run does not fit yet, nothing smaller
@@ -137,25 +152,25 @@ void Scheduler::settle(Active& active) {
   const bool interrupted = end->killed_by_us && !active.hung && !active.cancelled;
   RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
                                         end->exit, interrupted, active.sink->lastError());
-  if (active.cancelled) outcome = {"cancelled", "cancelled by the user"};
+  if (active.cancelled) outcome = {RunStatus::kCancelled, "cancelled by the user"};
   if (active.hung)
     outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
                       " s (hung); killed. " + outcome.message;
   // Exit status 2 is the worker saying its input is bad: a retry would fail the same way.
   const bool bad_input = outcome.bad_input && !active.hung && !active.cancelled;
-  if (outcome.status == "failed" && !bad_input && active.run.attempt <= options_.retries) {
-    store_.settle(active.run.id, "queued",
+  if (outcome.status == RunStatus::kFailed && !bad_input &&
+      active.run.attempt <= options_.retries) {
+    store_.settle(active.run.id, toString(RunStatus::kQueued),
                   "attempt " + std::to_string(active.run.attempt) + " " + outcome.message +
                       "; retrying from the last checkpoint");
-    emit(SchedulerEvent::kSettled, active, "retry: " + outcome.message);
+    emitSettled(active, RunStatus::kQueued, outcome.message);
     return;
   }
-  if (outcome.status == "failed" && !bad_input)
+  if (outcome.status == RunStatus::kFailed && !bad_input)
     outcome.message += " (gave up after " + std::to_string(active.run.attempt) + " attempts)";
-  store_.settle(active.run.id, outcome.status, outcome.message);
-  if (outcome.status == "finished" || outcome.status == "diverged") ++completed_;
-  emit(SchedulerEvent::kSettled, active,
-       outcome.message.empty() ? outcome.status : outcome.status + ": " + outcome.message);
+  store_.settle(active.run.id, toString(outcome.status), outcome.message);
+  if (completedTraining(outcome.status)) ++completed_;
+  emitSettled(active, outcome.status, outcome.message);
 }
 
 int Scheduler::run() {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "core/run_status.h"
 #include "core/scheduler/backend.h"
 #include "core/scheduler/run_store.h"
 
@@ -37,10 +38,21 @@ struct SchedulerEvent {
   int64_t run_id = 0;
   std::string run_name;
   std::string where;
-  std::string
-      detail;         // the raw line (kLine), "attempt N" (kLaunched), "status: message" (kSettled)
-  double time_s = 0;  // seconds since run() started
+  // The raw line (kLine), "attempt N" (kLaunched), the settled status's message (kSettled; empty
+  // for a plain finish).
+  std::string detail;
+  double time_s = 0;                         // seconds since run() started
   std::optional<protocol::Message> message;  // kLine: the line as the run's sink decoded it
+  // kSettled: the status the run was settled with; kQueued is a failed attempt that will be
+  // retried from its last checkpoint.
+  RunStatus status = RunStatus::kQueued;
+
+  bool retry() const { return kind == kSettled && status == RunStatus::kQueued; }
+  // kSettled as progress lines print it: "finished", "diverged: <why>", "retry: <why>", ...
+  std::string settledText() const {
+    const std::string word = retry() ? "retry" : toString(status);
+    return detail.empty() ? word : word + ": " + detail;
+  }
 };
 
 class Scheduler {
@@ -64,6 +76,7 @@ class Scheduler {
   void settle(Active& active);
   void emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail,
             std::optional<protocol::Message> message = std::nullopt);
+  void emitSettled(const Active& active, RunStatus status, const std::string& message);
   double now() const;
 
   RunStore& store_;

@@ -38,20 +38,6 @@ bool exactMatchCausalRow(const int32_t* predicted_row, int64_t seq_len, const Ex
          predicted_row[first + len] == kEos;
 }
 
-const char* cellKindName(CellKind kind) {
-  switch (kind) {
-    case CellKind::kInDistribution:
-      return "in";
-    case CellKind::kOodT:
-      return "ood_t";
-    case CellKind::kOodN:
-      return "ood_n";
-    case CellKind::kOodBoth:
-      return "ood_both";
-  }
-  return "?";
-}
-
 AccuracyMap::AccuracyMap(std::vector<int> seen_bits, std::vector<int64_t> seen_t)
     : seen_bits_(std::move(seen_bits)), seen_t_(std::move(seen_t)) {}
 

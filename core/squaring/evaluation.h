@@ -35,7 +35,6 @@ bool exactMatchCausalRow(const int32_t* predicted_row, int64_t seq_len, const Ex
 
 // Where a cell lies relative to training: seen moduli size and seen T, or out of distribution.
 enum class CellKind { kInDistribution, kOodT, kOodN, kOodBoth };
-const char* cellKindName(CellKind kind);  // "in", "ood_t", "ood_n", "ood_both"
 
 struct AccuracyCell {
   int bits = 0;

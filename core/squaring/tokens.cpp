@@ -14,10 +14,6 @@ Layout parseLayout(const std::string& name) {
   throw UserError("layout \"" + name + "\" is unknown. Use \"separate\" or \"causal\"");
 }
 
-const char* layoutName(Layout layout) {
-  return layout == Layout::kSeparate ? "separate" : "causal";
-}
-
 int writeDigitTokens(uint64_t v, int32_t* out) {
   int32_t reversed[20];
   int count = 0;

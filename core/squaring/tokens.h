@@ -30,7 +30,6 @@ inline constexpr int32_t kIgnoreTarget = -100;
 
 enum class Layout { kSeparate, kCausal };
 Layout parseLayout(const std::string& name);  // "separate" | "causal"; UserError otherwise
-const char* layoutName(Layout layout);
 
 // Writes digits(v) as tokens (most significant first) to `out`; returns the count (<= 20).
 int writeDigitTokens(uint64_t v, int32_t* out);

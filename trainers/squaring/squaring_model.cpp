@@ -29,7 +29,7 @@ torch::Tensor SquaringBlockImpl::forward(const torch::Tensor& x, const torch::Te
 
 torch::Tensor boundaryReinject(const torch::Tensor& h, const torch::Tensor& e, double alpha) {
 #ifdef DEEPLADDER_SQUARING_SHARED_BO
-  return boundaryOperator(h, e, alpha);  // the depth-architecture issue's operator (fused on CUDA)
+  return boundaryOperator(h, e, alpha);  // the boundary operator (fused on CUDA)
 #endif
   const auto inv_rms = h.pow(2).mean(-1, /*keepdim=*/true).add(1e-6).rsqrt();  // (B,T,1)
   return h * inv_rms + alpha * e;

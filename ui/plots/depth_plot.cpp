@@ -6,35 +6,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 
-#include "core/architecture.h"
-#include "core/errors.h"
-#include "core/run_config.h"
-#include "storage/database.h"
 #include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
-
-std::vector<DepthPoint> depthPointsFromDatabase(storage::Database& db, const std::string& db_label,
-                                                const std::string& ladder) {
-  const auto id = db.findLadder(ladder);
-  if (!id)
-    throw UserError("no ladder named \"" + ladder + "\" in " + db_label +
-                    ". See `deepladder status --db " + db_label + "`");
-  std::vector<DepthPoint> points;
-  for (const auto& summary : db.listRuns(*id)) {
-    const storage::RunRecord& r = summary.run;
-    if (r.status != "finished" || !r.final_loss) continue;
-    const RunConfig config = runConfigFromJson(nlohmann::json::parse(r.config_json));
-    const int64_t depth = architectureShape(config.model).after.executed_blocks;
-    points.push_back({r.arm, static_cast<double>(depth), *r.final_loss});
-  }
-  if (points.empty())
-    throw UserError("ladder \"" + ladder + "\" in " + db_label +
-                    " has no finished runs with a final loss yet. Run it first");
-  return points;
-}
 
 void drawDepthSweep(QCustomPlot& plot, const DepthPlotInput& input) {
   preparePlot(plot, input.title, QStringLiteral("executed depth (blocks)"),
@@ -47,13 +22,13 @@ void drawDepthSweep(QCustomPlot& plot, const DepthPlotInput& input) {
   std::map<std::string, std::map<double, std::vector<double>>> by_arm;
   double d_min = std::numeric_limits<double>::infinity(), d_max = 0;
   double l_min = std::numeric_limits<double>::infinity(), l_max = -l_min;
-  for (const DepthPoint& p : input.points) {
+  for (const RunPoint& p : input.points) {
     if (!by_arm.count(p.arm)) arms.push_back(p.arm);
-    by_arm[p.arm][p.depth].push_back(p.loss);
+    by_arm[p.arm][p.depth].push_back(p.val_loss);
     d_min = std::min(d_min, p.depth);
     d_max = std::max(d_max, p.depth);
-    l_min = std::min(l_min, p.loss);
-    l_max = std::max(l_max, p.loss);
+    l_min = std::min(l_min, p.val_loss);
+    l_max = std::max(l_max, p.val_loss);
   }
   if (!(d_max > 0)) {
     plot.replot();

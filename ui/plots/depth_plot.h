@@ -1,33 +1,21 @@
 // The depth-sweep plot: final validation loss against executed depth (blocks) at fixed width,
 // one line per arm through the mean over seeds at each depth, every run as a point; depth on a
-// log2 axis. Points come from a ladder's finished runs in the database (its configs give the
-// executed blocks of the final model).
+// log2 axis. Points are plain rows (storage/depth_points.h reads a ladder's).
 #pragma once
 
 #include <QString>
 #include <string>
 #include <vector>
 
-class QCustomPlot;
+#include "core/results_table.h"
 
-namespace deepladder::storage {
-class Database;
-}
+class QCustomPlot;
 
 namespace deepladder::plots {
 
-struct DepthPoint {
-  std::string arm;
-  double depth = 0;  // executed blocks of the final model
-  double loss = 0;   // final validation loss
-};
-
-// The finished runs of `ladder` with a final loss; UserError naming the database when none.
-std::vector<DepthPoint> depthPointsFromDatabase(storage::Database& db, const std::string& db_label,
-                                                const std::string& ladder);
-
 struct DepthPlotInput {
-  std::vector<DepthPoint> points;
+  // One a run: arm, depth (executed blocks of the final model), val_loss (final loss).
+  std::vector<RunPoint> points;
   QString title;  // "" = none
 };
 

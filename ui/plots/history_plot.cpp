@@ -7,12 +7,14 @@
 #include <limits>
 #include <map>
 
+#include "fitting/fit_types.h"
 #include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
 
 void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
-  const double target = input.history.empty() ? 1e26 : input.history.back().target;
+  const double target =
+      input.history.empty() ? fitting::kDefaultTarget : input.history.back().target;
   QString title = input.title;
   if (title.isEmpty())
     title = QStringLiteral("Projection at %1 FLOPs, run by run").arg(compactNumber(target));

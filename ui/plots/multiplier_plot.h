@@ -14,11 +14,12 @@ namespace deepladder::plots {
 
 // Computes for the projected band: `per_decade` points a decade from `lo` to `hi` (inclusive).
 // Fit with options.at = multiplierBandComputes(...) so the band is smooth.
-std::vector<double> multiplierBandComputes(double lo, double hi = 1e26, int per_decade = 4);
+std::vector<double> multiplierBandComputes(double lo, double hi = fitting::kDefaultTarget,
+                                           int per_decade = 4);
 
 struct MultiplierPlotInput {
   fitting::FrontierResult result;
-  double compute_hi = 1e26;  // right end of the projected curve
+  double compute_hi = fitting::kDefaultTarget;  // right end of the projected curve
   QString title;
   double compute_lo = 0.0;  // left end (the smallest rung's compute); 0 = the first measured or
                             // projected compute

@@ -18,10 +18,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <set>
 #include <thread>
 
+#include "core/metric_keys.h"
+#include "core/parallel_for.h"
 #include "storage/database.h"
 #include "ui/plots/curve_refinement.h"
 #include "ui/plots/plot_sources.h"
@@ -50,24 +51,14 @@ plots::CurvesPlotInput loadCurves(const QString& path, std::vector<int64_t> ids,
       std::clamp<size_t>(ids.size() / kCurvesPerReader, 1,
                          std::clamp(std::thread::hardware_concurrency(), 1u, kMaxReaders));
   std::vector<std::vector<plots::CurveSeries>> slices(readers);
-  std::vector<std::exception_ptr> errors(readers);
-  auto readSlice = [&](size_t r) {
-    try {
-      auto db = openExistingDatabase(path, /*read_only=*/true);
-      for (size_t i = ids.size() * r / readers; i < ids.size() * (r + 1) / readers; ++i) {
-        auto s = plots::curveFromDatabase(*db, ids[i], key, axis, pixels);
-        if (!s.x.empty()) slices[r].push_back(std::move(s));
-      }
-    } catch (...) {
-      errors[r] = std::current_exception();
+  parallelFor(static_cast<int>(readers), [&](int t) {
+    const auto r = static_cast<size_t>(t);
+    auto db = openExistingDatabase(path, /*read_only=*/true);
+    for (size_t i = ids.size() * r / readers; i < ids.size() * (r + 1) / readers; ++i) {
+      auto s = plots::curveFromDatabase(*db, ids[i], key, axis, pixels);
+      if (!s.x.empty()) slices[r].push_back(std::move(s));
     }
-  };
-  std::vector<std::thread> pool;
-  for (size_t r = 1; r < readers; ++r) pool.emplace_back(readSlice, r);
-  readSlice(0);
-  for (auto& thread : pool) thread.join();
-  for (const auto& error : errors)
-    if (error) std::rethrow_exception(error);
+  });
   plots::CurvesPlotInput input;
   input.axis = axis;
   input.metric = QString::fromStdString(key);
@@ -96,7 +87,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   });
   metric_ = new QComboBox;
   metric_->setEditable(true);
-  metric_->addItems({"val/loss", "train/loss"});
+  metric_->addItems({metric_keys::kValLoss, metric_keys::kTrainLoss});
   axis_ = new QComboBox;
   axis_->addItems({tr("step"), tr("tokens"), tr("FLOPs")});
   log_x_ = new QCheckBox(tr("log x"));
@@ -390,10 +381,6 @@ void CompareView::draw() {
     plots::drawCurves(*plot_, input_);
   }
   emit curvesDrawn(static_cast<int>(input_.series.size()), timer.elapsed());
-}
-
-QString CompareView::hoverText() const {
-  return readout_->text();
 }
 
 void CompareView::onHover(QMouseEvent* event) {

@@ -40,7 +40,6 @@ class CompareView : public QWidget {
   SweepPane* sweepPane();
   // The curves as loaded (and refined by zooms since).
   const plots::CurvesPlotInput& curves() const { return input_; }
-  QString hoverText() const;
   // Loads the checked runs' curves now (blocking); for tests and the benchmark. Curves are read
   // through the metric pyramid at the plot's width, or every row with every_row.
   void loadNow(bool every_row = false);

@@ -19,9 +19,11 @@
 #include <set>
 #include <utility>
 
+#include "core/run_status.h"
 #include "fitting/backtest_table.h"
 #include "fitting/cancellation.h"
 #include "fitting/fit_diagnostics.h"
+#include "fitting/fit_types.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/ladder_fit.h"
 #include "fitting/live_projection.h"
@@ -44,7 +46,6 @@
 namespace deepladder::ui {
 namespace {
 
-constexpr double kTarget = 1e26;   // the history plot's and the suggestions' target
 constexpr int kBacktestRungs = 3;  // the backtest holds out each arm's top 1..3 rungs
 
 struct FitOutput {
@@ -89,12 +90,13 @@ FitOutput fitSource(const QString& path, const std::string& source, fitting::Fro
   FitOutput out;
   out.table = storage::readResults(*db, path.toStdString(), source);
   const auto ladder_id = db->findLadder(source);
-  if (ladder_id) o = fitting::projectionOptions(o, kTarget);
+  if (ladder_id) o = fitting::projectionOptions(o, fitting::kDefaultTarget);
   storage::SqliteFitCache cache(*db, ladder_id, read_only);
   fitting::LadderFitter fitter(&cache, source);
   out.result = fitter.fit(out.table, o, /*lenient=*/false);
   // Same options as the fit, so the newest point reuses the shares just fitted.
-  if (ladder_id) out.history = fitting::projectionHistory(out.table, o, kTarget, &cache, source);
+  if (ladder_id)
+    out.history = fitting::projectionHistory(out.table, o, fitting::kDefaultTarget, &cache, source);
   // The backtest with the same options (its refits are not cached: they change with k only).
   out.backtest = fitting::backtestFrontier(out.table, o, kBacktestRungs);
   if (ladder_id) out.prediction_log = predictionLog(*db, *ladder_id);
@@ -107,7 +109,8 @@ FrontierView::SourceArms loadSourceArms(const QString& path) {
   auto db = openExistingDatabase(path, /*read_only=*/true);
   FrontierView::SourceArms arms;
   for (const auto& s : db->listRuns())
-    if (!s.ladder_name.empty() && s.run.status == "finished") arms[s.ladder_name].insert(s.run.arm);
+    if (!s.ladder_name.empty() && s.run.status == RunStatus::kFinished)
+      arms[s.ladder_name].insert(s.run.arm);
   for (const auto& e : db->externalPoints()) arms[e.source].insert(e.arm);
   return arms;
 }
@@ -117,7 +120,8 @@ QString finishedSignature(const RunTableModel& runs, const QString& source) {
   QString signature;
   for (int row = 0; row < runs.rowCount(); ++row) {
     const storage::RunSummary* s = runs.runAt(row);
-    if (s && s->run.status == "finished" && QString::fromStdString(s->ladder_name) == source)
+    if (s && s->run.status == RunStatus::kFinished &&
+        QString::fromStdString(s->ladder_name) == source)
       signature += QString::number(s->run.id) + QLatin1Char(',');
   }
   return signature;
@@ -147,7 +151,7 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
          "refit."));
   bootstrap_ = new QSpinBox;
   bootstrap_->setRange(0, 10000);
-  bootstrap_->setValue(200);
+  bootstrap_->setValue(fitting::kLiveBootstrap);
   bootstrap_->setToolTip(tr("Bootstrap resamples for the intervals (0 = none)"));
   auto* fit = new QPushButton(tr("Fit"));
   fit->setDefault(true);
@@ -210,7 +214,7 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   connect(fit, &QPushButton::clicked, this, [this] { fitNow(); });
   connect(source_, &QComboBox::currentTextChanged, this, [this] {
     fillBaselineChoices();
-    suggestions_->setLadder(db_path_, source_->currentText(), kTarget);
+    suggestions_->setLadder(db_path_, source_->currentText(), fitting::kDefaultTarget);
   });
   connect(suggestions_, &SuggestionsPanel::queued, this, [this](const QString& run) {
     status_->setText(tr("Queued %1 into %2.").arg(run, source_->currentText()));
@@ -282,7 +286,7 @@ void FrontierView::showSources(const SourceArms& arms) {
   for (const auto& n : names) source_->addItem(QString::fromStdString(n));
   if (!current.isEmpty() && source_->findText(current) >= 0) source_->setCurrentText(current);
   fillBaselineChoices();
-  suggestions_->setLadder(db_path_, source_->currentText(), kTarget);
+  suggestions_->setLadder(db_path_, source_->currentText(), fitting::kDefaultTarget);
   if (names.empty()) status_->setText(tr("No ladder has finished runs yet: nothing to fit."));
   if (const RunTableModel* runs = std::exchange(follow_after_sources_, nullptr);
       runs && !source_->currentText().isEmpty())
@@ -385,7 +389,8 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
   double lowest = 0;
   for (const auto& p : table.points)
     if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
-  plots::drawMultiplier(*multiplier_, {result, 1e26, tr("Compute multiplier"), lowest});
+  plots::drawMultiplier(*multiplier_,
+                        {result, fitting::kDefaultTarget, tr("Compute multiplier"), lowest});
   // The table, then what the fit says about its own trust (the sweep point each rung used, the
   // distance of each --at from the data, the diagnostics), as the CLI prints them.
   std::string text = fitting::scalingTableMarkdown(*result_) +

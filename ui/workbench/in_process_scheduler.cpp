@@ -197,7 +197,7 @@ void InProcessScheduler::threadMain() {
           Q_EMIT runLaunched(id, QString::fromStdString(e.where));
         } else if (e.kind == scheduler::SchedulerEvent::kSettled) {
           --active_runs_;
-          Q_EMIT runSettled(id, QString::fromStdString(e.detail));
+          Q_EMIT runSettled(id, QString::fromLatin1(toString(e.status)));
         } else if (const auto update = storage::progressUpdate(e)) {
           Q_EMIT runMetric(id, update->step, update->tokens, update->train_loss.value_or(kNaN),
                            update->val_loss.value_or(kNaN), update->tokens_per_s.value_or(kNaN));

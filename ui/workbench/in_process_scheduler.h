@@ -65,7 +65,8 @@ class InProcessScheduler : public QObject {
   // Values absent from the line are NaN.
   void runMetric(qint64 run_id, qint64 step, qint64 tokens, double train_loss, double val_loss,
                  double tokens_per_s);
-  void runSettled(qint64 run_id, QString detail);
+  // The status the run was settled with, as stored ("queued" for an attempt that is retried).
+  void runSettled(qint64 run_id, QString status);
   // The thread ended and the lock is released; `error` is "" unless something failed.
   void stopped(QString error);
 

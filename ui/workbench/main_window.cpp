@@ -243,10 +243,6 @@ void MainWindow::showView(View view) {
   tabs_->setCurrentIndex(view);
 }
 
-QWidget* MainWindow::viewWidget(View view) const {
-  return tabs_->widget(view);
-}
-
 QCustomPlot* MainWindow::currentPlot() const {
   switch (tabs_->currentIndex()) {
     case kCompare:

@@ -33,7 +33,6 @@ class MainWindow : public QMainWindow {
   bool openDatabase(const QString& path, bool quiet = false);
   const QString& databasePath() const { return db_path_; }
   void showView(View view);
-  QWidget* viewWidget(View view) const;
   // The plot export would write from the current view (the first when a view has two).
   QCustomPlot* currentPlot() const;
   // Throws UserError on a bad path/format.

@@ -20,6 +20,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/run_control.h"
 #include "ui/workbench/database_access.h"
@@ -47,12 +48,6 @@ qint64 otherSchedulerPidOf(const QString& db_path) {
   const qint64 pid = QString::fromLatin1(lock.read(32)).trimmed().toLongLong(&ok);
   if (!ok || pid <= 0 || pid == QCoreApplication::applicationPid()) return 0;
   return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM ? pid : 0;
-}
-
-// "finished: final loss 3.2" -> "finished"; "retry: ..." -> "queued" (the scheduler requeued it).
-std::string statusOfSettled(const QString& detail) {
-  const QString status = detail.section(QLatin1Char(':'), 0, 0).trimmed();
-  return status == QLatin1String("retry") ? "queued" : status.toStdString();
 }
 
 }  // namespace
@@ -155,15 +150,15 @@ void RunMonitorView::setDatabase(const QString& path) {
   delete scheduler_;  // the caller made sure it is not running
   scheduler_ = new InProcessScheduler(path, workerProgramPath(), this);
   connect(scheduler_, &InProcessScheduler::runLaunched, this, [this](qint64 id, QString where) {
-    model_->applyLiveStatus(id, "running", where.toStdString());
+    model_->applyLiveStatus(id, toString(RunStatus::kRunning), where.toStdString());
     if (poller_) poller_->pollNow();
   });
   connect(scheduler_, &InProcessScheduler::runMetric, this,
           [this](qint64 id, qint64 step, qint64 tokens, double train, double val, double rate) {
             model_->applyLiveMetric(id, step, tokens, train, val, rate, nowUnix());
           });
-  connect(scheduler_, &InProcessScheduler::runSettled, this, [this](qint64 id, QString detail) {
-    model_->applyLiveStatus(id, statusOfSettled(detail), "");
+  connect(scheduler_, &InProcessScheduler::runSettled, this, [this](qint64 id, QString status) {
+    model_->applyLiveStatus(id, status.toStdString(), "");
     if (poller_) poller_->pollNow();
     emit runsChanged();
   });
@@ -195,7 +190,8 @@ void RunMonitorView::setDatabase(const QString& path) {
 
 void RunMonitorView::updateSummary() {
   int running = 0;
-  for (int r = 0; r < model_->rowCount(); ++r) running += model_->runAt(r)->run.status == "running";
+  for (int r = 0; r < model_->rowCount(); ++r)
+    running += model_->runAt(r)->run.status == RunStatus::kRunning;
   summary_->setText(tr("%1 runs, %2 running").arg(model_->rowCount()).arg(running) +
                     (last_action_.isEmpty() ? QString() : QStringLiteral(" — ") + last_action_));
   if (ownsScheduler()) {
@@ -323,7 +319,8 @@ std::vector<int64_t> RunMonitorView::selectedRunIds() const {
 
 int RunMonitorView::runningCount() const {
   int n = 0;
-  for (int r = 0; r < model_->rowCount(); ++r) n += model_->runAt(r)->run.status == "running";
+  for (int r = 0; r < model_->rowCount(); ++r)
+    n += model_->runAt(r)->run.status == RunStatus::kRunning;
   return n;
 }
 

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/remaining_time.h"
+#include "core/run_status.h"
+
 namespace deepladder::ui {
 namespace {
 
@@ -29,11 +32,11 @@ QString lossText(const std::optional<double>& v) {
 
 QColor statusColor(const std::string& status) {
   const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
-  if (status == "running") return dark ? QColor(110, 170, 255) : QColor(0, 90, 200);
-  if (status == "finished") return dark ? QColor(110, 210, 140) : QColor(0, 130, 60);
-  if (status == "failed" || status == "diverged")
+  if (status == RunStatus::kRunning) return dark ? QColor(110, 170, 255) : QColor(0, 90, 200);
+  if (status == RunStatus::kFinished) return dark ? QColor(110, 210, 140) : QColor(0, 130, 60);
+  if (status == RunStatus::kFailed || status == RunStatus::kDiverged)
     return dark ? QColor(255, 120, 110) : QColor(190, 30, 20);
-  if (status == "cancelled" || status == "interrupted")
+  if (status == RunStatus::kCancelled || status == RunStatus::kInterrupted)
     return dark ? QColor(230, 180, 90) : QColor(160, 100, 0);
   return QGuiApplication::palette().color(QPalette::PlaceholderText);
 }
@@ -43,7 +46,7 @@ QColor statusColor(const std::string& status) {
 RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 double RunTableModel::progressOf(const storage::RunRecord& run) {
-  if (run.status == "finished") return 1.0;
+  if (run.status == RunStatus::kFinished) return 1.0;
   const double steps = static_cast<double>(run.plan.steps);
   if (steps > 0) return std::clamp(static_cast<double>(run.step) / steps, 0.0, 1.0);
   return kNaN;
@@ -57,11 +60,10 @@ double RunTableModel::tokensPerSecondOf(const storage::RunRecord& run) {
 }
 
 double RunTableModel::etaSecondsOf(const storage::RunRecord& run, double now_unix) {
-  if (run.status != "running") return kNaN;
-  const double p = progressOf(run);
+  if (run.status != RunStatus::kRunning) return kNaN;
   const double elapsed = (run.heartbeat > 0 ? run.heartbeat : now_unix) - run.started;
-  if (!(p > 0) || run.started <= 0 || elapsed <= 0) return kNaN;
-  return elapsed * (1.0 - p) / p;
+  if (run.started <= 0 || elapsed <= 0) return kNaN;
+  return remainingSeconds(elapsed, run.step, run.plan.steps).value_or(kNaN);
 }
 
 void RunTableModel::setRuns(std::vector<storage::RunSummary> runs, double now_unix) {

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QWidget>
 
+#include "fitting/fit_types.h"
+
 class QLabel;
 class QPushButton;
 class QTableView;
@@ -37,7 +39,7 @@ class SuggestionsPanel : public QWidget {
 
  private:
   QString db_path_, ladder_;
-  double target_ = 1e26;
+  double target_ = fitting::kDefaultTarget;
   int generation_ = 0;
   SuggestionTableModel* model_;
   QTableView* table_;

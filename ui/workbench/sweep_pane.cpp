@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/ladder/sweep.h"
+#include "core/run_status.h"
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 #include "storage/result_points.h"
@@ -30,7 +31,7 @@ SweepsPtr readSweeps(const QString& path) {
   std::map<int64_t, std::string> swept;  // ladder id -> name
   for (const auto& s : db->listRuns()) {
     const auto& r = s.run;
-    if (!r.ladder_id || r.status != "finished") continue;
+    if (!r.ladder_id || r.status != RunStatus::kFinished) continue;
     if (!ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed).empty())
       swept[*r.ladder_id] = s.ladder_name;
   }
