@@ -2,9 +2,9 @@
 // of its sweep ("best at edge: extend the sweep"), the run at the next value past that end,
 // planned like the ladder's own runs, for `suggest` and `run --adaptive` to buy. The next value
 // continues the axis's outermost step: geometrically when the values are positive and their
-// outer ratio is at least 1.5 (lr_mult 0.25, 0.5 -> 0.125), else arithmetically (beta2 0.95,
-// 0.98 -> 1.01, refused by the option's range, so no candidate). Integer options round, and a
-// value outside the option's range is clamped to it (no candidate when the end is the bound).
+// outer ratio is at least 1.5 (lr_mult 0.25, 0.5 -> 0.125), else arithmetically (weight_decay
+// 0.3, 0.4 -> 0.5). Integer options round, and a value outside the option's range is clamped to
+// it (beta2 0.95, 0.98 -> its maximum; no candidate when the end is the bound already).
 #pragma once
 
 #include <string>
