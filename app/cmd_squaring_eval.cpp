@@ -7,7 +7,8 @@
 // r (tasks "<set>@r=R"). Chance levels and ceilings come from the run's data (the files of
 // squaring.data_dir, or the tier regenerated from data_seed: core/squaring/run_dataset.h).
 // `deepladder squaring eval --ladder NAME` prints a ladder's arms and sizes over their seeds as the
-// benchmark reports them (mean score, minimum Max T; storage/squaring_points.h).
+// benchmark reports them (mean score, minimum Max T; storage/squaring_points.h). Every score is
+// labelled admissible or not under the benchmark's rules (core/options/admissibility.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@
 #include "app/command_registry.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
+#include "core/options/admissibility.h"
 #include "core/run_config.h"
 #include "core/squaring/baselines.h"
 #include "core/squaring/dataset.h"
@@ -48,21 +50,32 @@ int printLadderScores(storage::Database& db, const SquaringEvalOptions& options)
   const auto points = storage::squaringPoints(db, options.db_path, options.ladder);
   std::printf("ladder %s: the benchmark's numbers over seeds (mean exact and score, min Max T)\n",
               options.ladder.c_str());
-  std::printf("%-16s %-10s %5s %8s %8s %8s %7s %7s   %s\n", "arm", "size", "seeds", "test", "ood",
-              "score", "max_t", "ood_n", "test chance / ceiling, ood chance / ceiling");
+  std::printf("%-16s %-10s %5s %8s %8s %8s %7s %7s   %-44s %s\n", "arm", "size", "seeds", "test",
+              "ood", "score", "max_t", "ood_n", "test chance / ceiling, ood chance / ceiling",
+              "admissible");
+  bool any_inadmissible = false;
   for (const auto& g : storage::squaringScoresOverSeeds(points)) {
     const storage::SquaringPoint* first = nullptr;
+    std::string inadmissible;  // the offending options of the group's runs
     for (const auto& p : points)
       if (p.arm == g.arm && p.size == g.size) {
-        first = &p;
-        break;
+        if (!first) first = &p;
+        if (!p.admissible && inadmissible.find(p.inadmissible_options) == std::string::npos)
+          inadmissible += (inadmissible.empty() ? "" : ", ") + p.inadmissible_options;
       }
-    std::printf("%-16s %-10s %5lld %8.3f %8.3f %8.3f %7lld %7lld   %.3f / %.3f, %.3f / %.3f\n",
-                g.arm.c_str(), g.size.c_str(), (long long)g.score.seeds, g.score.test_exact,
-                g.score.ood_exact, g.score.score, (long long)g.score.max_t,
-                (long long)g.score.max_t_ood_n, first->test_chance, first->test_ceiling,
-                first->ood_chance, first->ood_ceiling);
+    any_inadmissible |= !inadmissible.empty();
+    char baselines[96];
+    std::snprintf(baselines, sizeof baselines, "%.3f / %.3f, %.3f / %.3f", first->test_chance,
+                  first->test_ceiling, first->ood_chance, first->ood_ceiling);
+    std::printf("%-16s %-10s %5lld %8.3f %8.3f %8.3f %7lld %7lld   %-44s %s\n", g.arm.c_str(),
+                g.size.c_str(), (long long)g.score.seeds, g.score.test_exact, g.score.ood_exact,
+                g.score.score, (long long)g.score.max_t, (long long)g.score.max_t_ood_n, baselines,
+                inadmissible.empty() ? "yes" : ("no (" + inadmissible + ")").c_str());
   }
+  if (any_inadmissible)
+    std::printf(
+        "admissible no: the options make training targets from the task's algorithm, which the "
+        "benchmark's rules forbid; those scores are not comparable with its leaderboard\n");
   return 0;
 }
 
@@ -103,9 +116,10 @@ int runSquaringEval(const SquaringEvalOptions& options) {
                                  ? "data_seed " + std::to_string(config.squaring.data_seed)
                                  : "data_dir " + config.squaring.data_dir;
 
-  std::printf("run %lld (%s), tier %s, layout %s, %s, step %lld\n", (long long)options.run_id,
+  const options::Admissibility admissibility = options::admissibility(config);
+  std::printf("run %lld (%s), tier %s, layout %s, %s, step %lld, %s\n", (long long)options.run_id,
               config.name.c_str(), tier.name.c_str(), enumName(config.squaring.layout).c_str(),
-              source.c_str(), (long long)step);
+              source.c_str(), (long long)step, admissibility.label().c_str());
 
   std::vector<sq::CellCount> counts;
   for (const auto& [task, task_rows] : by_task)
@@ -138,11 +152,16 @@ int runSquaringEval(const SquaringEvalOptions& options) {
   };
   std::printf(
       "\ntest exact %.3f (%s)\nOOD exact  %.3f (%s)\nscore      %.3f (mean of test and "
-      "OOD exact)\nMax T: seen moduli %lld, unseen moduli %lld\n",
+      "OOD exact), %s\nMax T: seen moduli %lld, unseen moduli %lld\n",
       maps.test_exact, baselines(test_base).c_str(), maps.ood_exact, baselines(ood_base).c_str(),
-      sq::benchmarkScore(maps.test_exact, maps.ood_exact),
+      sq::benchmarkScore(maps.test_exact, maps.ood_exact), admissibility.label().c_str(),
       (long long)maps.depth.maxT(tier.depth_ladder, true),
       (long long)maps.depth.maxT(tier.depth_ladder, false));
+  if (!admissibility.admissible)
+    std::printf(
+        "inadmissible: %s makes training targets from the task's algorithm (the benchmark's "
+        "rules forbid it), so these scores are not comparable with its leaderboard\n",
+        admissibility.offendingText().c_str());
 
   // Accuracy against test-time iterations: rows r, columns (set, T) over all moduli sizes.
   std::map<int64_t, std::map<std::pair<std::string, int64_t>, std::pair<int64_t, int64_t>>> sweep;

@@ -1,5 +1,6 @@
-// `deepladder status --db runs.db`: every run with its status, progress and last losses; for a
-// ladder with a sweep, loss against the swept value per rung.
+// `deepladder status --db runs.db`: every run with its status, progress and last losses; under a
+// squaring run its latest score, test and OOD exact and Max T with its admissibility under the
+// benchmark's rules; for a ladder with a sweep, loss against the swept value per rung.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -7,11 +8,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "app/command_registry.h"
 #include "core/errors.h"
 #include "core/ladder/sweep.h"
+#include "core/options/admissibility.h"
 #include "core/run_status.h"
 #include "core/terminal_progress.h"
 #include "fitting/sweep_envelope.h"
@@ -30,6 +33,33 @@ std::string lossText(const std::optional<double>& v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4f", *v);
   return buffer;
+}
+
+// A squaring run's line under its status row: the benchmark's numbers at its latest evaluation
+// (the trainer's metrics) and its admissibility; "" for other runs.
+std::string squaringLine(storage::Database& db, const storage::RunRecord& run) {
+  if (run.config_json.find("\"squaring\"") == std::string::npos) return "";
+  const auto admissibility = options::admissibilityOfConfigJson(run.config_json);
+  if (!admissibility) return "";
+  const auto config = nlohmann::json::parse(run.config_json, nullptr, false);
+  if (config.is_discarded() || config.value("task", "") != "squaring") return "";
+  auto last = [&](const char* key) -> std::optional<double> {
+    const auto points = db.readMetric(run.id, key);
+    if (points.empty()) return std::nullopt;
+    return points.back().value;
+  };
+  const auto score = last("score"), test = last("test/exact"), ood = last("ood/exact");
+  const auto max_t = last("depth/max_t_seen"), max_t_unseen = last("depth/max_t_unseen");
+  char text[256];
+  if (score && test && ood && max_t && max_t_unseen)
+    std::snprintf(text, sizeof text,
+                  "       squaring: score %.3f (test %.3f, OOD %.3f), Max T %lld / %lld, %s\n",
+                  *score, *test, *ood, (long long)*max_t, (long long)*max_t_unseen,
+                  admissibility->label().c_str());
+  else
+    std::snprintf(text, sizeof text, "       squaring: no score logged yet, %s\n",
+                  admissibility->label().c_str());
+  return text;
 }
 
 // Ladders with a sweep: loss against the swept value, one row per rung, from the envelope the
@@ -130,6 +160,7 @@ int runStatus(const StatusOptions& options) {
                 lossText(s.last_val_loss).c_str());
     if (!r.error.empty() && r.status != RunStatus::kFinished)
       std::printf("       %s\n", r.error.c_str());
+    std::printf("%s", squaringLine(*db, r).c_str());
   }
   printSweepTable(runs);
   return 0;

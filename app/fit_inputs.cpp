@@ -113,8 +113,8 @@ fitting::SquaringLadderSummary readSquaringSummary(storage::Database& db,
                                                    const std::string& ladder, double c_ref) {
   std::vector<fitting::SquaringRunPoint> runs;
   for (const storage::SquaringPoint& p : storage::squaringPoints(db, db_path, ladder))
-    runs.push_back(
-        {p.arm, p.run_id, p.compute, p.max_t_seen, p.max_t_unseen, p.ood_exact, p.test_exact});
+    runs.push_back({p.arm, p.run_id, p.compute, p.max_t_seen, p.max_t_unseen, p.ood_exact,
+                    p.test_exact, p.admissible, p.inadmissible_options});
   return fitting::summarizeSquaringLadder(std::move(runs), c_ref);
 }
 

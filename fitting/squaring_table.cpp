@@ -37,18 +37,37 @@ std::string slope(const LogComputeTrend& t) {
 
 const char* kFormula = "y = a + b log10(C / C0)";
 
+// "yes", or "no (squaring.deep_supervision)": the run under the benchmark's rules.
+std::string admissibleText(const SquaringRunPoint& r) {
+  return r.admissible ? "yes" : "no (" + r.inadmissible_options + ")";
+}
+
+bool anyInadmissible(const SquaringLadderSummary& s) {
+  for (const auto& arm : s.arms)
+    for (const auto& r : arm.runs)
+      if (!r.admissible) return true;
+  return false;
+}
+
+const char* kInadmissibleNote =
+    "admissible: no = the run's options make training targets from the task's algorithm "
+    "(e.g. deep supervision on computed intermediate squarings), which the benchmark's rules "
+    "forbid; its scores are not comparable with the leaderboard's.";
+
 }  // namespace
 
 std::string squaringTableMarkdown(const SquaringLadderSummary& s) {
   std::ostringstream out;
   out << "Squaring ladder: depth generalization against training compute C (FLOPs)\n\n"
-      << "| arm | run | compute | Max T seen | Max T unseen | OOD exact | test exact |\n"
-      << "|---|---:|---:|---:|---:|---:|---:|\n";
+      << "| arm | run | compute | Max T seen | Max T unseen | OOD exact | test exact | admissible "
+         "|\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& arm : s.arms)
     for (const auto& r : arm.runs)
       out << "| " << arm.arm << " | " << r.run_id << " | " << g(r.compute) << " | " << r.max_t_seen
           << " | " << r.max_t_unseen << " | " << g(r.ood_exact, 3) << " | " << g(r.test_exact, 3)
-          << " |\n";
+          << " | " << admissibleText(r) << " |\n";
+  if (anyInadmissible(s)) out << "\n" << kInadmissibleNote << "\n";
   out << "\nFits per arm, " << kFormula << ", C0 = " << g(s.c_ref)
       << " (b: change per decade of compute; rungs: depth-ladder rungs cleared on seen moduli)\n\n"
       << "| arm | y | runs | a | b per decade | R^2 | C where OOD exact reaches 1 |\n"
@@ -81,6 +100,7 @@ std::string squaringTableCsv(const SquaringLadderSummary& s) {
       out << prefix << "max_t_unseen" << c << r.max_t_unseen << ",\n";
       out << prefix << "ood_exact" << c << g(r.ood_exact, 10) << ",\n";
       out << prefix << "test_exact" << c << g(r.test_exact, 10) << ",\n";
+      out << prefix << "admissible" << c << (r.admissible ? 1 : 0) << ",\n";
     }
     for (const auto& [name, t] :
          {std::pair{"ood_exact", arm.ood_exact}, std::pair{"rungs_seen", arm.rungs_seen}}) {
@@ -97,15 +117,18 @@ std::string squaringTableCsv(const SquaringLadderSummary& s) {
 std::string squaringTableLatex(const SquaringLadderSummary& s) {
   std::ostringstream out;
   out << "% Squaring ladder: depth generalization against training compute C (FLOPs)\n"
-      << "\\begin{tabular}{lrrrrrr}\n\\toprule\n"
-      << "Arm & Run & $C$ & Max $T$ seen & Max $T$ unseen & OOD exact & Test exact \\\\\n"
+      << "\\begin{tabular}{lrrrrrrl}\n\\toprule\n"
+      << "Arm & Run & $C$ & Max $T$ seen & Max $T$ unseen & OOD exact & Test exact & Admissible "
+         "\\\\\n"
       << "\\midrule\n";
   for (const auto& arm : s.arms)
     for (const auto& r : arm.runs)
       out << latexEscape(arm.arm) << " & " << r.run_id << " & $" << g(r.compute, 3) << "$ & "
           << r.max_t_seen << " & " << r.max_t_unseen << " & " << g(r.ood_exact, 3) << " & "
-          << g(r.test_exact, 3) << " \\\\\n";
-  out << "\\bottomrule\n\\end{tabular}\n\n"
+          << g(r.test_exact, 3) << " & " << latexEscape(admissibleText(r)) << " \\\\\n";
+  out << "\\bottomrule\n\\end{tabular}\n";
+  if (anyInadmissible(s)) out << "% " << kInadmissibleNote << "\n";
+  out << "\n"
       << "% Fits per arm: y = a + b \\log_{10}(C / C_0), C_0 = " << g(s.c_ref) << "\n"
       << "\\begin{tabular}{llrrrr}\n\\toprule\n"
       << "Arm & $y$ & Runs & $a$ & $b$ per decade & $R^2$ \\\\\n\\midrule\n";
@@ -136,7 +159,9 @@ nlohmann::json squaringToJson(const SquaringLadderSummary& s) {
                       {"max_t_seen", r.max_t_seen},
                       {"max_t_unseen", r.max_t_unseen},
                       {"ood_exact", r.ood_exact},
-                      {"test_exact", r.test_exact}});
+                      {"test_exact", r.test_exact},
+                      {"admissible", r.admissible},
+                      {"inadmissible_options", r.inadmissible_options}});
     nlohmann::json ood = trendJson(arm.ood_exact);
     ood["compute_at_1"] = number(arm.ood_exact.computeReaching(1.0, s.c_ref));
     arms.push_back({{"arm", arm.arm},

@@ -25,6 +25,10 @@ struct SquaringRunPoint {
   int64_t max_t_unseen = 0;
   double ood_exact = 0;
   double test_exact = 0;
+  // Under the benchmark's rules (core/options/admissibility.h): false when the run's options
+  // make training targets from the task's algorithm, named in inadmissible_options.
+  bool admissible = true;
+  std::string inadmissible_options;
 };
 
 // y = a + b log10(C / c_ref) by ordinary least squares.

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "core/options/admissibility.h"
 #include "core/run_config.h"
 #include "core/run_status.h"
 #include "core/squaring/baselines.h"
@@ -152,6 +153,9 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
     p.test_ceiling = baselines.first.ceiling;
     p.ood_chance = baselines.second.chance;
     p.ood_ceiling = baselines.second.ceiling;
+    const options::Admissibility admissibility = options::admissibility(*config);
+    p.admissible = admissibility.admissible;
+    p.inadmissible_options = admissibility.offendingText();
     points.push_back(p);
   }
   if (points.empty())

@@ -4,7 +4,8 @@
 // match on the tier's OOD T (squaring/ood_t) and on the held-out prompts (squaring/test), the
 // benchmark's score (their mean), and beside test and OOD the population chance and, for a
 // fixed-modulus tier, the composition ceiling of those sets (core/squaring/baselines.h, from the
-// run's data regenerated from its config). squaringScoresOverSeeds groups runs of one arm and
+// run's data regenerated from its config), and whether its options are admissible under the
+// benchmark's rules. squaringScoresOverSeeds groups runs of one arm and
 // size across seeds as the benchmark does (mean score, minimum Max T).
 #pragma once
 
@@ -33,6 +34,9 @@ struct SquaringPoint {
   double ood_chance = 0;    // and of the OOD set
   double test_ceiling = 0;  // composition ceiling of the test set (NaN: sampled moduli)
   double ood_ceiling = 0;
+  // Under the benchmark's rules, from the run's options (core/options/admissibility.h).
+  bool admissible = true;
+  std::string inadmissible_options;  // the offending keys, ", "-joined ("" when admissible)
 };
 
 // One (arm, size) of a ladder across its seeds: the benchmark's mean score and minimum Max T.

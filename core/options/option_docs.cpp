@@ -55,15 +55,19 @@ std::string optionsReferenceMarkdown() {
   out << "Every key of a run file, of a ladder's [model] / [data] / [train] / [squaring] "
          "defaults and of an arm's overrides. Options marked * are not part of the config "
          "hash: changing them (threads, cadences, the device) resumes the same run. A trainer "
-         "refuses, by name, a non-default value of an option its task does not use.\n";
+         "refuses, by name, a non-default value of an option its task does not use.\n"
+         "Options marked † make training targets by running the task's own algorithm: a run "
+         "with one off its default is not admissible under the serial benchmark's rules "
+         "(`squaring eval`, `status`, exports and plots say so beside its scores).\n";
   for (Section section : allSections()) {
     out << "\n#### " << sectionTitle(section) << "\n\n";
     out << "| key | type | default | allowed | task | what it does |\n";
     out << "|---|---|---|---|---|---|\n";
     for (const OptionSpec& spec : runOptionSchema()) {
       if (spec.section != section) continue;
-      out << "| `" << spec.key << "`" << (spec.hashed() ? "" : " *") << " | " << typeWord(spec)
-          << " | `" << formatValue(spec.default_value) << "` | " << allowedText(spec) << " | "
+      out << "| `" << spec.key << "`" << (spec.hashed() ? "" : " *")
+          << ((spec.flags & kTaskTargets) ? " †" : "") << " | " << typeWord(spec) << " | `"
+          << formatValue(spec.default_value) << "` | " << allowedText(spec) << " | "
           << tasksText(spec) << " | " << spec.help << " |\n";
     }
   }
@@ -78,7 +82,8 @@ std::string optionsReferenceText(const std::string& filter) {
     out << key << " = " << formatValue(spec.default_value) << "    (" << typeWord(spec);
     const std::string allowed = allowedText(spec);
     if (!allowed.empty()) out << ": " << allowed;
-    out << "; " << tasksText(spec) << (spec.hashed() ? "" : "; not hashed") << ")\n";
+    out << "; " << tasksText(spec) << (spec.hashed() ? "" : "; not hashed")
+        << ((spec.flags & kTaskTargets) ? "; off its default: not admissible" : "") << ")\n";
     out << "    " << spec.help << "\n";
   }
   return out.str();

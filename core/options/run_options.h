@@ -11,6 +11,9 @@
 // timed alike (core/ladder/memory_plan.h, throughputShapeKey: measured tokens/s by shape).
 // kHashedOffDefault: hashed, but only where it differs from its default, for options added after
 // runs were made: a config that leaves it at its default keeps the hash it had before.
+// kTaskTargets: off its default, the option makes training targets by evaluating the task's own
+// algorithm (deep supervision on computed intermediate squarings), which the serial benchmark's
+// rules forbid: a run with one is not admissible (core/options/admissibility.h).
 //
 // From these lists come the config structs (core/run_config.h), the TOML reader, the JSON
 // encoder and decoder, the config hash, the range checks of validate(), `deepladder options`,
@@ -34,6 +37,7 @@ enum OptionFlag : unsigned {
   kShape = 16u,
   kOnlyOffDefault = 8u,
   kHashedOffDefault = kHashed | kOnlyOffDefault,
+  kTaskTargets = 64u,
 };
 
 inline constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
@@ -251,6 +255,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "per_t loops: straight_through or soft re-enters every step's digit read-out as the "     \
     "next step's x (the loop row N <N> X <v> T 1, one squaring per model.passes core "        \
     "passes); off: the prompt and the boundary operator only.")                               \
-  X(double, deep_supervision, 0.0, 0.0, 1.0, "", kHashed | kSquaring | kShape,                \
+  X(double, deep_supervision, 0.0, 0.0, 1.0, "", kHashed | kSquaring | kShape | kTaskTargets, \
     "Weight w: (1 - w) answer loss + w mean loss of every step's read-out against "           \
-    "x^(2^k) mod N, k = 1..T (per_t loops, separate layout); 0 = off.")
+    "x^(2^k) mod N, k = 1..T (per_t loops, separate layout); 0 = off. The trainer computes "  \
+    "these targets from (N, x): off 0 a run is not admissible under the benchmark's rules.")

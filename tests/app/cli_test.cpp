@@ -144,6 +144,14 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
     config.model.attention = AttentionMask::bidirectional;
     config.model.seq_len = 64;
     config.squaring.tier = "E1";
+    // The looped arm's recipe trains on computed intermediate squarings: not admissible.
+    RunConfig deep = config;
+    deep.model.arch = Arch::pcc;
+    deep.model.n_layer = 3;
+    deep.model.core_mode = CoreMode::tied;
+    deep.squaring.iterations = IterationRule::per_t;
+    deep.squaring.reentry = Reentry::straight_through;
+    deep.squaring.deep_supervision = 0.7;
     struct Fixture {
       const char* arm;
       double flops;
@@ -159,7 +167,7 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
       r.status = "finished";
       r.flops = f.flops;
       r.final_loss = 1.0;
-      r.config_json = toJson(config).dump();
+      r.config_json = toJson(std::string(f.arm) == "looped" ? deep : config).dump();
       const int64_t id = db->insertRun(r);
       std::vector<storage::EvalRow> rows = {{id, 50, "squaring/ood_t", 9, 6, f.ood_correct, 288},
                                             {id, 50, "squaring/test", 9, 1, 30, 60}};
@@ -172,7 +180,11 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
   }
   CommandResult fit = deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1"});
   ASSERT_EQ(fit.code, 0) << fit.err << fit.out;
-  EXPECT_NE(fit.out.find("| looped | 4 | 1e+14 | 4 | 0 | 0.556 | 0.5 |"), std::string::npos)
+  EXPECT_NE(fit.out.find("| looped | 4 | 1e+14 | 4 | 0 | 0.556 | 0.5 | no "
+                         "(squaring.deep_supervision) |"),
+            std::string::npos)
+      << fit.out;
+  EXPECT_NE(fit.out.find("| baseline | 2 | 1e+14 | 1 | 0 | 0.139 | 0.5 | yes |"), std::string::npos)
       << fit.out;
   // looped: OOD 60/288 -> 160/288 over one decade: b = 100/288 = 0.3472 per decade.
   EXPECT_NE(fit.out.find("| looped | OOD exact | 2 |"), std::string::npos) << fit.out;
@@ -196,6 +208,14 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
       deepladder({"export", "--db", path("sq.db"), "--ladder", "sq-e1", "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_NE(csv.out.find("looped,4,max_t_seen,1e+14,4,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("looped,4,admissible,1e+14,0,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("baseline,2,admissible,1e+14,1,"), std::string::npos) << csv.out;
+  for (const char* format : {"md", "tex", "json"}) {
+    CommandResult table =
+        deepladder({"export", "--db", path("sq.db"), "--ladder", "sq-e1", "--format", format});
+    ASSERT_EQ(table.code, 0) << table.err;
+    EXPECT_NE(table.out.find("dmissible"), std::string::npos) << format << "\n" << table.out;
+  }
   EXPECT_NE(csv.out.find("baseline,,rungs_seen.b,,1,"), std::string::npos) << csv.out;
 
   // Over seeds (the fixture's runs of an arm share one size): mean score, minimum Max T.
@@ -205,6 +225,25 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
   EXPECT_NE(seeds.out.find("looped"), std::string::npos) << seeds.out;
   EXPECT_NE(seeds.out.find("    2    0.500    0.382    0.441       1       0"), std::string::npos)
       << seeds.out;  // looped: test 30/60, OOD (60 + 160) / 576, Max T min(1, 4)
+  EXPECT_NE(seeds.out.find("no (squaring.deep_supervision)"), std::string::npos) << seeds.out;
+  EXPECT_NE(seeds.out.find(" yes\n"), std::string::npos) << seeds.out;  // the baseline arm
+  // One run: the label beside its score; status shows it under every squaring run.
+  CommandResult looped = deepladder({"squaring", "eval", "4", "--db", path("sq.db")});
+  ASSERT_EQ(looped.code, 0) << looped.err;
+  EXPECT_NE(looped.out.find("(mean of test and OOD exact), inadmissible "
+                            "(squaring.deep_supervision)"),
+            std::string::npos)
+      << looped.out;
+  CommandResult baseline = deepladder({"squaring", "eval", "1", "--db", path("sq.db")});
+  ASSERT_EQ(baseline.code, 0) << baseline.err;
+  EXPECT_NE(baseline.out.find("(mean of test and OOD exact), admissible\n"), std::string::npos)
+      << baseline.out;
+  CommandResult status = deepladder({"status", "--db", path("sq.db")});
+  ASSERT_EQ(status.code, 0) << status.err;
+  EXPECT_NE(
+      status.out.find("squaring: no score logged yet, inadmissible (squaring.deep_supervision)"),
+      std::string::npos)
+      << status.out;
   EXPECT_EQ(deepladder({"squaring", "eval", "--db", path("sq.db")}).code, 2);  // neither named
 
   // No compute multiplier to project or to spend a budget on: watch and --adaptive say so.

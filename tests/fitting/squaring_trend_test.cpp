@@ -65,11 +65,11 @@ TEST(SquaringTrend, LinesNeedTwoComputesAndErrorsThree) {
 }
 
 std::vector<SquaringRunPoint> ladderRuns() {
-  return {{"looped", 3, 4e13, 2, 1, 0.5, 0.9},
-          {"baseline", 1, 1e13, 0, 0, 0.0, 0.1},
-          {"looped", 2, 4e12, 1, 0, 0.25, 0.6},
-          {"baseline", 4, 1e14, 1, 0, 0.1, 0.4},
-          {"looped", 5, 4e14, 64, 4, 1.0, 1.0}};
+  return {{"looped", 3, 4e13, 2, 1, 0.5, 0.9, true, ""},
+          {"baseline", 1, 1e13, 0, 0, 0.0, 0.1, true, ""},
+          {"looped", 2, 4e12, 1, 0, 0.25, 0.6, true, ""},
+          {"baseline", 4, 1e14, 1, 0, 0.1, 0.4, true, ""},
+          {"looped", 5, 4e14, 64, 4, 1.0, 1.0, false, "squaring.deep_supervision"}};
 }
 
 TEST(SquaringTrend, SummaryGroupsByArmSortsByComputeAndFitsBoth) {
@@ -87,31 +87,45 @@ TEST(SquaringTrend, SummaryGroupsByArmSortsByComputeAndFitsBoth) {
   EXPECT_NEAR(s.arms[1].ood_exact.b, 0.375, 1e-12);
   EXPECT_EQ(s.arms[1].rungs_seen.points, 3);
   EXPECT_THROW(summarizeSquaringLadder({}, 1e15), UserError);
-  EXPECT_THROW(summarizeSquaringLadder({{"a", 1, 0.0, 0, 0, 0, 0}}, 1e15), UserError);
+  EXPECT_THROW(summarizeSquaringLadder({{"a", 1, 0.0, 0, 0, 0, 0, true, ""}}, 1e15), UserError);
 }
 
 TEST(SquaringTable, EveryFormatCarriesRunsAndFits) {
   const auto s = summarizeSquaringLadder(ladderRuns(), 1e15);
   const std::string md = squaringTable(s, "md");
-  EXPECT_NE(md.find("| looped | 5 | 4e+14 | 64 | 4 | 1 | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| looped | 5 | 4e+14 | 64 | 4 | 1 | 1 | no (squaring.deep_supervision) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| looped | 3 | 4e+13 | 2 | 1 | 0.5 | 0.9 | yes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("admissible: no = "), std::string::npos) << md;
   EXPECT_NE(md.find("| looped | OOD exact | 3 |"), std::string::npos) << md;
   EXPECT_NE(md.find("0.375"), std::string::npos) << md;
 
   const std::string csv = squaringTable(s, "csv");
   EXPECT_EQ(csv.rfind("arm,run_id,quantity,compute,value,se\n", 0), 0u);
   EXPECT_NE(csv.find("looped,5,max_t_seen,4e+14,64,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("looped,5,admissible,4e+14,0,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("looped,3,admissible,4e+13,1,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("baseline,,ood_exact.b,,0.1,\n"), std::string::npos) << csv;  // 2 runs: no se
   EXPECT_NE(csv.find("looped,,rungs_seen.b,,"), std::string::npos) << csv;
 
   const std::string tex = squaringTable(s, "tex");
   EXPECT_NE(tex.find("\\toprule"), std::string::npos);
-  EXPECT_NE(tex.find("looped & 5 & $4e+14$ & 64 & 4 & 1 & 1 \\\\"), std::string::npos) << tex;
+  EXPECT_NE(tex.find("looped & 5 & $4e+14$ & 64 & 4 & 1 & 1 & no (squaring.deep\\_supervision) "
+                     "\\\\"),
+            std::string::npos)
+      << tex;
+  EXPECT_NE(tex.find("looped & 3 & $4e+13$ & 2 & 1 & 0.5 & 0.9 & yes \\\\"), std::string::npos)
+      << tex;
 
   const auto json = nlohmann::json::parse(squaringTable(s, "json"));
   EXPECT_EQ(json["task"], "squaring");
   EXPECT_DOUBLE_EQ(json["c_ref"].get<double>(), 1e15);
   ASSERT_EQ(json["arms"].size(), 2u);
   EXPECT_EQ(json["arms"][1]["runs"][2]["max_t_seen"], 64);
+  EXPECT_EQ(json["arms"][1]["runs"][2]["admissible"], false);
+  EXPECT_EQ(json["arms"][1]["runs"][2]["inadmissible_options"], "squaring.deep_supervision");
+  EXPECT_EQ(json["arms"][1]["runs"][0]["admissible"], true);
   EXPECT_NEAR(json["arms"][1]["fits"]["ood_exact"]["b"].get<double>(), 0.375, 1e-12);
   EXPECT_TRUE(json["arms"][0]["fits"]["ood_exact"]["b_se"].is_null());
 

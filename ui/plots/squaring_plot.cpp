@@ -11,6 +11,29 @@
 
 namespace deepladder::plots {
 
+namespace {
+
+// " [inadmissible: squaring.deep_supervision]" (or "[2 of 3 runs inadmissible: ...]") beside an
+// arm whose runs make training targets from the task's algorithm; "" when every run is admissible.
+QString inadmissibleNote(const fitting::SquaringArmSummary& arm) {
+  size_t inadmissible = 0;
+  std::string options;
+  for (const auto& r : arm.runs)
+    if (!r.admissible) {
+      ++inadmissible;
+      if (options.find(r.inadmissible_options) == std::string::npos)
+        options += (options.empty() ? "" : ", ") + r.inadmissible_options;
+    }
+  if (inadmissible == 0) return {};
+  const QString which =
+      inadmissible == arm.runs.size()
+          ? QStringLiteral("inadmissible")
+          : QStringLiteral("%1 of %2 runs inadmissible").arg(inadmissible).arg(arm.runs.size());
+  return QStringLiteral(" [%1: %2]").arg(which, QString::fromStdString(options));
+}
+
+}  // namespace
+
 void drawSquaringLadder(QCustomPlot& plot, const SquaringPlotInput& input) {
   preparePlot(plot, input.title, QStringLiteral("training compute C (FLOPs)"),
               QStringLiteral("OOD exact match (circles, fitted line)"));
@@ -68,6 +91,7 @@ void drawSquaringLadder(QCustomPlot& plot, const SquaringPlotInput& input) {
       name += QStringLiteral(": OOD %1 per decade").arg(compactNumber(t.b, 3));
       if (std::isfinite(t.b_se)) name += QStringLiteral(" \u00B1 %1").arg(compactNumber(t.b_se, 2));
     }
+    name += inadmissibleNote(arm);
     ood->setName(name);
     seen->removeFromLegend();
     unseen->removeFromLegend();

@@ -1,7 +1,8 @@
 // A squaring ladder (task = "squaring") against training compute, one colour per arm: OOD exact
 // match on the left axis (filled circles, with the fitted line a + b log10(C / C0) across the
 // arm's runs) and Max T on the right axis (seen moduli: squares joined by a solid line; unseen
-// moduli: open triangles, dashed). Compute on a log axis.
+// moduli: open triangles, dashed). Compute on a log axis. An arm whose runs are not admissible
+// under the benchmark's rules (core/options/admissibility.h) says so in its legend entry.
 #pragma once
 
 #include <QString>

@@ -81,6 +81,7 @@ std::optional<SerialTaskData> loadSerialTask(storage::Database& db, int64_t run_
   if (data.cells.empty()) return std::nullopt;
   data.bits.assign(bits_set.begin(), bits_set.end());
   data.ts.assign(t_set.begin(), t_set.end());
+  data.admissibility = options::admissibilityOfConfigJson(run->config_json);
   const SquaringConfig data_options = squaringOf(*run);
   try {
     if (!data_options.tier.empty()) {

@@ -1,7 +1,8 @@
 // What the Serial-task view shows of one run, read off the GUI thread: the latest step's
 // accuracy cells over (modulus bits x T) from the evals table (test, OOD and depth cells
 // pooled; the iteration sweep "<task>@r=R" left out), the run's squaring tier and, from core
-// (core/squaring/run_maps.h), each cell's population chance and composition ceiling.
+// (core/squaring/run_maps.h), each cell's population chance and composition ceiling; and whether
+// the run is admissible under the benchmark's rules (core/options/admissibility.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/options/admissibility.h"
 #include "core/squaring/run_maps.h"
 #include "core/squaring/tiers.h"
 
@@ -29,6 +31,8 @@ struct SerialTaskData {
   std::vector<int64_t> ts;                     // ascending
   const squaring::TierPreset* tier = nullptr;  // the run's tier; nullptr when it names none
   std::optional<squaring::RunMaps> maps;       // chance and ceiling of each cell
+  // From the run's options; nullopt when its config does not read.
+  std::optional<options::Admissibility> admissibility;
 
   // True when (bits, T) lies outside the tier's training moduli or T (false without a tier).
   bool outOfDistribution(int64_t b, int64_t t) const;

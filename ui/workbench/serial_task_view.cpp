@@ -59,8 +59,14 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
   auto is_ood = [&](int64_t b, int64_t t) { return data.outOfDistribution(b, t); };
 
   // Heatmap: x = T index, y = bits index.
-  plots::preparePlot(*heatmap_, tr("Exact-match accuracy at step %1").arg(last_step),
-                     tr("T (squarings)"), tr("modulus bits"));
+  const QString admissibility =
+      data.admissibility ? QString::fromStdString(data.admissibility->label()) : QString();
+  plots::preparePlot(
+      *heatmap_,
+      admissibility.isEmpty()
+          ? tr("Exact-match accuracy at step %1").arg(last_step)
+          : tr("Exact-match accuracy at step %1 (%2)").arg(last_step).arg(admissibility),
+      tr("T (squarings)"), tr("modulus bits"));
   heatmap_->xAxis->setScaleType(QCPAxis::stLinear);
   heatmap_->yAxis->setScaleType(QCPAxis::stLinear);
   QSharedPointer<QCPAxisTickerText> x_ticks(new QCPAxisTickerText), y_ticks(new QCPAxisTickerText);
@@ -170,16 +176,29 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
   by_t_->yAxis->setRange(-0.03, 1.05);
   plots::placeLegendRight(*by_t_);
   by_t_->replot();
+  // The benchmark's score with the run's admissibility before the map's legend.
+  QString score;
+  if (maps)
+    score = tr("Score %1 (test %2, OOD %3)%4. ")
+                .arg(squaring::benchmarkScore(maps->test_exact, maps->ood_exact), 0, 'f', 3)
+                .arg(maps->test_exact, 0, 'f', 3)
+                .arg(maps->ood_exact, 0, 'f', 3)
+                .arg(admissibility.isEmpty() ? QString() : QStringLiteral(", ") + admissibility);
+  if (data.admissibility && !data.admissibility->admissible)
+    score += tr("Not admissible under the benchmark's rules: %1 makes training targets from the "
+                "task's algorithm. ")
+                 .arg(QString::fromStdString(data.admissibility->offendingText()));
   statusLine()->setText(
-      tier ? tr("Tier %1: dashed outline = out of distribution; under each accuracy, "
-                "(chance%2): the population chance, the commonest answer's share over all x of "
-                "each N%3.")
-                 .arg(QString::fromStdString(tier->name))
-                 .arg(fixed_n ? tr(" | ceiling") : QString())
-                 .arg(fixed_n ? tr("; the composition ceiling, what chaining the training facts "
-                                   "reaches")
-                              : QString())
-           : tr("No squaring tier in this run's config: OOD cells cannot be marked."));
+      score +
+      (tier ? tr("Tier %1: dashed outline = out of distribution; under each accuracy, "
+                 "(chance%2): the population chance, the commonest answer's share over all x of "
+                 "each N%3.")
+                  .arg(QString::fromStdString(tier->name))
+                  .arg(fixed_n ? tr(" | ceiling") : QString())
+                  .arg(fixed_n ? tr("; the composition ceiling, what chaining the training facts "
+                                    "reaches")
+                               : QString())
+            : tr("No squaring tier in this run's config: OOD cells cannot be marked.")));
 }
 
 }  // namespace deepladder::ui
