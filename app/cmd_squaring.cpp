@@ -2,7 +2,9 @@
 // writes a tier's squaring-task data ("One Layer Deeper"). The records are the public
 // benchmark's for that tier and seed either way; --compat picks the layout: native (default)
 // writes train, test, ood_t, depth_seen, depth_ood_n and a manifest (core/squaring/dataset_io.h),
-// reference writes the benchmark's own files byte for byte (core/squaring/reference_io.h).
+// reference writes the benchmark's own files byte for byte (core/squaring/reference_io.h). A
+// positive-control tier (C1, core/squaring/control_tiers.h) has no benchmark counterpart: native
+// layout only.
 // Other `squaring` subcommands (e.g. `eval`) attach themselves with a registrar of order > 70:
 // cli.get_subcommand("squaring")->add_subcommand(...).
 #include <CLI/CLI.hpp>
@@ -10,6 +12,8 @@
 #include <memory>
 
 #include "app/command_registry.h"
+#include "core/errors.h"
+#include "core/squaring/control_tiers.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/dataset_io.h"
 #include "core/squaring/reference_io.h"
@@ -28,6 +32,10 @@ struct GenerateOptions {
 int runGenerate(const GenerateOptions& options) {
   const squaring::TierPreset& tier = squaring::tierPreset(options.tier);  // UserError lists tiers
   const squaring::Compat compat = squaring::parseCompat(options.compat);
+  if (compat == squaring::Compat::kReference && squaring::isControlTier(tier))
+    throw UserError("--tier " + tier.name +
+                    " is deepladder's positive control, which the benchmark has no files for: "
+                    "use --compat native");
   std::vector<squaring::WrittenFile> written;
   if (compat == squaring::Compat::kReference) {
     const auto config = squaring::referenceConfig(tier, options.seed, options.out);
@@ -59,7 +67,16 @@ CommandRegistrar reg("squaring", 70, [](CLI::App& cli) {
       "Write a tier's train/test/OOD/depth-ladder sets (the benchmark's records) into a directory");
   std::string tiers;
   for (const auto& name : squaring::tierNames()) tiers += (tiers.empty() ? "" : ", ") + name;
-  generate->add_option("--tier", options->tier, "Tier preset: " + tiers)->required();
+  std::string controls;
+  for (const auto& t : squaring::controlTierPresets())
+    controls += (controls.empty() ? "" : ", ") + t.name;
+  generate
+      ->add_option("--tier", options->tier,
+                   "Tier preset: " + tiers +
+                       "; or a positive control (depth extrapolation that "
+                       "is learnable, not a benchmark tier): " +
+                       controls)
+      ->required();
   generate->add_option("--out", options->out, "Output directory (created when missing)")
       ->required();
   generate->add_option("--seed", options->seed, "Random seed (same seed, same files)")

@@ -258,4 +258,9 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
   X(double, deep_supervision, 0.0, 0.0, 1.0, "", kHashed | kSquaring | kShape | kTaskTargets, \
     "Weight w: (1 - w) answer loss + w mean loss of every step's read-out against "           \
     "x^(2^k) mod N, k = 1..T (per_t loops, separate layout); 0 = off. The trainer computes "  \
-    "these targets from (N, x): off 0 a run is not admissible under the benchmark's rules.")
+    "these targets from (N, x): off 0 a run is not admissible under the benchmark's rules.")  \
+  X(bool, full_width_answer, false, 0, 0, "", kHashedOffDefault | kSquaring,                  \
+    "Re-entry loops: the answer loss checks every place of the last step's x-slot read-out, " \
+    "the training answer written on W places with leading zeros as the loop row writes "      \
+    "numbers; false: only the answer's own digits, so the leading places are never trained "  \
+    "and can re-enter as arbitrary digits.")

@@ -9,6 +9,7 @@
 #include "core/options/option_schema.h"
 #include "core/options/option_toml.h"
 #include "core/safe_text.h"
+#include "core/squaring/control_tiers.h"
 #include "core/squaring/eval_passes.h"
 #include "core/squaring/loop_format.h"
 #include "core/squaring/tiers.h"
@@ -189,6 +190,9 @@ std::optional<Problem> loopRecipeProblem(const RunConfig& c) {
   const SquaringConfig& q = c.squaring;
   const bool reentry = q.reentry != Reentry::off;
   const char* key = reentry ? "squaring.reentry" : "squaring.deep_supervision";
+  if (!reentry && q.full_width_answer)
+    return Problem{"squaring.full_width_answer", "the x slot it checks is a re-entry loop's",
+                   "set reentry = \"straight_through\" or \"soft\", or remove it"};
   if (!reentry && q.deep_supervision == 0) return std::nullopt;
   if (q.iterations != IterationRule::per_t)
     return Problem{key, "a step of the loop is one squaring: it needs iterations = \"per_t\"",
@@ -225,10 +229,10 @@ std::optional<Problem> squaringOptimizerProblem(const RunConfig& c) {
 
 std::optional<Problem> tierProblem(const SquaringConfig& q) {
   namespace sq = deepladder::squaring;
-  for (const auto& name : sq::tierNames())
+  for (const auto& name : sq::allTierNames())
     if (name == q.tier) return std::nullopt;
   std::string names;
-  for (const auto& name : sq::tierNames()) names += (names.empty() ? "" : ", ") + name;
+  for (const auto& name : sq::allTierNames()) names += (names.empty() ? "" : ", ") + name;
   return Problem{"squaring.tier", "unknown tier \"" + q.tier + "\"", "use one of " + names};
 }
 

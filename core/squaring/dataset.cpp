@@ -1,6 +1,7 @@
 // Tier datasets from the benchmark's records (see dataset.h).
 #include "core/squaring/dataset.h"
 
+#include "core/squaring/control_tiers.h"
 #include "core/squaring/reference_generator.h"
 
 namespace deepladder::squaring {
@@ -19,6 +20,7 @@ std::vector<Example> allUnitExamples(const Semiprime& s, int64_t t) {
 }
 
 TierDataset generateTierDataset(const TierPreset& tier, uint64_t seed) {
+  if (isControlTier(tier)) return generateControlDataset(tier, seed);
   TierDataset data;
   data.tier = tier.name;
   data.seed = seed;

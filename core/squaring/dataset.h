@@ -30,7 +30,8 @@ struct TierDataset {
   std::vector<Example> depth_ood_n;
 };
 
-// The whole dataset of a tier (train + test + evaluation sets): the benchmark's records.
+// The whole dataset of a tier (train + test + evaluation sets): the benchmark's records, or for a
+// positive control (control_tiers.h) deepladder's own.
 TierDataset generateTierDataset(const TierPreset& tier, uint64_t seed);
 
 // Every unit x of a fixed modulus (ascending x) at one T: phi(N) examples.

@@ -162,11 +162,14 @@ std::vector<WrittenFile> writeTierDataset(const std::string& directory, const Ti
   manifest["test_fraction"] = tier.test_fraction;
   manifest["examples_per_setting"] = tier.examples_per_setting;
   manifest["ood_examples_per_setting"] = tier.ood_examples_per_setting;
-  manifest["depth_cohort"] = tier.depth_exhaustive_x
-                                 ? nlohmann::json("every x unused by train, test and OOD")
-                                 : nlohmann::json(tier.depth_examples_per_setting);
+  manifest["depth_cohort"] =
+      tier.difficulty == "control" ? nlohmann::json("every unit x at every rung")
+      : tier.depth_exhaustive_x    ? nlohmann::json("every x unused by train, test and OOD")
+                                   : nlohmann::json(tier.depth_examples_per_setting);
   manifest["ood_n_examples_per_setting"] = tier.ood_n_examples_per_setting;
-  manifest["records"] = "the public benchmark's for this tier and seed (--compat reference)";
+  manifest["records"] = tier.difficulty == "control"
+                            ? "deepladder's positive control (no benchmark counterpart)"
+                            : "the public benchmark's for this tier and seed (--compat reference)";
   manifest["vocab_size"] = kVocabSize;
   manifest["prompt_length_bound"] = promptLengthBound(tier.maxBits(), tier.maxT());
   manifest["answer_length_bound"] = answerLengthBound(tier.maxBits());

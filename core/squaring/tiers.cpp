@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/squaring/control_tiers.h"
 #include "core/squaring/modular_arithmetic.h"
 
 namespace deepladder::squaring {
@@ -114,8 +115,10 @@ const TierPreset& tierPreset(const std::string& name) {
   for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (const auto& t : tierPresets())
     if (t.name == upper) return t;
+  for (const auto& t : controlTierPresets())
+    if (t.name == upper) return t;
   std::string list;
-  for (const auto& n : tierNames()) list += (list.empty() ? "" : ", ") + n;
+  for (const auto& n : allTierNames()) list += (list.empty() ? "" : ", ") + n;
   throw UserError("tier \"" + name + "\" is unknown. Use one of " + list);
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/options/admissibility.h"
 #include "core/run_config.h"
 
 using namespace deepladder;
@@ -115,4 +116,22 @@ TEST(SquaringRecipeFiles, BadValuesUnderAFlopBudgetAreNamedAtTheirLine) {
   EXPECT_NE(batch.find("sq.toml:"), std::string::npos) << batch;
   EXPECT_NE(batch.find("train.batch_size"), std::string::npos) << batch;
   EXPECT_EQ(batch.find("nan"), std::string::npos) << batch;
+}
+
+// The admissibility labels of the shipped recipes: deep supervision on computed intermediates is
+// not admissible; the answer-only recipes, the positive control's included, are.
+TEST(SquaringRecipeFiles, AdmissibilityOfTheShippedRecipes) {
+  EXPECT_FALSE(options::admissibility(loadRunConfigToml(resource("runs/squaring-e1-reentry.toml")))
+                   .admissible);
+  EXPECT_TRUE(
+      options::admissibility(loadRunConfigToml(resource("runs/squaring-e1-reentry-nods.toml")))
+          .admissible);
+  const RunConfig control = loadRunConfigToml(resource("runs/squaring-c1-control.toml"));
+  EXPECT_TRUE(options::admissibility(control).admissible);
+  EXPECT_EQ(control.squaring.tier, "C1");
+  EXPECT_EQ(control.model.arch, Arch::pcc);
+  EXPECT_EQ(control.model.core_mode, CoreMode::tied);
+  EXPECT_EQ(control.squaring.iterations, IterationRule::per_t);
+  EXPECT_EQ(control.squaring.reentry, Reentry::straight_through);
+  EXPECT_TRUE(control.squaring.full_width_answer);  // the training answer, on W places
 }

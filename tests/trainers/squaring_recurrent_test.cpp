@@ -158,6 +158,18 @@ TEST(SquaringDeepSupervision, TargetsAreTheIntermediateSquaringsByHand) {
   EXPECT_THROW(deepSupervisionTargets(e, 4, 2, 13, torch::kCPU), std::invalid_argument);
 }
 
+// full_width_answer: the training answer on every place of the slot, leading zeros included
+// (the places the answer frame leaves untrained), from the example's own z: no squaring computed.
+TEST(SquaringFullWidthAnswer, TargetsAreTheAnswerOnWPlacesWithLeadingZeros) {
+  const std::vector<sq::Example> e{{177, 2, 4, 1}, {177, 100, 88, 1}, {177, 52, 17, 3}};
+  const auto d = [](int digit) { return int64_t{sq::kDigitZero} + digit; };
+  const auto targets = slotAnswerTargets(e, /*width=*/3, torch::kCPU);  // (1,3,3)
+  EXPECT_TRUE(torch::equal(
+      targets,
+      torch::tensor({d(0), d(0), d(4), d(0), d(8), d(8), d(0), d(1), d(7)}).view({1, 3, 3})));
+  EXPECT_THROW(slotAnswerTargets({{1009, 2, 1004, 1}}, 3, torch::kCPU), UserError);
+}
+
 TEST(SquaringOptimizerKeys, MuonHonoursEveryKeyAndAdamWRefusesMuonsKeys) {
   RunConfig c = recurrentRun();
   c.model.tie_embeddings = false;

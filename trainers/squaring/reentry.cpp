@@ -58,6 +58,21 @@ torch::Tensor reenterDigits(const torch::Tensor& slot_logits, const torch::Tenso
   return torch::matmul(weights, embedding.narrow(0, sq::kDigitZero, 10));  // (B,W,C)
 }
 
+torch::Tensor slotAnswerTargets(const std::vector<sq::Example>& examples, int width,
+                                const torch::Device& device) {
+  const int64_t rows = static_cast<int64_t>(examples.size());
+  std::vector<int64_t> targets(static_cast<size_t>(rows * width));
+  std::vector<int32_t> digits(static_cast<size_t>(width));
+  for (int64_t b = 0; b < rows; ++b) {
+    sq::writeFixedWidthDigits(examples[static_cast<size_t>(b)].z, width, digits.data());
+    std::copy(digits.begin(), digits.end(), targets.begin() + b * width);
+  }
+  return torch::from_blob(targets.data(), {1, rows, width},
+                          torch::TensorOptions().dtype(torch::kInt64))
+      .clone()
+      .to(device);
+}
+
 torch::Tensor toAnswerFrame(const torch::Tensor& slot_logits, const torch::Tensor& answer_index) {
   const int64_t B = slot_logits.size(0), V = slot_logits.size(2);
   const auto padded = torch::cat({slot_logits, slot_logits.new_zeros({B, 1, V})}, 1);  // (B,W+1,V)

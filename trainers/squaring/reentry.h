@@ -19,7 +19,10 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "core/options/option_enums.h"
+#include "core/squaring/tokens.h"
 
 namespace deepladder::trainers::squaring {
 
@@ -42,6 +45,12 @@ torch::Tensor reenterDigits(const torch::Tensor& slot_logits, const torch::Tenso
 
 // (B,W,V) x-slot logits -> (B,L,V) logits of the prompt's layout; positions that read no place
 // get zero logits.
+// The training answers z of `examples` in the slot frame: (1, B, W) int64 digit tokens of z on
+// `width` places with leading zeros (squaring.full_width_answer), as deepSupervisionLoss takes
+// them for one step.
+torch::Tensor slotAnswerTargets(const std::vector<::deepladder::squaring::Example>& examples,
+                                int width, const torch::Device& device);
+
 torch::Tensor toAnswerFrame(const torch::Tensor& slot_logits, const torch::Tensor& answer_index);
 
 }  // namespace deepladder::trainers::squaring

@@ -24,6 +24,7 @@
 #include "trainers/squaring/deep_supervision.h"
 #include "trainers/squaring/iteration_sampler.h"
 #include "trainers/squaring/loop_stats.h"
+#include "trainers/squaring/reentry.h"
 #include "trainers/squaring/squaring_eval.h"
 #include "trainers/squaring/squaring_model.h"
 
@@ -139,6 +140,8 @@ class SquaringRun {
   // Deep supervision mixes each group's answer loss with its steps' read-out losses; every traced
   // step adds to the state statistics of the log interval.
   const double deep_;
+  // full_width_answer: the answer loss is the last read-out's, on every place of the x slot.
+  const bool full_width_;
   const int deep_width_;
   // Of one prompt's forward and backward pass (core/squaring/squaring_flops.h, which the planner
   // shares).
@@ -184,6 +187,7 @@ SquaringRun::SquaringRun(const RunConfig& config, const TrainerOptions& options,
       eval_r_(model_->defaultIterations()),
       per_t_(qc_.iterations == IterationRule::per_t && model_->looped()),
       deep_(qc_.deep_supervision),
+      full_width_(qc_.full_width_answer && model_->reenters()),
       deep_width_(model_->reenters() ? sq::loopDigitWidth(tier_) : 0),
       loop_row_(model_->reenters() ? sq::loopRowLength(deep_width_) : 0),
       tokens_per_step_(batch_rows_ * seq_len_),
@@ -278,13 +282,17 @@ PerTStep SquaringRun::perTLoss(const std::vector<int64_t>& rows) {
     const EncodedSet group = select(group_rows);
     const double count = group.targets.ne(sq::kIgnoreTarget).sum().item<double>();
     LoopTrace trace;
-    trace.readouts_wanted = deep_ > 0;
+    trace.readouts_wanted = deep_ > 0 || full_width_;
     torch::Tensor loss = answerLoss(
         model_->forward(group.tokens, group.key_bias, LoopPlan{r, qc_.backprop_last}, &trace),
         group.targets);
-    if (deep_ > 0) {
-      std::vector<sq::Example> examples;
+    std::vector<sq::Example> examples;
+    if (deep_ > 0 || full_width_)
       for (int64_t row : group_rows) examples.push_back(data_.train[static_cast<size_t>(row)]);
+    if (full_width_)
+      loss = deepSupervisionLoss({trace.readouts.back()},
+                                 slotAnswerTargets(examples, deep_width_, device_));
+    if (deep_ > 0) {
       const auto targets = deepSupervisionTargets(
           examples, static_cast<int64_t>(trace.readouts.size()), deep_width_, seq_len_, device_);
       loss = (1.0 - deep_) * loss + deep_ * deepSupervisionLoss(trace.readouts, targets);
