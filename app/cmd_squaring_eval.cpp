@@ -50,7 +50,7 @@ int printLadderScores(storage::Database& db, const SquaringEvalOptions& options)
   const auto points = storage::squaringPoints(db, options.db_path, options.ladder);
   std::printf("ladder %s: the benchmark's numbers over seeds (mean exact and score, min Max T)\n",
               options.ladder.c_str());
-  std::printf("%-16s %-10s %5s %8s %8s %8s %7s %7s   %-44s %s\n", "arm", "size", "seeds", "test",
+  std::printf("%-32s %-10s %5s %8s %8s %8s %7s %7s   %-44s %s\n", "arm", "size", "seeds", "test",
               "ood", "score", "max_t", "ood_n", "test chance / ceiling, ood chance / ceiling",
               "admissible");
   bool any_inadmissible = false;
@@ -58,7 +58,7 @@ int printLadderScores(storage::Database& db, const SquaringEvalOptions& options)
     const storage::SquaringPoint* first = nullptr;
     std::string inadmissible;  // the offending options of the group's runs
     for (const auto& p : points)
-      if (p.arm == g.arm && p.size == g.size) {
+      if (p.arm == g.arm && p.size == g.size && p.sweep == g.sweep) {
         if (!first) first = &p;
         if (!p.admissible && inadmissible.find(p.inadmissible_options) == std::string::npos)
           inadmissible += (inadmissible.empty() ? "" : ", ") + p.inadmissible_options;
@@ -67,7 +67,8 @@ int printLadderScores(storage::Database& db, const SquaringEvalOptions& options)
     char baselines[96];
     std::snprintf(baselines, sizeof baselines, "%.3f / %.3f, %.3f / %.3f", first->test_chance,
                   first->test_ceiling, first->ood_chance, first->ood_ceiling);
-    std::printf("%-16s %-10s %5lld %8.3f %8.3f %8.3f %7lld %7lld   %-44s %s\n", g.arm.c_str(),
+    const std::string arm = g.sweep.empty() ? g.arm : g.arm + " " + g.sweep;
+    std::printf("%-32s %-10s %5lld %8.3f %8.3f %8.3f %7lld %7lld   %-44s %s\n", arm.c_str(),
                 g.size.c_str(), (long long)g.score.seeds, g.score.test_exact, g.score.ood_exact,
                 g.score.score, (long long)g.score.max_t, (long long)g.score.max_t_ood_n, baselines,
                 inadmissible.empty() ? "yes" : ("no (" + inadmissible + ")").c_str());

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "core/ladder/sweep.h"
 #include "core/options/admissibility.h"
 #include "core/run_config.h"
 #include "core/run_status.h"
@@ -63,9 +64,11 @@ std::vector<SquaringSeedGroup> squaringScoresOverSeeds(const std::vector<Squarin
   std::vector<std::vector<squaring::SeedResult>> seeds;
   for (const SquaringPoint& p : points) {
     size_t g = 0;
-    while (g < groups.size() && !(groups[g].arm == p.arm && groups[g].size == p.size)) ++g;
+    while (g < groups.size() &&
+           !(groups[g].arm == p.arm && groups[g].size == p.size && groups[g].sweep == p.sweep))
+      ++g;
     if (g == groups.size()) {
-      groups.push_back({p.arm, p.size, 0, {}});
+      groups.push_back({p.arm, p.size, p.sweep, 0, {}});
       seeds.emplace_back();
     }
     groups[g].compute += p.compute;
@@ -140,6 +143,7 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
     p.run_id = run.id;
     p.arm = run.arm;
     p.size = run.size;
+    p.sweep = ladder::sweepLabelOfRunName(run.name, run.arm, run.size, run.seed);
     p.seed = run.seed;
     p.compute = run.flops;
     p.step = step;

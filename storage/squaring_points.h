@@ -28,6 +28,7 @@ struct SquaringPoint {
   double ood_exact = 0;      // correct / total over the squaring/ood_t cells
   double test_exact = 0;     // correct / total over the squaring/test cells
   std::string size;
+  std::string sweep;  // the run's sweep point ("lr0.001"; "" outside a sweep)
   int64_t seed = 0;
   double score = 0;         // (test_exact + ood_exact) / 2
   double test_chance = 0;   // population chance of the test set
@@ -39,14 +40,15 @@ struct SquaringPoint {
   std::string inadmissible_options;  // the offending keys, ", "-joined ("" when admissible)
 };
 
-// One (arm, size) of a ladder across its seeds: the benchmark's mean score and minimum Max T.
+// One (arm, size, sweep point) of a ladder across its seeds: the benchmark's mean score and
+// minimum Max T.
 struct SquaringSeedGroup {
-  std::string arm, size;
+  std::string arm, size, sweep;
   double compute = 0;  // mean training FLOPs
   squaring::ScoreOverSeeds score;
 };
 
-// Groups points by (arm, size), in order of first appearance.
+// Groups points by (arm, size, sweep point), in order of first appearance.
 std::vector<SquaringSeedGroup> squaringScoresOverSeeds(const std::vector<SquaringPoint>& points);
 
 // True when `ladder_or_source` names a ladder whose runs have task = "squaring".

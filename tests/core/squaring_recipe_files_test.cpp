@@ -126,6 +126,10 @@ TEST(SquaringRecipeFiles, AdmissibilityOfTheShippedRecipes) {
   EXPECT_TRUE(
       options::admissibility(loadRunConfigToml(resource("runs/squaring-e1-reentry-nods.toml")))
           .admissible);
+  const RunConfig best = loadRunConfigToml(resource("runs/squaring-e1-reentry-fw.toml"));
+  EXPECT_TRUE(options::admissibility(best).admissible);
+  EXPECT_TRUE(best.squaring.full_width_answer);
+  EXPECT_DOUBLE_EQ(best.squaring.deep_supervision, 0.0);
   const RunConfig control = loadRunConfigToml(resource("runs/squaring-c1-control.toml"));
   EXPECT_TRUE(options::admissibility(control).admissible);
   EXPECT_EQ(control.squaring.tier, "C1");

@@ -130,6 +130,38 @@ TEST(SquaringPoints, ScoresOverSeedsAreTheMeanScoreAndTheMinimumMaxT) {
   EXPECT_DOUBLE_EQ(groups[0].compute, 2e12);
 }
 
+// The points of a sweep are separate groups (one per swept value), not seeds of one group; each
+// point carries its run's admissibility.
+TEST(SquaringPoints, SweepPointsGroupApartAndCarryTheirAdmissibility) {
+  auto db = Database::open(":memory:");
+  const int64_t ladder = db->upsertLadder("sq", "spec", "h");
+  std::vector<int64_t> ids;
+  for (const char* label : {"d_model32", "d_model96"}) {
+    RunRecord r;
+    r.ladder_id = ladder;
+    r.name = std::string("width-d64-s1-") + label;
+    r.arm = "width";
+    r.size = "d64";
+    r.seed = 1;
+    r.status = "finished";
+    r.flops = 1e12;
+    r.final_loss = 1.0;
+    r.config_json = squaringConfigJson();
+    ids.push_back(db->insertRun(r));
+  }
+  for (int64_t id : ids) addDepth(*db, id, 10, /*seen_full=*/0, /*unseen_full=*/0);
+  const auto points = squaringPoints(*db, "fixture.db", "sq");
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].sweep, "d_model32");
+  EXPECT_TRUE(points[0].admissible);
+  EXPECT_EQ(points[0].inadmissible_options, "");
+  const auto groups = squaringScoresOverSeeds(points);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].sweep, "d_model32");
+  EXPECT_EQ(groups[1].sweep, "d_model96");
+  EXPECT_EQ(groups[1].score.seeds, 1);
+}
+
 TEST(SquaringPoints, LanguageModelLaddersAreNotSquaringLadders) {
   auto db = Database::open(":memory:");
   const int64_t ladder = db->upsertLadder("lm", "spec", "h");
