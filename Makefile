@@ -35,7 +35,7 @@ build: configure
 	@cmake --build $(BUILD_DIR) --parallel $(JOBS)
 
 build-run: configure
-	@echo "== building $(RUN_TARGETS) in $(BUILD_DIR)/ (then the quick ladder trains for about 12 minutes on 2 cores) =="
+	@echo "== building $(RUN_TARGETS) in $(BUILD_DIR)/ (then the quick ladder trains for about 11 minutes on 2 cores) =="
 	@cmake --build $(BUILD_DIR) --parallel $(JOBS) --target $(RUN_TARGETS)
 
 run: build-run
