@@ -12,13 +12,6 @@
 namespace deepladder::fitting {
 namespace {
 
-// A value text as a number, or nullopt-like NaN when it is not one (a choice, a boolean).
-double numberOf(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  return (!text.empty() && end && *end == '\0') ? v : kNaN;
-}
-
 // Whether the chosen point sits at an end of one of its axes among the rung's points.
 void markEdge(SweepRungChoice& rung) {
   const auto chosen = ladder::parseSweepLabel(rung.chosen);
@@ -28,13 +21,13 @@ void markEdge(SweepRungChoice& rung) {
     for (const SweepPointLoss& p : rung.points) {
       const auto parsed = ladder::parseSweepLabel(p.label);
       if (axis >= parsed.size() || parsed[axis].first != chosen[axis].first) continue;
-      const double v = numberOf(parsed[axis].second);
+      const double v = ladder::sweepValueNumber(parsed[axis].second);
       if (std::isnan(v))
         numeric = false;
       else
         values.insert(v);
     }
-    const double v = numberOf(chosen[axis].second);
+    const double v = ladder::sweepValueNumber(chosen[axis].second);
     if (!numeric || std::isnan(v) || values.size() < 2) continue;
     const bool low = v <= *values.begin(), high = v >= *values.rbegin();
     if (!low && !high) continue;

@@ -2,6 +2,8 @@
 #include "core/ladder/sweep.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "core/errors.h"
@@ -149,6 +151,12 @@ void applySweepPoint(const Sweep& sweep, const SweepPoint& point, RunConfig& con
     sweep[i].option->set(config, point.values.at(i));
     if (origins) origins->record(*sweep[i].option, {sweep[i].file, sweep[i].line, sweep[i].key});
   }
+}
+
+double sweepValueNumber(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return (!text.empty() && end && *end == '\0') ? v : std::nan("");
 }
 
 std::string sweepValueText(const options::OptionValue& value) {

@@ -78,6 +78,9 @@ std::string sweepLabelOfRunName(const std::string& name, const std::string& arm,
 // A label back into (label key, value text) pairs, in label order; {} for "".
 std::vector<std::pair<std::string, std::string>> parseSweepLabel(const std::string& label);
 
+// A label's value text as a number; NaN when it is not one (a choice, a boolean).
+double sweepValueNumber(const std::string& text);
+
 // A rung whose best sweep point is at an edge of the values tried (fitting/sweep_envelope.h
 // decides which; sweep_extension.h plans the point past it).
 struct SweepEdge {

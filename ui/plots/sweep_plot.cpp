@@ -19,9 +19,7 @@ namespace {
 std::pair<std::string, double> firstAxis(const std::string& label) {
   const auto parsed = ladder::parseSweepLabel(label);
   if (parsed.empty()) return {"", NAN};
-  char* end = nullptr;
-  const double v = std::strtod(parsed[0].second.c_str(), &end);
-  return {parsed[0].first, (end && *end == '\0') ? v : NAN};
+  return {parsed[0].first, ladder::sweepValueNumber(parsed[0].second)};
 }
 
 // The label's further axes ("beta20.95"), which make a line of their own.
