@@ -8,12 +8,6 @@
 
 namespace deepladder::squaring {
 
-Layout parseLayout(const std::string& name) {
-  if (name == "separate") return Layout::kSeparate;
-  if (name == "causal") return Layout::kCausal;
-  throw UserError("layout \"" + name + "\" is unknown. Use \"separate\" or \"causal\"");
-}
-
 int writeDigitTokens(uint64_t v, int32_t* out) {
   int32_t reversed[20];
   int count = 0;

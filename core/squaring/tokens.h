@@ -28,9 +28,6 @@ inline constexpr int32_t kVocabSize = 17;
 // Targets that carry no loss in the batch arrays.
 inline constexpr int32_t kIgnoreTarget = -100;
 
-enum class Layout { kSeparate, kCausal };
-Layout parseLayout(const std::string& name);  // "separate" | "causal"; UserError otherwise
-
 // Writes digits(v) as tokens (most significant first) to `out`; returns the count (<= 20).
 int writeDigitTokens(uint64_t v, int32_t* out);
 // Prompt tokens written to `out` (room for 63); returns the count. No allocation.

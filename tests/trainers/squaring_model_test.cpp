@@ -42,14 +42,14 @@ TEST(SquaringModel, ForwardShapesInBothLayouts) {
   torch::manual_seed(0);
   const auto examples = someExamples(5);
   SquaringModel separate(tinyModel("vanilla"), 13);
-  const EncodedSet s = encodeSet(examples, sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet s = encodeSet(examples, SquaringLayout::separate, 13, torch::kCPU);
   ASSERT_TRUE(s.key_bias.defined());
   auto logits = separate->forward(s.tokens, s.key_bias, LoopPlan{});
   EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{5, 13, 17}));
 
   const int64_t causal_len = sq::causalSeqLenBound(11, 64);
   SquaringModel causal(tinyModel("pcc", "causal"), causal_len);
-  const EncodedSet c = encodeSet(examples, sq::Layout::kCausal, causal_len, torch::kCPU);
+  const EncodedSet c = encodeSet(examples, SquaringLayout::causal, causal_len, torch::kCPU);
   EXPECT_FALSE(c.key_bias.defined());
   logits = causal->forward(c.tokens, c.key_bias, LoopPlan{3, 0});
   EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{5, causal_len, 17}));
@@ -60,7 +60,7 @@ TEST(SquaringModel, PaddingPositionsDoNotChangeRealOutputs) {
   torch::manual_seed(1);
   SquaringModel model(tinyModel("pcc"), 13);
   model->eval();
-  const EncodedSet s = encodeSet(someExamples(8), sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet s = encodeSet(someExamples(8), SquaringLayout::separate, 13, torch::kCPU);
   const auto pad = s.key_bias.squeeze(1).lt(-1);  // (B,T) true on PAD
   ASSERT_GT(pad.sum().item<int64_t>(), 0);
   auto scrambled = s.tokens.clone();
@@ -80,7 +80,7 @@ TEST(SquaringModel, LoopedCoreRunsAtOtherIterationCounts) {
   torch::manual_seed(2);
   SquaringModel model(tinyModel("pcc"), 13);
   ASSERT_TRUE(model->looped());
-  const EncodedSet s = encodeSet(someExamples(4), sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet s = encodeSet(someExamples(4), SquaringLayout::separate, 13, torch::kCPU);
   torch::NoGradGuard no_grad;
   const auto r3 = model->forward(s.tokens, s.key_bias, LoopPlan{3, 0});
   for (int64_t r : {1, 7, 16}) {
@@ -96,7 +96,7 @@ TEST(SquaringModel, LoopedCoreRunsAtOtherIterationCounts) {
 TEST(SquaringModel, TruncatedBackpropOnlyThroughLastIterations) {
   torch::manual_seed(3);
   SquaringModel model(tinyModel("pcc"), 13);
-  const EncodedSet s = encodeSet(someExamples(6), sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet s = encodeSet(someExamples(6), SquaringLayout::separate, 13, torch::kCPU);
   const int64_t r = 5, k = 2;
   auto coreGrads = [&]() {
     std::vector<torch::Tensor> out;

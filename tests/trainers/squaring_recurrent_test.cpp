@@ -106,7 +106,7 @@ TEST(SquaringReentry, SecondStepIsTheFirstStepOnThePromptHoldingTheReadOut) {
   model->eval();
   std::vector<sq::Example> prompts{{323, 2, 0, 2}, {323, 100, 0, 2}, {323, 45, 0, 2}};
   for (auto& e : prompts) e.z = sq::intermediateSquarings(e.n, e.x, e.t).back();
-  const EncodedSet set = encodeSet(prompts, sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet set = encodeSet(prompts, SquaringLayout::separate, 13, torch::kCPU);
   LoopTrace two;
   two.readouts_wanted = true;
   const auto logits = model->forward(set.tokens, set.key_bias, LoopPlan{2, 0}, &two);
@@ -122,7 +122,7 @@ TEST(SquaringReentry, SecondStepIsTheFirstStepOnThePromptHoldingTheReadOut) {
     next[b].x = v;
     next[b].t = 1;
   }
-  const EncodedSet again = encodeSet(next, sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet again = encodeSet(next, SquaringLayout::separate, 13, torch::kCPU);
   LoopTrace one;
   one.readouts_wanted = true;
   model->forward(again.tokens, again.key_bias, LoopPlan{1, 0}, &one);
@@ -192,7 +192,7 @@ TEST(SquaringOptimizerKeys, MuonHonoursEveryKeyAndAdamWRefusesMuonsKeys) {
   const auto qkv = model->core->ptr<SquaringBlockImpl>(0)->attn->qkv->weight.detach().clone();
   const auto emb = model->token_embedding->weight.detach().clone();
   const auto set = encodeSet(sq::generateTierDataset(sq::tierPreset("E1"), 0).train,
-                             sq::Layout::kSeparate, 13, torch::kCPU);
+                             SquaringLayout::separate, 13, torch::kCPU);
   answerLoss(
       model->forward(set.tokens.narrow(0, 0, 16), set.key_bias.narrow(0, 0, 16), LoopPlan{1, 0}),
       set.targets.narrow(0, 0, 16))

@@ -85,7 +85,7 @@ bool hasValue(const Collected& c, const std::string& key) {
 TEST(SquaringScoring, ExactMatchOnConstructedPredictions) {
   const auto examples = sq::generateTierDataset(sq::tierPreset("E1"), 0).test;
   const std::vector<sq::Example> three(examples.begin(), examples.begin() + 3);
-  const EncodedSet set = encodeSet(three, sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet set = encodeSet(three, SquaringLayout::separate, 13, torch::kCPU);
   // Logits that put all mass on the targets: every example right.
   auto targets = set.targets.clone();
   auto logits = torch::zeros({3, 13, 17});
@@ -297,14 +297,14 @@ TEST(SquaringTrainer, PerTRunsPassesTimesTIterationsForEachExample) {
   SquaringModel model(c.model, 13);
   model->eval();
   const auto data = sq::generateTierDataset(sq::tierPreset("E1"), 0);
-  const EncodedSet set = encodeSet(data.test, sq::Layout::kSeparate, 13, torch::kCPU);
+  const EncodedSet set = encodeSet(data.test, SquaringLayout::separate, 13, torch::kCPU);
   // Scores and loss per T group must equal scoring that group alone at r = passes x T.
   const auto per_t = scoreExactMatchPerT(model, set, /*per_t=*/2);
   double weighted_loss = 0, targets = 0;
   for (const auto& [t, rows] : rowsByT(set)) {
     std::vector<sq::Example> group;
     for (int64_t row : rows) group.push_back(data.test[static_cast<size_t>(row)]);
-    const EncodedSet alone = encodeSet(group, sq::Layout::kSeparate, 13, torch::kCPU);
+    const EncodedSet alone = encodeSet(group, SquaringLayout::separate, 13, torch::kCPU);
     const auto ok = scoreExactMatch(model, alone, 2 * t);
     for (size_t i = 0; i < rows.size(); ++i)
       EXPECT_EQ(per_t[static_cast<size_t>(rows[i])], ok[i]) << "T " << t << " row " << rows[i];

@@ -17,13 +17,13 @@ torch::Tensor int32Tensor(const std::vector<int32_t>& values, int64_t rows, int6
 
 }  // namespace
 
-EncodedSet encodeSet(const std::vector<sq::Example>& examples, sq::Layout layout, int64_t seq_len,
-                     const torch::Device& device) {
+EncodedSet encodeSet(const std::vector<sq::Example>& examples, SquaringLayout layout,
+                     int64_t seq_len, const torch::Device& device) {
   EncodedSet set;
   set.examples = examples;
   set.layout = layout;
   const int64_t rows = static_cast<int64_t>(examples.size());
-  if (layout == sq::Layout::kSeparate) {
+  if (layout == SquaringLayout::separate) {
     const sq::SeparateBatch batch = sq::makeSeparateBatch(examples, seq_len);
     set.tokens = int32Tensor(batch.inputs, rows, seq_len, device);
     set.targets = int32Tensor(batch.targets, rows, seq_len, device);
@@ -68,7 +68,7 @@ std::vector<uint8_t> scoreExactMatch(SquaringModel& model, const EncodedSet& set
     for (int64_t i = 0; i < n; ++i) {
       const sq::Example& e = set.examples[static_cast<size_t>(start + i)];
       const int32_t* row = p + i * seq_len;
-      correct[static_cast<size_t>(start + i)] = set.layout == sq::Layout::kSeparate
+      correct[static_cast<size_t>(start + i)] = set.layout == SquaringLayout::separate
                                                     ? sq::exactMatchSeparateRow(row, seq_len, e)
                                                     : sq::exactMatchCausalRow(row, seq_len, e);
     }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/options/option_enums.h"
 #include "core/protocol.h"
 #include "core/squaring/evaluation.h"
 #include "core/squaring/tokens.h"
@@ -30,14 +31,14 @@ namespace sq = ::deepladder::squaring;
 // One example set as tensors on a device.
 struct EncodedSet {
   std::vector<sq::Example> examples;
-  sq::Layout layout = sq::Layout::kSeparate;
+  SquaringLayout layout = SquaringLayout::separate;
   torch::Tensor tokens;    // (N,T) int64
   torch::Tensor key_bias;  // (N,1,T) float, or undefined (causal layout: PAD only at the right)
   torch::Tensor targets;   // (N,T) int64, kIgnoreTarget off the answer
 };
 
-EncodedSet encodeSet(const std::vector<sq::Example>& examples, sq::Layout layout, int64_t seq_len,
-                     const torch::Device& device);
+EncodedSet encodeSet(const std::vector<sq::Example>& examples, SquaringLayout layout,
+                     int64_t seq_len, const torch::Device& device);
 // Rows `index` (int64 on the set's device) of a set, for minibatches.
 EncodedSet selectRows(const EncodedSet& set, const torch::Tensor& index);
 

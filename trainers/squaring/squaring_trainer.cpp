@@ -152,10 +152,6 @@ class SquaringRun {
   std::map<int64_t, double> step_flops_at_;  // a step's FLOPs by its executed iteration count
 };
 
-sq::Layout layoutOf(const SquaringConfig& qc) {
-  return qc.layout == SquaringLayout::causal ? sq::Layout::kCausal : sq::Layout::kSeparate;
-}
-
 SquaringModel modelOn(const torch::Device& device, SquaringModel model) {
   model->to(device);
   return model;
@@ -173,11 +169,11 @@ SquaringRun::SquaringRun(const RunConfig& config, const TrainerOptions& options,
       device_(tc_.device),
       seq_len_(mc_.seq_len),
       tier_(sq::tierPreset(qc_.tier)),
-      sets_{encodeSet(data.train, layoutOf(qc_), seq_len_, device_),
-            encodeSet(data.test, layoutOf(qc_), seq_len_, device_),
-            encodeSet(data.ood_t, layoutOf(qc_), seq_len_, device_),
-            encodeSet(data.depth_seen, layoutOf(qc_), seq_len_, device_),
-            encodeSet(data.depth_ood_n, layoutOf(qc_), seq_len_, device_)},
+      sets_{encodeSet(data.train, qc_.layout, seq_len_, device_),
+            encodeSet(data.test, qc_.layout, seq_len_, device_),
+            encodeSet(data.ood_t, qc_.layout, seq_len_, device_),
+            encodeSet(data.depth_seen, qc_.layout, seq_len_, device_),
+            encodeSet(data.depth_ood_n, qc_.layout, seq_len_, device_)},
       batch_rows_(std::min(tc_.batch_size, static_cast<int64_t>(data.train.size()))),
       model_(modelOn(device_, SquaringModel(mc_, seq_len_,
                                             LoopRecipe{qc_.reentry, sq::loopDigitWidth(tier_)}))),
