@@ -14,10 +14,8 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "app/command_registry.h"
 #include "app/run_id_option.h"
@@ -25,12 +23,10 @@
 #include "core/options/admissibility.h"
 #include "core/run_config.h"
 #include "core/squaring/baselines.h"
-#include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
-#include "core/squaring/run_dataset.h"
-#include "core/squaring/run_maps.h"
 #include "storage/database.h"
 #include "storage/squaring_points.h"
+#include "storage/squaring_run.h"
 
 namespace deepladder::app {
 namespace {
@@ -80,6 +76,38 @@ int printLadderScores(storage::Database& db, const SquaringEvalOptions& options)
   return 0;
 }
 
+// "chance 0.031, composition ceiling 0.250" (the ceiling only for a fixed-modulus tier).
+std::string baselineText(const sq::SetBaselines& b) {
+  char text[96];
+  if (std::isnan(b.ceiling))
+    std::snprintf(text, sizeof text, "chance %.3f", b.chance);
+  else
+    std::snprintf(text, sizeof text, "chance %.3f, composition ceiling %.3f", b.chance, b.ceiling);
+  return text;
+}
+
+// Rows r, columns (set, T) over all moduli sizes.
+void printIterationSweep(const storage::IterationSweep& sweep) {
+  if (sweep.cells.empty()) return;
+  std::printf("\naccuracy against test-time iterations r (exact match; set:T):\n%6s", "r");
+  for (const auto& c : sweep.columns) {
+    const std::string name = c.first + ":" + std::to_string(c.second);
+    std::printf(" %10s", name.c_str());
+  }
+  std::printf("\n");
+  for (const auto& [r, cells] : sweep.cells) {
+    std::printf("%6lld", (long long)r);
+    for (const auto& c : sweep.columns) {
+      const auto it = cells.find(c);
+      if (it == cells.end() || it->second.second == 0)
+        std::printf(" %10s", "-");
+      else
+        std::printf(" %10.3f", double(it->second.first) / double(it->second.second));
+    }
+    std::printf("\n");
+  }
+}
+
 int runSquaringEval(const SquaringEvalOptions& options) {
   if (access(options.db_path.c_str(), F_OK) != 0)
     throw UserError(options.db_path + ": no such database. Pass --db");
@@ -87,46 +115,31 @@ int runSquaringEval(const SquaringEvalOptions& options) {
   if (!options.ladder.empty()) return printLadderScores(*db, options);
   if (options.run_id < 0)
     throw UserError("squaring eval: name a run id or --ladder NAME (see 'deepladder status')");
+  const std::string run_text = "run " + std::to_string(options.run_id);
   const auto run = db->run(options.run_id);
   if (!run)
-    throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
+    throw UserError(run_text + " is not in " + options.db_path +
                     ". See 'deepladder status' for run ids");
   const RunConfig config = runConfigFromJson(nlohmann::json::parse(run->config_json));
   if (config.task != Task::squaring)
-    throw UserError("run " + std::to_string(options.run_id) + " is a \"" + enumName(config.task) +
+    throw UserError(run_text + " is a \"" + enumName(config.task) +
                     "\" run; 'squaring eval' reads runs with task = \"squaring\"");
-  const auto rows = db->evals(options.run_id);
-  if (rows.empty())
-    throw UserError("run " + std::to_string(options.run_id) +
-                    " has no evals yet. They appear every train.eval_every steps");
-
-  // Rows of the chosen step, by task.
-  int64_t step = options.step;
-  if (step < 0)
-    for (const auto& r : rows) step = std::max(step, r.step);
-  std::map<std::string, std::vector<storage::EvalRow>> by_task;
-  for (const auto& r : rows)
-    if (r.step == step) by_task[r.task].push_back(r);
-  if (by_task.empty())
-    throw UserError("run " + std::to_string(options.run_id) + " has no evals at step " +
-                    std::to_string(step) + ". Leave out --step for the latest");
-
-  const sq::TierPreset& tier = sq::tierPreset(config.squaring.tier);
-  const sq::TierDataset data = sq::runDataset(config.squaring);
+  const auto read = storage::readSquaringRun(*db, options.run_id, options.step);
+  if (!read && options.step < 0)
+    throw UserError(run_text + " has no evals yet. They appear every train.eval_every steps");
+  if (!read)
+    throw UserError(run_text + " has no evals at step " + std::to_string(options.step) +
+                    ". Leave out --step for the latest");
+  if (!read->maps) throw UserError(run_text + ": " + read->maps_error);
+  const sq::TierPreset& tier = *read->tier;
+  const sq::RunMaps& maps = *read->maps;
   const std::string source = config.squaring.data_dir.empty()
                                  ? "data_seed " + std::to_string(config.squaring.data_seed)
                                  : "data_dir " + config.squaring.data_dir;
-
   const options::Admissibility admissibility = options::admissibility(config);
   std::printf("run %lld (%s), tier %s, layout %s, %s, step %lld, %s\n", (long long)options.run_id,
               config.name.c_str(), tier.name.c_str(), enumName(config.squaring.layout).c_str(),
-              source.c_str(), (long long)step, admissibility.label().c_str());
-
-  std::vector<sq::CellCount> counts;
-  for (const auto& [task, task_rows] : by_task)
-    for (const auto& row : task_rows)
-      counts.push_back({task, static_cast<int>(row.n_bits), row.T, row.correct, row.total});
-  const sq::RunMaps maps = sq::runMaps(tier, data, counts);
+              source.c_str(), (long long)read->step, admissibility.label().c_str());
   for (const auto& row : maps.unmatched)
     std::printf(
         "  (%s cell bits %d T %lld: %lld/%lld, no matching regenerated data for its "
@@ -139,65 +152,20 @@ int runSquaringEval(const SquaringEvalOptions& options) {
       maps.depth.format().c_str());
 
   // The benchmark's numbers.
-  const auto closure = sq::tierCompositionClosure(tier, data);
-  const auto test_base = sq::setBaselines(data.test, closure.get());
-  const auto ood_base = sq::setBaselines(data.ood_t, closure.get());
-  auto baselines = [](const sq::SetBaselines& b) {
-    char text[96];
-    if (std::isnan(b.ceiling))
-      std::snprintf(text, sizeof text, "chance %.3f", b.chance);
-    else
-      std::snprintf(text, sizeof text, "chance %.3f, composition ceiling %.3f", b.chance,
-                    b.ceiling);
-    return std::string(text);
-  };
+  const auto [test_base, ood_base] = storage::testAndOodBaselines(config.squaring);
   std::printf(
       "\ntest exact %.3f (%s)\nOOD exact  %.3f (%s)\nscore      %.3f (mean of test and "
       "OOD exact), %s\nMax T: seen moduli %lld, unseen moduli %lld\n",
-      maps.test_exact, baselines(test_base).c_str(), maps.ood_exact, baselines(ood_base).c_str(),
-      sq::benchmarkScore(maps.test_exact, maps.ood_exact), admissibility.label().c_str(),
-      (long long)maps.depth.maxT(tier.depth_ladder, true),
+      maps.test_exact, baselineText(test_base).c_str(), maps.ood_exact,
+      baselineText(ood_base).c_str(), sq::benchmarkScore(maps.test_exact, maps.ood_exact),
+      admissibility.label().c_str(), (long long)maps.depth.maxT(tier.depth_ladder, true),
       (long long)maps.depth.maxT(tier.depth_ladder, false));
   if (!admissibility.admissible)
     std::printf(
         "inadmissible: %s makes training targets from the task's algorithm (the benchmark's "
         "rules forbid it), so these scores are not comparable with its leaderboard\n",
         admissibility.offendingText().c_str());
-
-  // Accuracy against test-time iterations: rows r, columns (set, T) over all moduli sizes.
-  std::map<int64_t, std::map<std::pair<std::string, int64_t>, std::pair<int64_t, int64_t>>> sweep;
-  std::set<std::pair<std::string, int64_t>> columns;
-  for (const auto& [task, task_rows] : by_task) {
-    const auto at = task.find("@r=");
-    if (at == std::string::npos) continue;
-    const int64_t r = std::stoll(task.substr(at + 3));
-    const std::string set = task.substr(task.find('/') + 1, at - task.find('/') - 1);
-    for (const auto& row : task_rows) {
-      auto& cell = sweep[r][{set, row.T}];
-      cell.first += row.correct;
-      cell.second += row.total;
-      columns.insert({set, row.T});
-    }
-  }
-  if (!sweep.empty()) {
-    std::printf("\naccuracy against test-time iterations r (exact match; set:T):\n%6s", "r");
-    for (const auto& c : columns) {
-      const std::string name = c.first + ":" + std::to_string(c.second);
-      std::printf(" %10s", name.c_str());
-    }
-    std::printf("\n");
-    for (const auto& [r, cells] : sweep) {
-      std::printf("%6lld", (long long)r);
-      for (const auto& c : columns) {
-        const auto it = cells.find(c);
-        if (it == cells.end() || it->second.second == 0)
-          std::printf(" %10s", "-");
-        else
-          std::printf(" %10.3f", double(it->second.first) / double(it->second.second));
-      }
-      std::printf("\n");
-    }
-  }
+  printIterationSweep(read->iteration_sweep);
   return 0;
 }
 

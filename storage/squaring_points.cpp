@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
-#include <nlohmann/json.hpp>
-#include <tuple>
 
 #include "core/errors.h"
 #include "core/ladder/sweep.h"
@@ -15,46 +12,15 @@
 #include "core/squaring/baselines.h"
 #include "core/squaring/dataset.h"
 #include "core/squaring/evaluation.h"
-#include "core/squaring/run_dataset.h"
 #include "core/squaring/tiers.h"
+#include "storage/squaring_run.h"
 
 namespace deepladder::storage {
 
 namespace {
 
-// The run's config, or std::nullopt when its JSON does not parse as one.
-std::optional<RunConfig> configOf(const RunRecord& run) {
-  try {
-    return runConfigFromJson(nlohmann::json::parse(run.config_json));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 double fraction(int64_t correct, int64_t total) {
   return total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
-}
-
-// Test and OOD baselines of a run's data, cached per (tier, data seed, data directory): runs of a
-// ladder share their data.
-std::pair<squaring::SetBaselines, squaring::SetBaselines> setBaselinesOf(
-    const SquaringConfig& config) {
-  static std::mutex mutex;
-  static std::map<std::tuple<std::string, int64_t, std::string>,
-                  std::pair<squaring::SetBaselines, squaring::SetBaselines>>
-      cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_tuple(config.tier, config.data_seed, config.data_dir);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    const auto data = squaring::runDataset(config);
-    const auto closure = squaring::tierCompositionClosure(squaring::tierPreset(config.tier), data);
-    it = cache
-             .emplace(key, std::make_pair(squaring::setBaselines(data.test, closure.get()),
-                                          squaring::setBaselines(data.ood_t, closure.get())))
-             .first;
-  }
-  return it->second;
 }
 
 }  // namespace
@@ -85,7 +51,7 @@ bool isSquaringLadder(Database& db, const std::string& name) {
   const auto id = db.findLadder(name);
   if (!id) return false;
   for (const auto& s : db.listRuns(*id)) {
-    const auto config = configOf(s.run);
+    const auto config = storedRunConfig(s.run);
     if (config && config->task == Task::squaring) return true;
   }
   return false;
@@ -101,7 +67,7 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
   for (const auto& s : db.listRuns(*id)) {
     const RunRecord& run = s.run;
     if (run.status != RunStatus::kFinished) continue;
-    const auto config = configOf(run);
+    const auto config = storedRunConfig(run);
     if (!config || config->task != Task::squaring) continue;
     const squaring::TierPreset& tier = squaring::tierPreset(config->squaring.tier);
 
@@ -152,7 +118,7 @@ std::vector<SquaringPoint> squaringPoints(Database& db, const std::string& db_la
     p.ood_exact = fraction(ood_ok, ood_total);
     p.test_exact = fraction(test_ok, test_total);
     p.score = squaring::benchmarkScore(p.test_exact, p.ood_exact);
-    const auto baselines = setBaselinesOf(config->squaring);
+    const auto baselines = testAndOodBaselines(config->squaring);
     p.test_chance = baselines.first.chance;
     p.test_ceiling = baselines.first.ceiling;
     p.ood_chance = baselines.second.chance;

@@ -1,8 +1,8 @@
-// What the Serial-task view shows of one run, read off the GUI thread: the latest step's
-// accuracy cells over (modulus bits x T) from the evals table (test, OOD and depth cells
-// pooled; the iteration sweep "<task>@r=R" left out), the run's squaring tier and, from core
-// (core/squaring/run_maps.h), each cell's population chance and composition ceiling; and whether
-// the run is admissible under the benchmark's rules (core/options/admissibility.h).
+// What the Serial-task view shows of one run, read off the GUI thread through the reader that
+// `deepladder squaring eval` uses too (storage/squaring_run.h): the latest step's accuracy cells
+// over (modulus bits x T) (test, OOD and depth cells pooled; the iteration sweep "<task>@r=R"
+// left out), the run's squaring tier, each cell's population chance and composition ceiling,
+// and whether the run is admissible under the benchmark's rules.
 #pragma once
 
 #include <cstdint>
