@@ -66,7 +66,7 @@ int runEval(const EvalOptions& options) {
     throw std::runtime_error("eval of run " + std::to_string(options.run_id) + ": " + why +
                              " (log: " + run->workdir + "/eval.log)");
   }
-  const std::vector<storage::MetricPoint> points =
+  const std::vector<MetricPoint> points =
       db->readMetric(options.run_id, metric_keys::kValLossAtPasses);
   std::printf("run %lld (%s), %s\n", (long long)options.run_id, run->name.c_str(),
               done->message.c_str());

@@ -9,7 +9,7 @@
 // every held-out rung with its interval, and the relative error against the extrapolation
 // factor per arm. `plot sweep` (--db, --ladder; --arm, default the first) draws a ladder with a
 // sweep: mean final loss against the swept value, one line per size. Wiring only: fits in fitting/,
-// the plot's data from storage/ and ui/plots/plot_sources.h, drawing and writing in ui/plots/
+// the plot's data from storage/ and storage/run_plot_data.h, drawing and writing in ui/plots/
 // (plot_file.h).
 #include <unistd.h>
 
@@ -34,8 +34,9 @@
 #include "storage/database.h"
 #include "storage/depth_points.h"
 #include "storage/result_points.h"
+#include "storage/run_plot_data.h"
+#include "ui/plots/curve_series.h"
 #include "ui/plots/plot_file.h"
-#include "ui/plots/plot_sources.h"
 
 namespace deepladder::app {
 namespace {
@@ -150,11 +151,11 @@ int runPlot(PlotOptions o) {
     if (o.runs.size() != 1) throw UserError("plot lens: give exactly one --run ID");
     auto db = openDatabase(o.db_path);
     plots::LensPlotInput input;
-    input.profiles = plots::lensFromDatabase(*db, o.runs[0]);
+    input.profiles = storage::lensProfiles(*db, o.runs[0]);
     if (input.profiles.empty())
       throw UserError("run " + std::to_string(o.runs[0]) + " has no logit-lens rows in " +
                       o.db_path + ". Lens KL is recorded at each eval of a run");
-    input.run_label = plots::runLabel(*db, o.runs[0]);
+    input.run_label = QString::fromStdString(storage::runLabel(*db, o.runs[0]));
     input.eps = o.eps;
     input.title = QStringLiteral("Logit lens: ") + input.run_label;
     plot = std::move(input);
@@ -169,7 +170,8 @@ int runPlot(PlotOptions o) {
     input.ema = o.ema;
     for (int64_t id : o.runs) {
       if (!db->run(id)) throw UserError("no run " + std::to_string(id) + " in " + o.db_path);
-      auto series = plots::curveFromDatabase(*db, id, o.metric, input.axis);
+      auto series = plots::curveSeries(storage::readRunCurve(*db, id, o.metric), input.axis,
+                                       QString::fromStdString(storage::runLabel(*db, id)), id);
       if (series.x.empty())
         throw UserError("run " + std::to_string(id) + " has no metric \"" + o.metric +
                         "\". See `deepladder metrics`");

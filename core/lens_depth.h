@@ -9,6 +9,13 @@
 
 namespace deepladder {
 
+// A run's KL profile at one eval step, as the lens table stores it (a NaN where a block has no
+// row).
+struct LensProfile {
+  int64_t step = 0;
+  std::vector<double> kl;  // kl[block], block 0 = embedding
+};
+
 struct LensDepth {
   int64_t peak_block = -1;       // l*
   std::optional<int64_t> depth;  // d_lens

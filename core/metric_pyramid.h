@@ -5,11 +5,12 @@
 // 256, 1024, 4096), aligned on multiples of that width, so each bucket is the union of 4 buckets
 // of the finer level. Database::writeMetrics keeps the pyramid in step with the rows
 // (storage/pyramid_writer.h); Database::readCurve reads the level that matches a plot's pixels.
+// Only the level arithmetic lives here (core), so plots can zoom without the database.
 #pragma once
 
 #include <cstdint>
 
-namespace deepladder::storage {
+namespace deepladder {
 
 inline constexpr int kPyramidLevels = 5;
 inline constexpr int kPyramidFinestShift = 4;  // level 0 buckets span 1 << 4 = 16 steps
@@ -33,4 +34,4 @@ constexpr int64_t pyramidBucket(int64_t step, int level) {
 // level 0 is coarser than that: then the plot reads every row.
 int pyramidLevelForPixels(int64_t span_steps, int pixels);
 
-}  // namespace deepladder::storage
+}  // namespace deepladder

@@ -80,7 +80,7 @@ class Database {
   std::vector<MetricPoint> readMetric(int64_t run_id, const std::string& key);  // by step
   std::vector<std::string> metricKeys(int64_t run_id);                          // sorted
 
-  // --- the metric decimation pyramid (storage/metric_pyramid.h, metric_pyramid.cpp) --------
+  // --- the metric decimation pyramid (core/metric_pyramid.h, metric_pyramid.cpp) --------
   // What a plot `pixels` wide reads of a curve over steps [step_lo, step_hi] (clamped to the
   // curve's own steps): the buckets of the coarsest level with at least pixels / 2 buckets in
   // the range (pyramidLevelForPixels), as each bucket's min and max point in step order (whole

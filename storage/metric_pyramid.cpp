@@ -1,6 +1,6 @@
-// Reading curves through the metric decimation pyramid (see metric_pyramid.h): the level that
+// Reading curves through the metric decimation pyramid (see core/metric_pyramid.h): the level that
 // matches a plot's pixels, or every row when zoomed in further than the finest level.
-#include "storage/metric_pyramid.h"
+#include "core/metric_pyramid.h"
 
 #include <sqlite3.h>
 
@@ -12,14 +12,6 @@
 #include "storage/database_impl.h"
 
 namespace deepladder::storage {
-
-int pyramidLevelForPixels(int64_t span_steps, int pixels) {
-  if (pixels <= 0 || span_steps <= 0) return -1;
-  int level = -1;
-  for (int l = 0; l < kPyramidLevels; ++l)
-    if (pyramidBucketSteps(l) * pixels <= 2 * span_steps) level = l;
-  return level;
-}
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <utility>
 
+#include "core/metric_pyramid.h"
 #include "storage/chunked_rows.h"
-#include "storage/metric_pyramid.h"
 #include "storage/statement.h"
 
 namespace deepladder::storage {

@@ -1,5 +1,5 @@
 // Internal to storage/: recomputes the buckets of the metric decimation pyramid
-// (metric_pyramid.h) that a write of metric rows touched. Each touched bucket is rebuilt from
+// (core/metric_pyramid.h) that a write of metric rows touched. Each touched bucket is rebuilt from
 // what `metrics` holds (never merged with what the bucket held before), so writing the same rows
 // again, or a resumed run rewriting steps with new values, leaves the pyramid exactly as if the
 // final rows had been written once. When a write only appends steps after every stored step of

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ladder/run_plan.h"
+#include "core/metric_curve.h"
 #include "core/run_status.h"
 
 namespace deepladder::storage {
@@ -54,16 +55,7 @@ struct RunSummary {
   std::string ladder_name;  // "" for a run outside any ladder
 };
 
-// One point of one metric curve.
-struct MetricPoint {
-  int64_t step;
-  int64_t tokens;
-  double flops;
-  double value;  // NaN when the logged value was NaN (or Inf becomes +-Inf, kept as is)
-  double wall;
-};
-
-// One bucket of a curve's decimation pyramid (schema v4, storage/metric_pyramid.h): the rows of
+// One bucket of a curve's decimation pyramid (schema v4, core/metric_pyramid.h): the rows of
 // one metric of one run whose steps fall in [bucket * width, (bucket + 1) * width), width =
 // pyramidBucketSteps(level). min/max are the points with the lowest and the highest finite value
 // (value NaN, step -1 when the bucket has no finite value); their wall is NaN.
@@ -73,17 +65,6 @@ struct MetricBucket {
   int64_t count = 0;  // rows in the bucket (NaN values included)
   int64_t first_step = 0, last_step = 0;
   MetricPoint min, max;
-};
-
-// What a plot reads of one curve (Database::readCurve): the points of the pyramid level that
-// matches the pixels asked for (each bucket's min and max point, in step order), or every row
-// when zoomed in further than the finest level.
-struct MetricCurve {
-  int level = -1;                     // -1: full resolution
-  int64_t bucket_steps = 1;           // steps one bucket spans (1 at full resolution)
-  int64_t step_lo = 0, step_hi = -1;  // the step range read (empty when hi < lo)
-  std::vector<MetricPoint> points;    // ascending step
-  int64_t rows = 0;                   // the metric rows those points stand for
 };
 
 // One row of `metrics`.

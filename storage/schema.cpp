@@ -191,10 +191,10 @@ CREATE INDEX decisions_ladder ON decisions(ladder_id, id);
 )sql";
 
 // ---- version 4: the metric decimation pyramid ------------------------------------------------
-// Per run and metric key, levels 0..4 of buckets spanning 16 << 2 level steps (metric_pyramid.h):
-// the bucket's row count, first and last step, and its lowest and highest point (min_* / max_*,
-// NULL when the bucket holds no finite value). Kept by Database::writeMetrics; the migration
-// builds it for the rows already stored.
+// Per run and metric key, levels 0..4 of buckets spanning 16 << 2 level steps
+// (core/metric_pyramid.h): the bucket's row count, first and last step, and its lowest and highest
+// point (min_* / max_*, NULL when the bucket holds no finite value). Kept by
+// Database::writeMetrics; the migration builds it for the rows already stored.
 constexpr const char* kSchemaV4 = R"sql(
 CREATE TABLE metric_pyramid(
   run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

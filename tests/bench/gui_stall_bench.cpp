@@ -18,8 +18,8 @@
 #include <functional>
 
 #include "storage/database.h"
+#include "storage/run_plot_data.h"
 #include "tests/bench/gui_bench_database.h"
-#include "ui/plots/plot_sources.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/lens_view.h"
 #include "ui/workbench/serial_task_data.h"
@@ -136,10 +136,10 @@ int main(int argc, char** argv) {
       [&] {
         auto database = ui::openExistingDatabase(db, true);
         auto lensOfLadder = [&](int64_t run) {  // what the lens view reads to show `run`
-          plots::runLabel(*database, run);
-          plots::lensFromDatabase(*database, run);
+          storage::runLabel(*database, run);
+          storage::lensProfiles(*database, run);
           for (const auto& s : database->listRuns(database->run(run)->ladder_id))
-            plots::lensFromDatabase(*database, s.run.id);
+            storage::lensProfiles(*database, s.run.id);
         };
         lensOfLadder(ui::runChoices(*database, "lens").front().id);
         ui::loadSerialTask(*database, ui::runChoices(*database, "evals").front().id);

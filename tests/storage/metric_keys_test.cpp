@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "core/metric_pyramid.h"
 #include "schema_downgrade.h"
 #include "storage/database.h"
-#include "storage/metric_pyramid.h"
 #include "temp_dir.h"
 
 namespace deepladder::storage {

@@ -2,7 +2,7 @@
 // every level, a plot's per-pixel min/max read through it equals the one read from the raw rows,
 // replaying a worker log after a crash (and a resumed run rewriting steps) leaves no duplicate
 // or stale bucket, and migrating a v3 database builds the pyramid of the rows already there.
-#include "storage/metric_pyramid.h"
+#include "core/metric_pyramid.h"
 
 #include <gtest/gtest.h>
 

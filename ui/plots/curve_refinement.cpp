@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "storage/metric_pyramid.h"
+#include "core/metric_pyramid.h"
 
 namespace deepladder::plots {
 
@@ -18,8 +18,8 @@ std::optional<StepRange> stepsToRefine(const CurveSeries& s, double x_lo, double
   if (i1 >= s.x.size()) i1 = s.x.size() - 1;
   if (i1 < i0) return std::nullopt;
   const StepRange range{s.steps[i0], s.steps[i1]};
-  const int level = storage::pyramidLevelForPixels(range.hi - range.lo + 1, pixels);
-  const int64_t needed = level < 0 ? 1 : storage::pyramidBucketSteps(level);
+  const int level = pyramidLevelForPixels(range.hi - range.lo + 1, pixels);
+  const int64_t needed = level < 0 ? 1 : pyramidBucketSteps(level);
   const bool within_fine = range.lo >= s.fine_lo && range.hi <= s.fine_hi;
   const int64_t have = within_fine ? s.fine_bucket_steps : s.bucket_steps;
   if (have <= needed) return std::nullopt;

@@ -23,7 +23,7 @@ struct CurveSeries {
   std::vector<double> x;  // ascending
   std::vector<double> y;
   bool visible = true;
-  // Where the points came from, when read through the metric pyramid (plot_sources.h): the run,
+  // Where the points came from, when read through the metric pyramid (curve_series.h): the run,
   // each point's step, the steps one bucket spans (1 = every row), the finer range a zoom read
   // since (curve_refinement.h), and how many rows one point stands for on average. EMA
   // smoothing raises its weight to that power, so a curve smooths over as many steps as its

@@ -10,14 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "core/lens_depth.h"
+
 class QCustomPlot;
 
 namespace deepladder::plots {
-
-struct LensProfile {
-  int64_t step = 0;
-  std::vector<double> kl;  // kl[block], block 0 = embedding
-};
 
 struct LensPlotInput {
   QString run_label;

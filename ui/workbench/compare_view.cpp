@@ -24,8 +24,9 @@
 #include "core/metric_keys.h"
 #include "core/parallel_for.h"
 #include "storage/database.h"
+#include "storage/run_plot_data.h"
 #include "ui/plots/curve_refinement.h"
-#include "ui/plots/plot_sources.h"
+#include "ui/plots/curve_series.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/gui_query_guard.h"
@@ -41,6 +42,14 @@ constexpr int kRunIdRole = Qt::UserRole + 1;
 constexpr size_t kCurvesPerReader = 32;
 constexpr unsigned kMaxReaders = 4;
 
+// One run's curve as a plot series, labelled as the legends label runs.
+plots::CurveSeries runCurve(storage::Database& db, int64_t run_id, const std::string& key,
+                            plots::CurveAxis axis, int pixels, int64_t step_lo = INT64_MIN,
+                            int64_t step_hi = INT64_MAX) {
+  return plots::curveSeries(storage::readRunCurve(db, run_id, key, pixels, step_lo, step_hi), axis,
+                            QString::fromStdString(storage::runLabel(db, run_id)), run_id);
+}
+
 // The curves of `ids`, in their order (runs without rows left out). pixels: the plot's width, for
 // reads through the metric pyramid; 0 reads every row. Many curves are read by up to one thread
 // per core, each on its own read-only connection (WAL readers do not block each other): a
@@ -55,7 +64,7 @@ plots::CurvesPlotInput loadCurves(const QString& path, std::vector<int64_t> ids,
     const auto r = static_cast<size_t>(t);
     auto db = openExistingDatabase(path, /*read_only=*/true);
     for (size_t i = ids.size() * r / readers; i < ids.size() * (r + 1) / readers; ++i) {
-      auto s = plots::curveFromDatabase(*db, ids[i], key, axis, pixels);
+      auto s = runCurve(*db, ids[i], key, axis, pixels);
       if (!s.x.empty()) slices[r].push_back(std::move(s));
     }
   });
@@ -330,8 +339,7 @@ void CompareView::refineVisibleCurves() {
     auto db = openExistingDatabase(path, /*read_only=*/true);
     for (size_t k = 0; k < refinement.wanted.size(); ++k) {
       const plots::StepRange range = refinement.wanted[k].second;
-      refinement.fine.push_back(
-          plots::curveFromDatabase(*db, run_ids[k], key, axis, pixels, range.lo, range.hi));
+      refinement.fine.push_back(runCurve(*db, run_ids[k], key, axis, pixels, range.lo, range.hi));
     }
     return refinement;
   };

@@ -6,7 +6,7 @@
 
 #include "core/errors.h"
 #include "storage/database.h"
-#include "ui/plots/plot_sources.h"
+#include "storage/run_plot_data.h"
 
 namespace deepladder::ui {
 
@@ -66,7 +66,7 @@ std::vector<RunChoice> runChoices(storage::Database& db, const std::string& tabl
   for (const auto& s : db.listRuns())
     if (db.queryInt("SELECT EXISTS(SELECT 1 FROM " + table +
                     " WHERE run_id = " + std::to_string(s.run.id) + ")"))
-      choices.push_back({s.run.id, plots::runLabel(db, s.run.id)});
+      choices.push_back({s.run.id, QString::fromStdString(storage::runLabel(db, s.run.id))});
   return choices;
 }
 

@@ -33,7 +33,7 @@ DatabaseProblem describeOpenFailure(const QString& path, const QString& error);
 std::unique_ptr<storage::Database> tryOpenDatabase(const QString& path, bool read_only,
                                                    DatabaseProblem* problem);
 
-// A run a picker offers: its id and label (plots::runLabel).
+// A run a picker offers: its id and label (storage::runLabel).
 struct RunChoice {
   int64_t id = 0;
   QString label;

@@ -12,8 +12,8 @@
 
 #include "core/lens_depth.h"
 #include "storage/database.h"
+#include "storage/run_plot_data.h"
 #include "ui/plots/lens_plot.h"
-#include "ui/plots/plot_sources.h"
 
 namespace deepladder::ui {
 
@@ -23,7 +23,7 @@ namespace {
 // profile (d_lens is computed from it at the current ε when drawing).
 struct LensData : RunLoad {
   QString run_label;
-  std::vector<plots::LensProfile> profiles;
+  std::vector<LensProfile> profiles;
   struct LadderRun {
     std::string arm;
     double flops = 0;
@@ -35,11 +35,11 @@ struct LensData : RunLoad {
 // Runs on a worker thread with the request's read-only connection.
 std::shared_ptr<RunLoad> loadLens(storage::Database& db, int64_t run_id) {
   auto data = std::make_shared<LensData>();
-  data->profiles = plots::lensFromDatabase(db, run_id);
-  data->run_label = plots::runLabel(db, run_id);
+  data->profiles = storage::lensProfiles(db, run_id);
+  data->run_label = QString::fromStdString(storage::runLabel(db, run_id));
   const auto run = db.run(run_id);
   for (const auto& s : db.listRuns(run ? run->ladder_id : std::nullopt)) {
-    auto profiles = plots::lensFromDatabase(db, s.run.id);
+    auto profiles = storage::lensProfiles(db, s.run.id);
     if (!profiles.empty())
       data->ladder.push_back({s.run.arm, s.run.flops, std::move(profiles.back().kl)});
   }
