@@ -156,6 +156,52 @@ TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {
   EXPECT_EQ(plot.xAxis->tickLabelColor(), ink) << "back to the theme after the export";
 }
 
+// In a ladder with a sweep, the frontier shows the points its fit used (each rung's best sweep
+// point) filled and the rest hollow and faint, with one legend line saying so.
+TEST(Plots, FrontierFillsTheSweepPointsTheFitUsedAndFadesTheRest) {
+  ensureGuiApplication();
+  fitting::ResultsTable table;
+  table.source = "synthetic sweep";
+  for (auto [arm, A] : {std::tuple{"vanilla", 1.2}, {"growth", 1.1}})
+    for (double c : {1e17, 1e18, 1e19, 1e20})
+      for (double mult : {0.5, 1.0, 2.0}) {
+        RunPoint p;
+        p.arm = arm;
+        p.size = "C" + std::to_string(static_cast<int>(std::log10(c)));
+        p.compute_flops = c;
+        // x1 is best at every rung: the other two points lose 1% and 2%.
+        p.val_loss = (1.8 + A * std::pow(c / 1e18, -0.1)) * (mult == 1.0 ? 1
+                                                             : mult < 1  ? 1.01
+                                                                         : 1.02);
+        p.sweep = "lr_mult" + std::string(mult == 0.5 ? "0.5" : mult == 1.0 ? "1" : "2");
+        table.points.push_back(p);
+      }
+  auto options = fitting::defaultFrontierOptions();
+  options.bootstrap = 0;
+  const auto result = fitting::fitFrontier(table, options);
+  QCustomPlot plot;
+  plot.resize(640, 400);
+  drawFrontier(plot, {table, result, "Compute frontier"});
+  int filled = 0, faded = 0;
+  for (int i = 0; i < plot.graphCount(); ++i) {
+    const QCPGraph* g = plot.graph(i);
+    if (g->lineStyle() != QCPGraph::lsNone) continue;
+    if (g->scatterStyle().brush().style() == Qt::NoBrush)
+      faded += g->dataCount();
+    else
+      filled += g->dataCount();
+  }
+  EXPECT_EQ(filled, 8);  // one point per (arm, rung): the x1 runs
+  EXPECT_EQ(faded, 16);  // x0.5 and x2
+  EXPECT_FALSE(legendLineWith(plot, "not fitted").isEmpty());
+  // Without a sweep nothing is faded and the legend has no such line.
+  QCustomPlot plain;
+  plain.resize(640, 400);
+  const auto synthetic = syntheticResults();
+  drawFrontier(plain, {synthetic, fitting::fitFrontier(synthetic, options), "Compute frontier"});
+  EXPECT_TRUE(legendLineWith(plain, "not fitted").isEmpty());
+}
+
 TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {
   ensureGuiApplication();
   const auto table = syntheticResults();
@@ -327,6 +373,11 @@ TEST(SweepPlot, OneLinePerSizeAndARingAtAnEdge) {
       EXPECT_DOUBLE_EQ(plot.graph(i)->data()->begin()->key, 0.5);
     }
   EXPECT_EQ(rings, 1);
+  // The legend lists the sizes first, then the edge ring.
+  ASSERT_EQ(plot.legend->itemCount(), 3);
+  auto* last = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(2));
+  ASSERT_NE(last, nullptr);
+  EXPECT_TRUE(last->plottable()->name().contains("edge"));
   EXPECT_EQ(plot.graph(0)->name(), QStringLiteral("d4"));
   EXPECT_EQ(plot.graph(0)->data()->size(), 3);
   expectWritten(plot, "sweep");

@@ -6,13 +6,31 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
+#include "fitting/sweep_envelope.h"
 #include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
+namespace {
+
+// The points of a ladder's sweep that its fit did not use: the other sweep points of each rung
+// (fitting/sweep_envelope.h). Empty outside a sweep.
+std::vector<bool> unusedSweepPoints(const fitting::ResultsTable& table) {
+  std::set<std::tuple<std::string, std::string, std::string>> used;
+  for (const auto& p : fitting::sweepEnvelope(table).table.points)
+    if (!p.sweep.empty()) used.insert({p.arm, p.size, p.sweep});
+  std::vector<bool> unused;
+  for (const auto& p : table.points)
+    unused.push_back(!p.sweep.empty() && used.count({p.arm, p.size, p.sweep}) == 0);
+  return unused;
+}
+
+}  // namespace
 
 void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   preparePlot(plot, input.title, QStringLiteral("training compute C (FLOPs)"),
@@ -41,18 +59,33 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
 
   std::vector<QCPGraph*> curves;  // the fitted curves (bands and points are not)
   bool any_band = false;
+  const std::vector<bool> unused = unusedSweepPoints(input.table);
+  bool any_unused = false;
   for (size_t arm_index = 0; arm_index < result.arms.size(); ++arm_index) {
     const fitting::ArmFit& fit = result.arms[arm_index];
     const bool is_baseline = fit.arm == result.baseline;
     const QColor color = seriesColor(static_cast<int>(arm_index));
+    // A sweep's points that the fit did not use: hollow and faint, behind the fitted ones.
+    QCPGraph* others = plot.addGraph();
+    others->setLineStyle(QCPGraph::lsNone);
+    QColor faint = color;
+    faint.setAlpha(110);
+    others->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, faint, 5));
+    others->removeFromLegend();
     // Points.
     QCPGraph* points = plot.addGraph();
     points->setLineStyle(QCPGraph::lsNone);
     points->setScatterStyle(QCPScatterStyle(
         is_baseline ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, color, color, 7));
     double arm_lo = std::numeric_limits<double>::infinity(), arm_hi = 0;
-    for (const auto& p : input.table.points) {
+    for (size_t i = 0; i < input.table.points.size(); ++i) {
+      const auto& p = input.table.points[i];
       if (p.arm != fit.arm) continue;
+      if (unused[i]) {
+        others->addData(p.compute_flops, p.val_loss);
+        any_unused = true;
+        continue;
+      }
       points->addData(p.compute_flops, p.val_loss);
       arm_lo = std::min(arm_lo, p.compute_flops);
       arm_hi = std::max(arm_hi, p.compute_flops);
@@ -113,6 +146,12 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   estimator->setPen(Qt::NoPen);
   estimator->setName(
       QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
+  if (any_unused) {
+    QCPGraph* key = plot.addGraph();
+    key->setLineStyle(QCPGraph::lsNone);
+    key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(120, 120, 120, 160), 5));
+    key->setName(QStringLiteral("other sweep points (not fitted)"));
+  }
   if (any_band) {
     // One legend entry says what the shading is; each arm's band has its arm's colour.
     QCPGraph* key = plot.addGraph();

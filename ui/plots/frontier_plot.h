@@ -1,4 +1,6 @@
-// The compute frontier on log-log axes: each arm's finished runs (final loss vs training FLOPs),
+// The compute frontier on log-log axes: each arm's finished runs (final loss vs training FLOPs;
+// in a ladder with a sweep, the points its fit used, fitting/sweep_envelope.h, the others hollow
+// and faint),
 // its fitted curve L(C) = E + A (C/C0)^-gamma across and a little beyond its rungs with the
 // curve's bootstrap band faintly behind it (fitting::frontierBand), the baseline drawn heavier and
 // named as such, the shared irreducible loss E as a dashed line, and a legend line naming the

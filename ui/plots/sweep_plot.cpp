@@ -70,7 +70,7 @@ void drawSweep(QCustomPlot& plot, const SweepPlotInput& input) {
   }
 
   int line = 0;
-  bool edge_shown = false;
+  QCPGraph* edge_key = nullptr;  // the first edge ring: the one that has a legend line
   for (const auto& r : input.rungs) {
     if (r.arm != arm) continue;
     // One line per further-axes value, through the points sorted by the first axis's value.
@@ -104,10 +104,16 @@ void drawSweep(QCustomPlot& plot, const SweepPlotInput& input) {
             QCPScatterStyle::ssCircle, QPen(QColor(200, 30, 30), 2.0), QBrush(Qt::NoBrush), 16));
         ring->addData(x, p->mean_loss);
         ring->setName(QStringLiteral("best at edge: extend the sweep"));
-        if (edge_shown) ring->removeFromLegend();
-        edge_shown = true;
+        if (edge_key)
+          ring->removeFromLegend();
+        else
+          edge_key = ring;
       }
     }
+  }
+  if (edge_key) {  // its legend line goes below the sizes', not between them
+    edge_key->removeFromLegend();
+    edge_key->addToLegend();
   }
   if (log_x)
     plot.xAxis->setRange(x_min / 1.4, x_max * 1.4);
