@@ -202,6 +202,40 @@ TEST(Plots, FrontierFillsTheSweepPointsTheFitUsedAndFadesTheRest) {
   EXPECT_TRUE(legendLineWith(plain, "not fitted").isEmpty());
 }
 
+// Replots `plot` at `width` x `height` until the queued redraws of a legend fit have run.
+void replotAt(QCustomPlot& plot, int width, int height) {
+  plot.resize(width, height);
+  plot.setViewport(QRect(0, 0, width, height));
+  for (int i = 0; i < 4; ++i) {
+    plot.replot();
+    QCoreApplication::processEvents();
+  }
+}
+
+// A legend inside a narrow plot shrinks to its axis rect, dropping the estimator and band lines
+// when even its smallest font is too wide; widened, the plot gets them and its font back.
+TEST(Plots, InsideLegendFitsANarrowPlotAndRecoversWhenWidened) {
+  ensureGuiApplication();
+  const auto table = syntheticResults();
+  auto options = fitting::defaultFrontierOptions();
+  options.bootstrap = 20;
+  const auto result = fitting::fitFrontier(table, options);
+  QCustomPlot plot;
+  plot.resize(1400, 800);
+  drawFrontier(plot, {table, result, "Compute frontier"});
+  replotAt(plot, 1400, 800);
+  const int wide_lines = plot.legend->itemCount();
+  const double base_points = plot.legend->font().pointSizeF();
+  EXPECT_FALSE(legendLineWith(plot, "bootstrap band").isEmpty());
+  replotAt(plot, 330, 300);
+  EXPECT_LE(plot.legend->outerRect().width(), plot.axisRect()->width());
+  EXPECT_LT(plot.legend->font().pointSizeF(), base_points);
+  EXPECT_LT(plot.legend->itemCount(), wide_lines);
+  replotAt(plot, 1400, 800);
+  EXPECT_EQ(plot.legend->itemCount(), wide_lines);
+  EXPECT_DOUBLE_EQ(plot.legend->font().pointSizeF(), base_points);
+}
+
 TEST(Plots, FrontierMultiplierLensCurvesWriteAllFormats) {
   ensureGuiApplication();
   const auto table = syntheticResults();

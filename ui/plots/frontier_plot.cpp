@@ -13,6 +13,7 @@
 #include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
 #include "fitting/sweep_envelope.h"
+#include "ui/plots/legend_fit.h"
 #include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
@@ -146,6 +147,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   estimator->setPen(Qt::NoPen);
   estimator->setName(
       QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
+  markLegendLineOptional(*estimator);
   if (any_unused) {
     QCPGraph* key = plot.addGraph();
     key->setLineStyle(QCPGraph::lsNone);
@@ -160,6 +162,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     key->setName(QStringLiteral("%1% bootstrap band (%2 resamples)")
                      .arg(qRound(result.ci_level * 100))
                      .arg(result.bootstrap_used));
+    markLegendLineOptional(*key);
   }
   plot.xAxis->setRange(x_lo, x_hi);
   double y_lo = l_min, y_hi = l_max;

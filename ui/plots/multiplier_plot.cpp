@@ -9,6 +9,7 @@
 
 #include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
+#include "ui/plots/legend_fit.h"
 #include "ui/plots/plot_style.h"
 
 namespace deepladder::plots {
@@ -116,6 +117,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   estimator->setPen(Qt::NoPen);
   estimator->setName(
       QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
+  markLegendLineOptional(*estimator);
 
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
   const bool log_y = y_lo > 0 && y_hi / y_lo > 10;

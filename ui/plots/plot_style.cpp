@@ -6,6 +6,8 @@
 #include <QPalette>
 #include <cmath>
 
+#include "ui/plots/legend_fit.h"
+
 namespace deepladder::plots {
 
 QColor seriesColor(int index) {
@@ -235,6 +237,7 @@ void placeLegendInside(QCustomPlot& plot, Qt::Alignment corner) {
   plot.legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
   plot.legend->setBrush(QColor(255, 255, 255, 225));
   applyPlotPalette(plot, plot.palette());  // the legend's fill and border follow the theme
+  fitLegendToAxisRect(plot);
 }
 
 QString compactNumber(double value, int precision) {
