@@ -14,6 +14,7 @@
 #include "app/command_registry.h"
 #include "core/errors.h"
 #include "core/ladder/sweep.h"
+#include "core/metric_keys.h"
 #include "core/options/admissibility.h"
 #include "core/run_status.h"
 #include "core/terminal_progress.h"
@@ -48,8 +49,10 @@ std::string squaringLine(storage::Database& db, const storage::RunRecord& run) {
     if (points.empty()) return std::nullopt;
     return points.back().value;
   };
-  const auto score = last("score"), test = last("test/exact"), ood = last("ood/exact");
-  const auto max_t = last("depth/max_t_seen"), max_t_unseen = last("depth/max_t_unseen");
+  const auto score = last(metric_keys::kScore), test = last(metric_keys::kTestExact),
+             ood = last(metric_keys::kOodExact);
+  const auto max_t = last(metric_keys::kDepthMaxTSeen),
+             max_t_unseen = last(metric_keys::kDepthMaxTUnseen);
   char text[256];
   if (score && test && ood && max_t && max_t_unseen)
     std::snprintf(text, sizeof text,
