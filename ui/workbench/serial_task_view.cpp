@@ -49,18 +49,29 @@ void SerialTaskView::draw() {
     drawCells(*load->data);
 }
 
+namespace {
+
+// "admissible" / "inadmissible (squaring.deep_supervision)", or "" when the config did not read.
+QString admissibilityLabel(const SerialTaskData& data) {
+  return data.admissibility ? QString::fromStdString(data.admissibility->label()) : QString();
+}
+
+}  // namespace
+
 void SerialTaskView::drawCells(const SerialTaskData& data) {
+  drawHeatmap(data);
+  drawAccuracyByT(data);
+  showScoreLine(data);
+}
+
+// Heatmap: x = T index, y = bits index; each cell's accuracy with its chance and ceiling.
+void SerialTaskView::drawHeatmap(const SerialTaskData& data) {
   const auto& cells = data.cells;
   const auto& bits = data.bits;
   const auto& ts = data.ts;
-  const auto* tier = data.tier;
   const auto& maps = data.maps;
   const int64_t last_step = data.last_step;
-  auto is_ood = [&](int64_t b, int64_t t) { return data.outOfDistribution(b, t); };
-
-  // Heatmap: x = T index, y = bits index.
-  const QString admissibility =
-      data.admissibility ? QString::fromStdString(data.admissibility->label()) : QString();
+  const QString admissibility = admissibilityLabel(data);
   plots::preparePlot(
       *heatmap_,
       admissibility.isEmpty()
@@ -96,7 +107,6 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
   map->setGradient(gradient);
   map->setDataRange(QCPRange(0, 1));
   map->setInterpolate(false);
-  const bool fixed_n = tier && tier->fixedModulus();
   for (size_t xi = 0; xi < ts.size(); ++xi) {
     for (size_t yi = 0; yi < bits.size(); ++yi) {
       auto it = cells.find({bits[yi], ts[xi]});
@@ -119,7 +129,7 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
       }
       text->setText(label);
       text->setColor(acc > 0.6 ? Qt::black : Qt::white);
-      if (is_ood(bits[yi], ts[xi])) {
+      if (data.outOfDistribution(bits[yi], ts[xi])) {
         // Black dashes on a white line: visible on every colour of the scale.
         for (const QPen& pen : {QPen(Qt::white, 3.0), QPen(Qt::black, 1.6, Qt::DashLine)}) {
           auto* box = new QCPItemRect(heatmap_);
@@ -142,8 +152,13 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
   heatmap_->xAxis->setRange(-0.5, ts.size() - 0.5);
   heatmap_->yAxis->setRange(-0.5, bits.size() - 0.5);
   heatmap_->replot();
+}
 
-  // Accuracy vs T per modulus size.
+// Accuracy vs T, one line per modulus size, with the population chance of a fixed modulus.
+void SerialTaskView::drawAccuracyByT(const SerialTaskData& data) {
+  const auto& cells = data.cells;
+  const auto& ts = data.ts;
+  const auto* tier = data.tier;
   plots::preparePlot(*by_t_, tr("Accuracy vs test-time iterations"), tr("T (squarings)"),
                      tr("exact-match accuracy"));
   plots::setLogAxis(*by_t_->xAxis);
@@ -152,7 +167,7 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
   for (int64_t t : ts) t_ticks->addTick(static_cast<double>(t), QString::number(t));
   by_t_->xAxis->setTicker(t_ticks);
   int index = 0;
-  for (int64_t b : bits) {
+  for (int64_t b : data.bits) {
     QCPGraph* g = by_t_->addGraph();
     const QColor color = plots::seriesColor(index++);
     g->setPen(QPen(color, 1.8));
@@ -165,7 +180,7 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
     }
     g->setName(tr("%1-bit moduli%2").arg(b).arg(data.unseenBits(b) ? tr(" (unseen)") : QString()));
   }
-  if (fixed_n) {
+  if (tier && tier->fixedModulus()) {
     QCPGraph* chance = by_t_->addGraph();
     chance->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
     for (int64_t t : ts)
@@ -176,7 +191,14 @@ void SerialTaskView::drawCells(const SerialTaskData& data) {
   by_t_->yAxis->setRange(-0.03, 1.05);
   plots::placeLegendRight(*by_t_);
   by_t_->replot();
-  // The benchmark's score with the run's admissibility before the map's legend.
+}
+
+// The benchmark's score with the run's admissibility, then what the map's marks mean.
+void SerialTaskView::showScoreLine(const SerialTaskData& data) {
+  const auto* tier = data.tier;
+  const auto& maps = data.maps;
+  const bool fixed_n = tier && tier->fixedModulus();
+  const QString admissibility = admissibilityLabel(data);
   QString score;
   if (maps)
     score = tr("Score %1 (test %2, OOD %3)%4. ")

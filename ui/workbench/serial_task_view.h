@@ -27,6 +27,9 @@ class SerialTaskView : public PickedRunView {
  private:
   void draw() override;
   void drawCells(const SerialTaskData& data);
+  void drawHeatmap(const SerialTaskData& data);
+  void drawAccuracyByT(const SerialTaskData& data);
+  void showScoreLine(const SerialTaskData& data);
   QCustomPlot* heatmap_;
   QCustomPlot* by_t_;
 };
