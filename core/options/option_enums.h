@@ -26,6 +26,7 @@ enum class Precision { fp32, bf16 };
 enum class ActivationCheckpointing { none, blocks, every_k };
 enum class Reentry { off, straight_through, soft };
 enum class TableDtype { bf16, fp32 };
+enum class BuiltinCorpus { kjv, gcide };
 
 // OptionEnum<E>::names[i] is the spelling of the enumerator with value i.
 template <class E>
@@ -58,6 +59,7 @@ DEEPLADDER_OPTION_ENUM(Precision, "fp32", "bf16")
 DEEPLADDER_OPTION_ENUM(ActivationCheckpointing, "none", "blocks", "every_k")
 DEEPLADDER_OPTION_ENUM(Reentry, "off", "straight_through", "soft")
 DEEPLADDER_OPTION_ENUM(TableDtype, "bf16", "fp32")
+DEEPLADDER_OPTION_ENUM(BuiltinCorpus, "kjv", "gcide")
 
 #undef DEEPLADDER_OPTION_ENUM
 

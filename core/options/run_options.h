@@ -127,7 +127,12 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
 
 #define DEEPLADDER_DATA_OPTIONS(X)                                                             \
   X(DataKind, kind, DataKind::builtin, 0, 0, "", kHashed | kLm,                                \
-    "builtin (the KJV corpus, byte-level), text (a byte-level file) or shards (llm.c .bin).")  \
+    "builtin (a corpus scripts/setup writes, byte-level: data.corpus), text (a byte-level "    \
+    "file) or shards (llm.c .bin).")                                                           \
+  X(BuiltinCorpus, corpus, BuiltinCorpus::kjv, 0, 0, "", kHashedOffDefault | kLm,              \
+    "builtin: kjv (the King James Bible, 3.93M train tokens) or gcide (the GNU Collaborative " \
+    "International Dictionary of English, one entry a line, 30M train tokens), both from "     \
+    "Debian packages. DEEPLADDER_CORPUS overrides the file either reads.")                     \
   X(std::string, train, "", 0, 0, "path", kHashed | kLm,                                       \
     "text: the training file; shards: a file or a glob pattern.")                              \
   X(std::string, val, "", 0, 0, "path", kHashed | kLm,                                         \

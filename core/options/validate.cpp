@@ -166,6 +166,11 @@ std::optional<Problem> lmProblem(const RunConfig& c) {
   if (d.kind != DataKind::builtin && d.val.empty())
     return Problem{"data.val", "data kind \"" + enumName(d.kind) + "\" needs a validation file",
                    "set val = \"PATH\""};
+  if (d.kind != DataKind::builtin && d.corpus != BuiltinCorpus::kjv)
+    return Problem{"data.corpus",
+                   "corpus \"" + enumName(d.corpus) +
+                       "\" is a built-in corpus, but data kind is \"" + enumName(d.kind) + "\"",
+                   "set kind = \"builtin\", or leave corpus out"};
   const ModelConfig& m = c.model;
   if (m.positions != Positions::rope)
     return Problem{"model.positions", "the language model uses rotary positions",

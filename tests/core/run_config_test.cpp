@@ -82,6 +82,21 @@ TEST(RunConfig, TextDataNeedsPaths) {
   EXPECT_NE(e.find("data.train"), std::string::npos) << e;
 }
 
+// data.corpus names a built-in corpus: with another data kind it is refused, not ignored; left at
+// its default it stays out of the config hash, so runs made before the option keep their hash.
+TEST(RunConfig, BuiltinCorpusChoiceIsCheckedAndHashedOnlyOffItsDefault) {
+  const std::string e = errorOf(
+      "[data]\nkind = \"text\"\ntrain = \"a.txt\"\nval = \"b.txt\"\ncorpus = \"gcide\"\n");
+  EXPECT_NE(e.find("data.corpus"), std::string::npos) << e;
+  EXPECT_NE(errorOf("[data]\ncorpus = \"wiki\"\n").find("\"gcide\""), std::string::npos);
+  RunConfig kjv, gcide;
+  gcide.data.corpus = BuiltinCorpus::gcide;
+  EXPECT_EQ(parseRunConfigToml("[data]\ncorpus = \"gcide\"\n", "run.toml").data.corpus,
+            BuiltinCorpus::gcide);
+  EXPECT_NE(configHash(gcide), configHash(kjv));
+  EXPECT_EQ(toJson(kjv)["data"].count("corpus"), 1u);  // stored, though not hashed at kjv
+}
+
 TEST(RunConfig, BadChoiceListsTheAllowedValues) {
   const std::string e = errorOf("[train]\nschedule = \"linear\"\n");
   EXPECT_NE(e.find("\"cosine\""), std::string::npos) << e;

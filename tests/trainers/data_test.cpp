@@ -310,12 +310,18 @@ TEST(BuiltinCorpus, PathHonoursTheEnvironmentOverride) {
   const char* saved = std::getenv("DEEPLADDER_CORPUS");
   const std::string saved_value = saved ? saved : "";
   unsetenv("DEEPLADDER_CORPUS");
-  EXPECT_EQ(builtinCorpusPath(), "/usr/local/share/deepladder/corpus/kjv.txt");
+  EXPECT_EQ(builtinCorpusPath(BuiltinCorpus::kjv), "/usr/local/share/deepladder/corpus/kjv.txt");
+  EXPECT_EQ(builtinCorpusPath(BuiltinCorpus::gcide),
+            "/usr/local/share/deepladder/corpus/gcide.txt");
   setenv("DEEPLADDER_CORPUS", "/somewhere/else.txt", 1);
-  EXPECT_EQ(builtinCorpusPath(), "/somewhere/else.txt");
+  EXPECT_EQ(builtinCorpusPath(BuiltinCorpus::kjv), "/somewhere/else.txt");
   DataConfig config;
+  expectUserErrorMentioning(
+      [&] { openTokenData(config, Split::kTrain, 8); },
+      {"/somewhere/else.txt", "scripts/setup", "bible-kjv", "DEEPLADDER_CORPUS"});
+  config.corpus = BuiltinCorpus::gcide;
   expectUserErrorMentioning([&] { openTokenData(config, Split::kTrain, 8); },
-                            {"/somewhere/else.txt", "scripts/setup", "DEEPLADDER_CORPUS"});
+                            {"data.corpus = \"gcide\"", "dict-gcide"});
   if (saved) {
     setenv("DEEPLADDER_CORPUS", saved_value.c_str(), 1);
   } else {
@@ -333,7 +339,7 @@ TEST(BuiltinCorpus, SplitRuleHoldsOutEveryTwentiethBlockOfFiftyLines) {
 }
 
 TEST(BuiltinCorpus, TrainAndValidationAreDisjointAndCoverTheFile) {
-  const std::string path = builtinCorpusPath();
+  const std::string path = builtinCorpusPath(BuiltinCorpus::kjv);
   if (!fs::exists(path))
     GTEST_SKIP() << path << " absent: run `sudo scripts/setup` to test the built-in corpus";
   const std::string text = readBytes(path);
@@ -374,7 +380,7 @@ TEST(BuiltinCorpus, TrainAndValidationAreDisjointAndCoverTheFile) {
   EXPECT_GT(held_out, 0.04);
   EXPECT_LT(held_out, 0.06);
   EXPECT_LE(train->maxTokenId(), 255);
-  EXPECT_NE(train->describe().find("builtin KJV train"), std::string::npos) << train->describe();
+  EXPECT_NE(train->describe().find("builtin kjv train"), std::string::npos) << train->describe();
 }
 
 // The first 165k tokens (a small run's reading: 161 steps of 1,024 tokens) of the shuffled
@@ -383,7 +389,7 @@ TEST(BuiltinCorpus, TrainAndValidationAreDisjointAndCoverTheFile) {
 // and Lemire's bounded integers): 0.0077 shuffled, 0.040 in book order (Genesis). Its first unit
 // starts "And he said unto them, What counsel give ye".
 TEST(BuiltinCorpus, APrefixOfTheShuffledTrainingSplitMatchesTheWholeSplit) {
-  const std::string path = builtinCorpusPath();
+  const std::string path = builtinCorpusPath(BuiltinCorpus::kjv);
   if (!fs::exists(path))
     GTEST_SKIP() << path << " absent: run `sudo scripts/setup` to test the built-in corpus";
   const auto train = openTokenData(DataConfig{}, Split::kTrain, 64);
@@ -403,6 +409,56 @@ TEST(BuiltinCorpus, APrefixOfTheShuffledTrainingSplitMatchesTheWholeSplit) {
   // The same order every time (a fixed seed).
   const auto again = openTokenData(DataConfig{}, Split::kTrain, 64);
   EXPECT_EQ(allTokens(*again), tokens);
+}
+
+// Total variation distance between the byte histograms of tokens[0, count) and of all tokens.
+double prefixDistance(const std::vector<int32_t>& tokens, size_t count) {
+  std::vector<double> prefix(256, 0.0), whole(256, 0.0);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    whole[size_t(tokens[i])] += 1.0 / double(tokens.size());
+    if (i < count) prefix[size_t(tokens[i])] += 1.0 / double(count);
+  }
+  double distance = 0;
+  for (size_t b = 0; b < 256; ++b) distance += 0.5 * std::abs(prefix[b] - whole[b]);
+  return distance;
+}
+
+// The second built-in corpus (Debian's dict-gcide as scripts/setup writes it): one entry a line,
+// no dictd header or source tags, ten times the KJV's size, held out by the same rule, and a
+// short run's prefix of its shuffled training split reads like the whole split, where the file's
+// alphabetical order (all "A" entries) does not: measured 0.014 against 0.051.
+TEST(BuiltinCorpus, TheDictionaryCorpusIsCleanLargeAndShuffledLikeTheBible) {
+  const char* saved = std::getenv("DEEPLADDER_CORPUS");
+  if (saved && saved[0] != '\0') GTEST_SKIP() << "DEEPLADDER_CORPUS is set";
+  const std::string path = builtinCorpusPath(BuiltinCorpus::gcide);
+  if (!fs::exists(path))
+    GTEST_SKIP() << path << " absent: run `sudo scripts/setup` to test the built-in corpora";
+  const std::string text = readBytes(path);
+  EXPECT_GT(text.size(), 25'000'000u);
+  EXPECT_EQ(text.find("00-database"), std::string::npos);
+  EXPECT_EQ(text.find("\n[1913 Webster]"), std::string::npos);
+  EXPECT_EQ(text.find("\n["), std::string::npos) << "every line starts with a headword";
+  EXPECT_EQ(text.find("\n{"), std::string::npos) << "table rows are joined onto their entry";
+  EXPECT_EQ(text.find("\n   "), std::string::npos) << "wrapped lines are joined";
+  EXPECT_EQ(text.rfind("0 \\0\\ adj.", 0), 0u) << text.substr(0, 60);
+  DataConfig config;
+  config.corpus = BuiltinCorpus::gcide;
+  const auto train = openTokenData(config, Split::kTrain, 64);
+  const auto val = openTokenData(config, Split::kValidation, 64);
+  EXPECT_EQ(train->size() + val->size(), static_cast<int64_t>(text.size()));
+  EXPECT_GT(train->size(), 7 * openTokenData(DataConfig{}, Split::kTrain, 64)->size());
+  EXPECT_NE(train->describe().find("builtin gcide train"), std::string::npos);
+  const std::vector<int32_t> tokens = allTokens(*train);
+  std::vector<int32_t> file_order(text.begin(), text.end());
+  for (int32_t& t : file_order) t = static_cast<unsigned char>(t);
+  const double shuffled = prefixDistance(tokens, 165'000);
+  const double alphabetical = prefixDistance(file_order, 165'000);
+  EXPECT_LT(shuffled, 0.02);
+  EXPECT_GT(alphabetical, 3 * shuffled);
+  std::printf(
+      "gcide: %zu bytes, train %lld, validation %lld tokens; a 165k prefix's byte "
+      "distance from the whole: %.4f shuffled, %.4f alphabetical\n",
+      text.size(), (long long)train->size(), (long long)val->size(), shuffled, alphabetical);
 }
 
 TEST(BuiltinCorpus, SeededPermutationIsAFixedPermutation) {

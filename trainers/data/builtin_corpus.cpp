@@ -1,5 +1,9 @@
-// The built-in corpus: the King James Bible (Debian's bible-kjv, one verse a line, ~4.1 MB),
-// written by scripts/setup, tokenized as bytes (newlines kept), split by a fixed rule.
+// The built-in corpora, written by scripts/setup from Debian packages, tokenized as bytes
+// (newlines kept), split by a fixed rule:
+// - kjv: the King James Bible (bible-kjv), one verse a line, 4.1 MB;
+// - gcide: the GNU Collaborative International Dictionary of English (dict-gcide, GPL), one
+//   entry a line with its wrapped lines joined and its source tags ("[1913 Webster]") dropped,
+//   31.5 MB in alphabetical order.
 //
 // Split rule: lines (each with its trailing newline) are grouped in blocks of
 // kBuiltinBlockLines = 50 consecutive lines; block i goes to validation when
@@ -10,8 +14,9 @@
 // Training order: the training lines in units of kBuiltinShuffleLines = 10 consecutive lines (a
 // unit ends where a held-out block starts), the units in a fixed seeded permutation
 // (kBuiltinShuffleSeed). A run reads a prefix of the split (steps x batch windows, permuted),
-// so in book order a small run would train on Genesis and be scored on the whole Bible; in this
-// order any prefix samples every book. The validation split keeps the file's order.
+// so in book order a small run would train on Genesis and be scored on the whole Bible (on the
+// dictionary, on the letter A); in this order any prefix samples the whole text. The validation
+// split keeps the file's order.
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,10 +31,19 @@
 
 namespace deepladder::data {
 
-std::string builtinCorpusPath() {
+namespace {
+
+// The Debian package scripts/setup writes a corpus from.
+const char* sourcePackage(BuiltinCorpus corpus) {
+  return corpus == BuiltinCorpus::kjv ? "bible-kjv" : "dict-gcide";
+}
+
+}  // namespace
+
+std::string builtinCorpusPath(BuiltinCorpus corpus) {
   const char* override_path = std::getenv("DEEPLADDER_CORPUS");
   if (override_path != nullptr && override_path[0] != '\0') return override_path;
-  return "/usr/local/share/deepladder/corpus/kjv.txt";
+  return "/usr/local/share/deepladder/corpus/" + enumName(corpus) + ".txt";
 }
 
 Split builtinSplitOfLine(int64_t line_index) {
@@ -38,16 +52,17 @@ Split builtinSplitOfLine(int64_t line_index) {
                                                                         : Split::kTrain;
 }
 
-std::unique_ptr<TokenData> openBuiltinTokenData(Split split) {
-  const std::string path = builtinCorpusPath();
+std::unique_ptr<TokenData> openBuiltinTokenData(BuiltinCorpus corpus, Split split) {
+  const std::string path = builtinCorpusPath(corpus);
+  const std::string field = "data.corpus = \"" + enumName(corpus) + "\"";
   if (access(path.c_str(), R_OK) != 0) {
     throw UserError(locatedMessage(
-        path, 0, "data.kind = \"builtin\"",
-        std::string("cannot read the built-in corpus: ") + strerror(errno),
-        "Run `sudo scripts/setup` (it writes the corpus from Debian's bible-kjv), or set "
-        "DEEPLADDER_CORPUS to a text file with one passage a line"));
+        path, 0, field, std::string("cannot read the built-in corpus: ") + strerror(errno),
+        std::string("Run `sudo scripts/setup` (it writes the corpus from Debian's ") +
+            sourcePackage(corpus) +
+            "), or set DEEPLADDER_CORPUS to a text file with one passage a line"));
   }
-  const MappedFile file = MappedFile::open(path, "data.kind = \"builtin\"");
+  const MappedFile file = MappedFile::open(path, field);
   const char* bytes = reinterpret_cast<const char*>(file.data());
   const int64_t size = file.size();
   std::string kept;
@@ -78,7 +93,7 @@ std::unique_ptr<TokenData> openBuiltinTokenData(Split split) {
   }
   for (uint32_t unit : seededPermutation(units.size(), kBuiltinShuffleSeed))
     kept.append(bytes + units[unit].first, size_t(units[unit].second - units[unit].first));
-  const std::string label = std::string("builtin KJV ") +
+  const std::string label = "builtin " + enumName(corpus) + " " +
                             (split == Split::kTrain ? "train" : "validation") + " '" + path + "'";
   return makeByteTokenData(std::move(kept), label);
 }

@@ -50,7 +50,7 @@ std::vector<RunDataBudget> ladderDataBudgets(const ladder::LadderSpec& spec) {
     std::string source;
   };
   // A split's size does not depend on seq_len, only its one-window check does: open each
-  // (kind, path) once with the smallest seq_len that uses it.
+  // (kind, path or built-in corpus) once with the smallest seq_len that uses it.
   std::map<std::tuple<DataKind, std::string>, Opened> splits;
   std::vector<RunDataBudget> out;
   for (const auto& run : spec.runs) {
@@ -59,7 +59,8 @@ std::vector<RunDataBudget> ladderDataBudgets(const ladder::LadderSpec& spec) {
       continue;
     }
     const DataConfig& d = run.config.data;
-    const auto key = std::make_tuple(d.kind, d.kind == DataKind::builtin ? std::string() : d.train);
+    const auto key =
+        std::make_tuple(d.kind, d.kind == DataKind::builtin ? enumName(d.corpus) : d.train);
     auto found = splits.find(key);
     if (found == splits.end()) {
       Opened opened;

@@ -40,7 +40,7 @@ std::unique_ptr<TokenData> openTokenData(const DataConfig& config, Split split, 
   const std::string& path = split == Split::kTrain ? config.train : config.val;
   std::unique_ptr<TokenData> data;
   if (config.kind == DataKind::builtin) {
-    data = openBuiltinTokenData(split);
+    data = openBuiltinTokenData(config.corpus, split);
   } else {
     if (path.empty()) {
       throw UserError(

@@ -94,9 +94,9 @@ std::vector<Batch> contiguousValidationBatches(const TokenData& data, int64_t ma
 std::vector<Batch> validationBatches(const DataConfig& config, const TokenData& data,
                                      int64_t eval_batches, int64_t rows, int64_t seq_len);
 
-// Path of the built-in corpus (the King James Bible written by scripts/setup); the environment
-// variable DEEPLADDER_CORPUS overrides it.
-std::string builtinCorpusPath();
+// Path of a built-in corpus (a text file scripts/setup writes from a Debian package, one passage
+// or entry a line); the environment variable DEEPLADDER_CORPUS overrides it.
+std::string builtinCorpusPath(BuiltinCorpus corpus);
 
 // The built-in corpus's split rule: lines are grouped in blocks of kBuiltinBlockLines
 // consecutive lines; block i is validation when i % kBuiltinValidationEvery ==

@@ -26,7 +26,7 @@ std::unique_ptr<TokenData> openTextTokenData(const std::string& path, const std:
 // order, each memory-mapped and checked (magic, version, size) on open.
 std::unique_ptr<TokenData> openShardTokenData(const std::string& pattern, const std::string& key);
 
-// One split of the built-in corpus (see builtin_corpus.cpp for the split rule).
-std::unique_ptr<TokenData> openBuiltinTokenData(Split split);
+// One split of a built-in corpus (see builtin_corpus.cpp for the split rule).
+std::unique_ptr<TokenData> openBuiltinTokenData(BuiltinCorpus corpus, Split split);
 
 }  // namespace deepladder::data
