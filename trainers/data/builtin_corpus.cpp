@@ -2,8 +2,8 @@
 // (newlines kept), split by a fixed rule:
 // - kjv: the King James Bible (bible-kjv), one verse a line, 4.1 MB;
 // - gcide: the GNU Collaborative International Dictionary of English (dict-gcide, GPL), one
-//   entry a line with its wrapped lines joined and its source tags ("[1913 Webster]") dropped,
-//   31.5 MB in alphabetical order.
+//   entry a line (its wrapped lines and table rows joined, lines that are only a source tag such
+//   as "[1913 Webster]" dropped), 31.5 MB in alphabetical order.
 //
 // Split rule: lines (each with its trailing newline) are grouped in blocks of
 // kBuiltinBlockLines = 50 consecutive lines; block i goes to validation when
