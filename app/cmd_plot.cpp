@@ -9,8 +9,8 @@
 // every held-out rung with its interval, and the relative error against the extrapolation
 // factor per arm. `plot sweep` (--db, --ladder; --arm, default the first) draws a ladder with a
 // sweep: mean final loss against the swept value, one line per size. Wiring only: fits in fitting/,
-// the plot's data from storage/ and storage/run_plot_data.h, drawing and writing in ui/plots/
-// (plot_file.h).
+// the plot's data from storage/ (result points; curves, lens profiles and labels from
+// run_plot_data.h), drawing and writing in ui/plots/ (plot_file.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
