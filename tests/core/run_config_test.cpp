@@ -85,8 +85,8 @@ TEST(RunConfig, TextDataNeedsPaths) {
 // data.corpus names a built-in corpus: with another data kind it is refused, not ignored; left at
 // its default it stays out of the config hash, so runs made before the option keep their hash.
 TEST(RunConfig, BuiltinCorpusChoiceIsCheckedAndHashedOnlyOffItsDefault) {
-  const std::string e = errorOf(
-      "[data]\nkind = \"text\"\ntrain = \"a.txt\"\nval = \"b.txt\"\ncorpus = \"gcide\"\n");
+  const std::string e =
+      errorOf("[data]\nkind = \"text\"\ntrain = \"a.txt\"\nval = \"b.txt\"\ncorpus = \"gcide\"\n");
   EXPECT_NE(e.find("data.corpus"), std::string::npos) << e;
   EXPECT_NE(errorOf("[data]\ncorpus = \"wiki\"\n").find("\"gcide\""), std::string::npos);
   RunConfig kjv, gcide;

@@ -98,6 +98,14 @@ fitting::ResultsTable syntheticResults() {
   return t;
 }
 
+// The synthetic table and its frontier fit (20 bootstrap resamples, for bands).
+std::pair<fitting::ResultsTable, fitting::FrontierResult> fittedSyntheticResults() {
+  auto options = fitting::defaultFrontierOptions();
+  options.bootstrap = 20;
+  const auto table = syntheticResults();
+  return {table, fitting::fitFrontier(table, options)};
+}
+
 // The legend text of the graph whose name contains `part`, or "" when none does.
 QString legendLineWith(QCustomPlot& plot, const QString& part) {
   for (int i = 0; i < plot.graphCount(); ++i)
@@ -130,10 +138,7 @@ TEST(Plots, WritePlotFileDrawsAnyPlotsDataIntoAFile) {
 
 TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {
   ensureGuiApplication();
-  const auto table = syntheticResults();
-  auto options = fitting::defaultFrontierOptions();
-  options.bootstrap = 20;
-  const auto result = fitting::fitFrontier(table, options);
+  const auto [table, result] = fittedSyntheticResults();
   QCustomPlot plot;
   plot.resize(640, 400);
   QPalette dark = plot.palette();
@@ -216,10 +221,7 @@ void replotAt(QCustomPlot& plot, int width, int height) {
 // when even its smallest font is too wide; widened, the plot gets them and its font back.
 TEST(Plots, InsideLegendFitsANarrowPlotAndRecoversWhenWidened) {
   ensureGuiApplication();
-  const auto table = syntheticResults();
-  auto options = fitting::defaultFrontierOptions();
-  options.bootstrap = 20;
-  const auto result = fitting::fitFrontier(table, options);
+  const auto [table, result] = fittedSyntheticResults();
   QCustomPlot plot;
   plot.resize(1400, 800);
   drawFrontier(plot, {table, result, "Compute frontier"});
