@@ -19,23 +19,20 @@ std::vector<DecisionRecord> Database::decisions(int64_t ladder_id) {
   Statement& select = impl_->prepared(
       "SELECT id, ladder_id, created, kind, run_id, spent_flops, budget_flops, reason, "
       "candidates FROM decisions WHERE ladder_id = ?1 ORDER BY id");
-  ResetOnExit reset{select};
   select.bind(1, ladder_id);
-  std::vector<DecisionRecord> rows;
-  while (select.step()) {
+  return collectRows(select, [](const Statement& s) {
     DecisionRecord d;
-    d.id = select.columnInt(0);
-    d.ladder_id = select.columnInt(1);
-    d.created = select.columnDouble(2);
-    d.kind = select.columnText(3);
-    d.run_id = select.columnOptionalInt(4);
-    d.spent_flops = select.columnDouble(5);
-    d.budget_flops = select.columnDouble(6);
-    d.reason = select.columnText(7);
-    d.candidates_json = select.columnText(8);
-    rows.push_back(std::move(d));
-  }
-  return rows;
+    d.id = s.columnInt(0);
+    d.ladder_id = s.columnInt(1);
+    d.created = s.columnDouble(2);
+    d.kind = s.columnText(3);
+    d.run_id = s.columnOptionalInt(4);
+    d.spent_flops = s.columnDouble(5);
+    d.budget_flops = s.columnDouble(6);
+    d.reason = s.columnText(7);
+    d.candidates_json = s.columnText(8);
+    return d;
+  });
 }
 
 }  // namespace deepladder::storage
