@@ -9,7 +9,7 @@
 // every held-out rung with its interval, and the relative error against the extrapolation
 // factor per arm. `plot sweep` (--db, --ladder; --arm, default the first) draws a ladder with a
 // sweep: mean final loss against the swept value, one line per size. Wiring only: fits in fitting/,
-// the plot's data from storage/ (result points; curves, lens profiles and labels from
+// the plot's data from storage/ (result points, curves; lens profiles and labels from
 // run_plot_data.h), drawing and writing in ui/plots/ (plot_file.h).
 #include <unistd.h>
 
@@ -170,7 +170,7 @@ int runPlot(PlotOptions o) {
     input.ema = o.ema;
     for (int64_t id : o.runs) {
       if (!db->run(id)) throw UserError("no run " + std::to_string(id) + " in " + o.db_path);
-      auto series = plots::curveSeries(storage::readRunCurve(*db, id, o.metric), input.axis,
+      auto series = plots::curveSeries(db->readCurve(id, o.metric, /*pixels=*/0), input.axis,
                                        QString::fromStdString(storage::runLabel(*db, id)), id);
       if (series.x.empty())
         throw UserError("run " + std::to_string(id) + " has no metric \"" + o.metric +

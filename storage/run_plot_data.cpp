@@ -1,18 +1,9 @@
-// Curves, lens profiles and labels of one run for the plots (see run_plot_data.h).
+// Lens profiles and labels of one run for the plots (see run_plot_data.h).
 #include "storage/run_plot_data.h"
 
 #include <limits>
 
 namespace deepladder::storage {
-
-MetricCurve readRunCurve(Database& db, int64_t run_id, const std::string& key, int pixels,
-                         int64_t step_lo, int64_t step_hi) {
-  if (pixels > 0) return db.readCurve(run_id, key, pixels, step_lo, step_hi);
-  MetricCurve curve;
-  curve.points = db.readMetricRange(run_id, key, step_lo, step_hi);
-  curve.rows = static_cast<int64_t>(curve.points.size());
-  return curve;
-}
 
 std::vector<LensProfile> lensProfiles(Database& db, int64_t run_id) {
   std::vector<LensProfile> profiles;

@@ -1,6 +1,6 @@
-// What the plots read of one run: a curve whole (pixels 0: every row) or through the pyramid
-// (a few points a pixel, each standing for several rows), lens rows grouped into per-step
-// profiles with NaN where a block has no row, and the legend label of a run.
+// What the plots read of one run: a curve (Database::readCurve) whole (pixels 0: every row) or
+// through the pyramid (a few points a pixel, each standing for several rows), lens rows grouped
+// into per-step profiles with NaN where a block has no row, and the legend label of a run.
 #include "storage/run_plot_data.h"
 
 #include <gtest/gtest.h>
@@ -25,17 +25,17 @@ TEST(RunPlotData, CurvesWholeOrThroughThePyramid) {
   for (int64_t step = 0; step < 4096; ++step)
     rows.push_back({run, "train/loss", step, step * 64, step * 1e9, 3.0 - step * 1e-4, 0.0});
   db->writeMetrics(rows);
-  const MetricCurve whole = readRunCurve(*db, run, "train/loss");
+  const MetricCurve whole = db->readCurve(run, "train/loss", 0);
   EXPECT_EQ(whole.points.size(), 4096u);
   EXPECT_EQ(whole.bucket_steps, 1);
-  const MetricCurve coarse = readRunCurve(*db, run, "train/loss", /*pixels=*/100);
+  const MetricCurve coarse = db->readCurve(run, "train/loss", /*pixels=*/100);
   EXPECT_LT(coarse.points.size(), 400u);
   EXPECT_GT(coarse.bucket_steps, 1);
   EXPECT_EQ(coarse.rows, 4096);
-  const MetricCurve window = readRunCurve(*db, run, "train/loss", 0, 100, 199);
+  const MetricCurve window = db->readCurve(run, "train/loss", 0, 100, 199);
   ASSERT_EQ(window.points.size(), 100u);
   EXPECT_EQ(window.points.front().step, 100);
-  EXPECT_TRUE(readRunCurve(*db, run, "val/loss").points.empty());
+  EXPECT_TRUE(db->readCurve(run, "val/loss", 0).points.empty());
 }
 
 TEST(RunPlotData, LensProfilesByStepWithGapsAsNaN) {

@@ -1,4 +1,4 @@
-// A metric curve (core/metric_curve.h, as storage/run_plot_data.h reads it) as one series of the
+// A metric curve (core/metric_curve.h, as Database::readCurve reads it) as one series of the
 // curves plot: x from the chosen axis (step, tokens or FLOPs), y the value, and what the zoom
 // needs to refine it later (curve_refinement.h): each point's step, the steps a bucket spans and
 // how many rows a point stands for.

@@ -46,7 +46,7 @@ constexpr unsigned kMaxReaders = 4;
 plots::CurveSeries runCurve(storage::Database& db, int64_t run_id, const std::string& key,
                             plots::CurveAxis axis, int pixels, int64_t step_lo = INT64_MIN,
                             int64_t step_hi = INT64_MAX) {
-  return plots::curveSeries(storage::readRunCurve(db, run_id, key, pixels, step_lo, step_hi), axis,
+  return plots::curveSeries(db.readCurve(run_id, key, pixels, step_lo, step_hi), axis,
                             QString::fromStdString(storage::runLabel(db, run_id)), run_id);
 }
 
