@@ -42,6 +42,7 @@ struct ExportOptions {
   std::string at = formatComputeList(fitting::FrontierOptions{}.at);
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   int backtest = 0;          // --backtest K (0: the scaling table)
+  FormOptions law;           // --form, --pin-e, --pin-e-source
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
 };
@@ -73,13 +74,17 @@ int runExport(ExportOptions options) {
       table = storage::readResults(*db, options.db_path, options.ladder);
     }
   }
+  std::string form_choice;
+  if (text.empty()) form_choice = applyFormOptions(options.law, options.frontier, table);
+  if (!form_choice.empty()) std::fprintf(stderr, "%s\n", form_choice.c_str());
   if (text.empty() && options.backtest > 0) {
     text = fitting::backtestTable(
         fitting::backtestFrontier(table, options.frontier, options.backtest), options.format);
   } else if (text.empty()) {
-    const auto result =
+    auto result =
         db ? fitLadderCached(*db, options.ladder, table, options.frontier, /*read_only=*/true)
            : fitting::fitFrontier(table, options.frontier);
+    result.form_choice = form_choice;
     warnArmsWithoutFit(result);
     warnFitCaveats(result, table);
     text = fitting::scalingTable(result, options.format);
@@ -108,6 +113,7 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output file (default: standard output)");
   cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
+  addFormOptions(cmd, o->law);
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
   CLI::Option* c_ref =
       cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")

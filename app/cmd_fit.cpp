@@ -24,6 +24,7 @@
 #include "fitting/backtest.h"
 #include "fitting/backtest_table.h"
 #include "fitting/chinchilla.h"
+#include "fitting/chinchilla_intervals.h"
 #include "fitting/fit_diagnostics.h"
 #include "fitting/fit_json.h"
 #include "fitting/frontier_fit.h"
@@ -40,7 +41,7 @@ struct FitCommandOptions {
   std::string db_path;
   std::string ladder;
   std::string csv;
-  std::string form = "frontier";
+  FormOptions law;  // --form (chinchilla too), --pin-e, --pin-e-source
   std::string at = formatComputeList(fitting::FrontierOptions{}.at);
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   bool json = false;
@@ -66,9 +67,12 @@ std::string jsonText(double v) {
 void storeFrontier(storage::Database& db, const std::string& source,
                    const fitting::FrontierResult& r) {
   storage::Transaction tx(db);
-  char form[128];
-  std::snprintf(form, sizeof form, "L(C)=E+A(C/%g)^-gamma%s, estimator %s", r.c_ref,
-                r.joint ? " joint E" : "", fitting::estimatorName(r.estimator).c_str());
+  char form[160];
+  if (r.form == "frontier")
+    std::snprintf(form, sizeof form, "L(C)=E+A(C/%g)^-gamma%s, estimator %s", r.c_ref,
+                  r.joint ? " joint E" : "", fitting::estimatorName(r.estimator).c_str());
+  else
+    std::snprintf(form, sizeof form, "form %s, C0 %g", r.form.c_str(), r.c_ref);
   for (const auto& f : r.arms) {
     storage::FitRecord rec;
     rec.source = source;
@@ -81,7 +85,10 @@ void storeFrontier(storage::Database& db, const std::string& source,
                              {"baseline", r.baseline},
                              {"estimator", fitting::estimatorName(r.estimator)},
                              {"method", f.method},
-                             {"at_bound", f.at_bound}};
+                             {"at_bound", f.at_bound},
+                             {"form", r.form},
+                             {"extra", f.extra}};
+    if (r.form == "pinned-e") params["pinned_E_source"] = r.pinned_E_source;
     nlohmann::json se = nlohmann::json::object();
     for (auto [key, v] : {std::pair{"E", f.E_se}, {"A", f.A_se}, {"gamma", f.gamma_se}})
       se[key] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
@@ -167,13 +174,44 @@ void printChinchillaTable(const fitting::ChinchillaFit& fit,
   }
 }
 
+// The loss at each --at compute with the compute-optimal allocation of the point fit:
+// N_opt = G (C/6)^(beta/(alpha+beta)), G = (alpha A / (beta B))^(1/(alpha+beta)), D_opt = C/(6
+// N_opt).
+std::vector<fitting::LossPrediction> chinchillaProjections(
+    const fitting::ChinchillaWithIntervals& f, const std::vector<double>& at) {
+  std::vector<fitting::LossPrediction> out;
+  const fitting::ChinchillaFit& c = f.fit;
+  const double g = std::pow(c.alpha * c.A / (c.beta * c.B), 1.0 / (c.alpha + c.beta));
+  for (double compute : at) {
+    const double n = g * std::pow(compute / 6.0, c.beta / (c.alpha + c.beta));
+    out.push_back(fitting::predictChinchilla(f, n, compute / (6.0 * n)));
+  }
+  return out;
+}
+
+void printChinchillaProjections(const fitting::ChinchillaWithIntervals& f,
+                                const std::vector<fitting::LossPrediction>& projections) {
+  std::printf(
+      "\nProjected loss at the compute-optimal N and D (%g%% prediction interval: the bootstrap's "
+      "fit interval over %zu resampled point sets, widened by the misfit sigma = %.2f%% + %.2f%% "
+      "per decade, %s)\n\n| C | L | prediction interval | fit interval |\n|---|---|---|---|\n",
+      100 * f.ci_level, f.draws.size(), 100 * f.misfit.base, 100 * f.misfit.per_decade,
+      f.misfit.source.c_str());
+  for (const auto& p : projections) {
+    if (p.no_interval.empty())
+      std::printf("| %.3g | %.4g | [%.4g, %.4g] | [%.4g, %.4g] |\n", p.compute, p.loss, p.lo, p.hi,
+                  p.fit_lo, p.fit_hi);
+    else
+      std::printf("| %.3g | %.4g | %s | |\n", p.compute, p.loss, p.no_interval.c_str());
+  }
+}
+
 int runFit(FitCommandOptions options) {
   const bool from_db = !options.db_path.empty();
   if (from_db == !options.csv.empty())
     throw UserError("fit: give either --csv FILE or --db FILE --ladder NAME");
   if (from_db && options.ladder.empty()) throw UserError("fit: --db needs --ladder NAME");
-  if (options.form != "frontier" && options.form != "chinchilla")
-    throw UserError("--form: '" + options.form + "' is not frontier or chinchilla");
+  const bool chinchilla = options.law.form == "chinchilla";
   options.frontier.at = parseComputeList(options.at);
   options.frontier.estimator = fitting::parseEstimator(options.estimator);
 
@@ -186,8 +224,8 @@ int runFit(FitCommandOptions options) {
     db = storage::Database::open(options.db_path);
     requireOneLadderNamed(*db, options.ladder, options.db_path);
     if (isSquaringLadder(*db, options.ladder)) {
-      if (options.form != "frontier")
-        throw UserError("--form " + options.form + ": ladder \"" + options.ladder +
+      if (options.law.form != "frontier")
+        throw UserError("--form " + options.law.form + ": ladder \"" + options.ladder +
                         "\" is a squaring ladder, fitted on compute vs Max T and OOD accuracy; "
                         "leave out --form");
       if (options.backtest > 0)
@@ -197,16 +235,18 @@ int runFit(FitCommandOptions options) {
       return runSquaringFit(options, *db);
     }
     table = storage::readResults(*db, options.db_path, options.ladder);
-    if (options.form == "chinchilla") sizes = sizePointsOf(table);
-  } else if (options.form == "chinchilla") {
+    if (chinchilla) sizes = sizePointsOf(table);
+  } else if (chinchilla) {
     sizes = fitting::readSizesCsv(options.csv);
   } else {
     table = fitting::readResultsCsv(options.csv);
   }
   const std::string source = from_db ? options.ladder : options.csv;
 
-  if (options.form == "chinchilla") {
-    const auto fit = fitting::fitChinchillaApproach3(sizes);
+  if (chinchilla) {
+    const auto with_intervals = fitting::fitChinchillaWithIntervals(
+        sizes, fitting::defaultChinchillaOptions(), options.frontier);
+    const fitting::ChinchillaFit& fit = with_intervals.fit;
     if (db) {
       storage::FitRecord rec;
       rec.source = source;
@@ -217,21 +257,29 @@ int runFit(FitCommandOptions options) {
     }
     std::optional<fitting::BacktestResult> backtest;
     if (options.backtest > 0)
-      backtest =
-          fitting::backtestChinchilla(sizes, fitting::defaultChinchillaOptions(), options.backtest);
+      backtest = fitting::backtestChinchilla(sizes, fitting::defaultChinchillaOptions(),
+                                             options.backtest, options.frontier);
+    const auto projections = chinchillaProjections(with_intervals, options.frontier.at);
     if (options.json) {
       nlohmann::json out = fitting::chinchillaToJson(fit);
+      out["misfit"] = fitting::misfitJson(with_intervals.misfit);
+      out["projections"] = nlohmann::json::array();
+      for (const auto& p : projections)
+        out["projections"].push_back(fitting::lossPredictionJson(p));
       if (backtest) out.update(fitting::backtestToJson(*backtest));
       std::printf("%s\n", dumpJson(out).c_str());
     } else {
       printChinchillaTable(fit, sizes);
+      printChinchillaProjections(with_intervals, projections);
       if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
     }
     return fit.best_converged ? 0 : 1;
   }
 
-  const auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, false)
-                         : fitting::fitFrontier(table, options.frontier);
+  const std::string form_choice = applyFormOptions(options.law, options.frontier, table);
+  auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, false)
+                   : fitting::fitFrontier(table, options.frontier);
+  result.form_choice = form_choice;
   warnArmsWithoutFit(result);
   warnFitCaveats(result, table);
   if (db) storeFrontier(*db, source, result);
@@ -267,7 +315,7 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
   cmd->add_option("--csv", o->csv,
                   "Results CSV: arm,compute_flops,val_loss[,params,tokens,depth] "
                   "(chinchilla: params,tokens,loss)");
-  cmd->add_option("--form", o->form, "frontier | chinchilla")->capture_default_str();
+  addFormOptions(cmd, o->law, "chinchilla (L(N, D), from params and tokens)");
   cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
   CLI::Option* c_ref =

@@ -48,6 +48,7 @@ struct PlotOptions {
   std::string csv;
   std::vector<int64_t> runs;
   std::string out;
+  FormOptions law;  // --form, --pin-e, --pin-e-source (frontier, multiplier, backtest)
   std::string metric = metric_keys::kValLoss;
   std::string x = "step";
   bool log_x = false;
@@ -100,6 +101,8 @@ int runPlot(PlotOptions o) {
   } else if (o.kind == "frontier" || o.kind == "multiplier") {
     o.frontier.estimator = fitting::parseEstimator(o.estimator);
     const auto table = loadResults(o);
+    const std::string form_choice = applyFormOptions(o.law, o.frontier, table);
+    if (!form_choice.empty()) std::fprintf(stderr, "%s\n", form_choice.c_str());
     if (o.kind == "multiplier") {
       double lo = 1e300;
       for (const auto& p : table.points) lo = std::min(lo, p.compute_flops);
@@ -118,6 +121,8 @@ int runPlot(PlotOptions o) {
   } else if (o.kind == "backtest") {
     o.frontier.estimator = fitting::parseEstimator(o.estimator);
     const auto table = loadResults(o);
+    const std::string form_choice = applyFormOptions(o.law, o.frontier, table);
+    if (!form_choice.empty()) std::fprintf(stderr, "%s\n", form_choice.c_str());
     const fitting::BacktestResult backtest =
         fitting::backtestFrontier(table, o.frontier, o.backtest);
     for (const auto& line : backtest.lines) std::fprintf(stderr, "%s\n", line.c_str());
@@ -230,6 +235,7 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_option("--eps", o->eps, "d_lens threshold in nats (lens)")->capture_default_str();
   cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
+  addFormOptions(cmd, o->law);
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
   CLI::Option* c_ref =
       cmd->add_option("--c-ref", o->frontier.c_ref, "Reference compute C0 (squaring: 1e15)")

@@ -1,6 +1,7 @@
 // Inputs of the fitting commands (see fit_inputs.h).
 #include "app/fit_inputs.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,12 +11,46 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "fitting/fit_forms.h"
+#include "fitting/form_choice.h"
 #include "fitting/ladder_fit.h"
 #include "storage/database.h"
 #include "storage/fit_cache.h"
 #include "storage/squaring_points.h"
 
 namespace deepladder::app {
+
+void addFormOptions(CLI::App* cmd, FormOptions& o, const std::string& extra_forms) {
+  cmd->add_option("--form", o.form,
+                  "The law fitted: " + fitting::fitFormNames() + " | auto" +
+                      (extra_forms.empty() ? "" : " | " + extra_forms) +
+                      " (frontier: L = E + A (C/C0)^-gamma; curved: a curvature term in ln C; "
+                      "pinned-e: E fixed by --pin-e; auto: the form whose nested backtest errs "
+                      "least on this ladder)")
+      ->capture_default_str();
+  cmd->add_option("--pin-e", o.pin_e,
+                  "Pin the irreducible loss E of every arm to this value (form pinned-e)");
+  cmd->add_option("--pin-e-source", o.pin_e_source,
+                  "Where the pinned E comes from (required with --pin-e; printed with every "
+                  "result)");
+}
+
+std::string applyFormOptions(const FormOptions& form, fitting::FrontierOptions& options,
+                             const fitting::ResultsTable& table) {
+  options.pinned_E = form.pin_e;
+  options.pinned_E_source = form.pin_e_source;
+  options.form = form.form;
+  if (std::isfinite(form.pin_e) && form.form == "frontier") options.form = "pinned-e";
+  if (!std::isfinite(form.pin_e) && !form.pin_e_source.empty())
+    throw UserError("--pin-e-source: give the value too, with --pin-e");
+  if (options.form != "auto") {
+    fitting::fitForm(options.form).checkOptions(options);
+    return "";
+  }
+  const fitting::FormChoice choice = fitting::chooseFormByBacktest(table, options);
+  options.form = choice.chosen;
+  return choice.reason;
+}
 
 void warnArmsWithoutFit(const fitting::FrontierResult& result) {
   for (const auto& f : result.arms)

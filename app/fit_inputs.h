@@ -9,6 +9,9 @@
 #include "fitting/fit_types.h"
 #include "fitting/squaring_trend.h"
 
+namespace CLI {
+class App;
+}
 namespace deepladder::storage {
 class Database;
 }
@@ -21,6 +24,23 @@ inline constexpr const char* kEstimatorHelp =
     "paper (default: the growth paper's estimator, baseline Huber fit with E free, other arms "
     "OLS of ln(L - E) on ln(C/C0) with E fixed, t-intervals) | robust (nonlinear least squares "
     "+ Huber refit for every arm)";
+
+// The law a frontier is fitted with (fit, export, plot): --form NAME|auto, --pin-e, --pin-e-source.
+struct FormOptions {
+  std::string form = "frontier";  // a registered fit form (fitting/fit_forms.h), or "auto"
+  double pin_e = fitting::kNaN;   // --pin-e
+  std::string pin_e_source;       // --pin-e-source
+};
+
+// Adds --form (with `extra_forms`, e.g. "chinchilla", listed in its help), --pin-e and
+// --pin-e-source to `cmd`.
+void addFormOptions(CLI::App* cmd, FormOptions& options, const std::string& extra_forms = "");
+
+// Sets options.form, pinned_E and pinned_E_source from `form` (--pin-e alone means --form
+// pinned-e); for "auto" chooses the form by the ladder's nested backtest (fitting/form_choice.h)
+// and returns the reason, printed beside the fit ("" otherwise). UserError for an unknown form.
+std::string applyFormOptions(const FormOptions& form, fitting::FrontierOptions& options,
+                             const fitting::ResultsTable& table);
 
 // One "deepladder: warning: ..." line on stderr per arm the frontier fit could not fit
 // (ArmFit::no_fit, e.g. a loss at or below the shared E under the paper estimator).

@@ -11,11 +11,13 @@
 
 #include "core/errors.h"
 #include "fitting/cancellation.h"
-#include "fitting/frontier_band.h"
+#include "fitting/chinchilla_intervals.h"
+#include "fitting/fit_forms.h"
 #include "fitting/frontier_input.h"
 #include "fitting/frontier_model.h"
 #include "fitting/ladder_fit.h"
 #include "fitting/multipliers.h"
+#include "fitting/prediction_interval.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -40,6 +42,8 @@ void score(BacktestPoint& p) {
   p.rel_error = (p.predicted_loss - p.measured_loss) / p.measured_loss;
   p.has_interval = std::isfinite(p.lo) && std::isfinite(p.hi);
   p.covered = p.has_interval && p.lo <= p.measured_loss && p.measured_loss <= p.hi;
+  p.fit_covered = std::isfinite(p.fit_lo) && std::isfinite(p.fit_hi) &&
+                  p.fit_lo <= p.measured_loss && p.measured_loss <= p.fit_hi;
 }
 
 // The rungs of one arm (mean loss per distinct compute, by compute) and the runs behind them.
@@ -75,7 +79,11 @@ std::vector<BacktestSummaryRow> summarizeBacktest(const std::vector<BacktestPoin
         max_abs = std::max(max_abs, std::fabs(p.rel_error));
         row.intervals += p.has_interval;
         row.covered += p.covered;
+        row.fit_intervals += std::isfinite(p.fit_lo) && std::isfinite(p.fit_hi);
+        row.fit_covered += p.fit_covered;
       }
+      row.missed = row.intervals - row.covered;
+      row.no_interval = row.points - row.intervals;
       if (row.points == 0 && arm != "all") continue;
       if (row.points > 0) {
         row.mean_abs_error = sum_abs / row.points;
@@ -97,13 +105,19 @@ std::string backtestLine(const BacktestSummaryRow& all, double ci_level, const s
   char body[160];
   std::snprintf(body, sizeof body, ": mean |error| %.2f%%, bias %+.2f%%", 100 * all.mean_abs_error,
                 100 * all.bias);
-  char tail[96];
+  char tail[160];
   if (all.intervals > 0)
-    std::snprintf(tail, sizeof tail, ", %g%% intervals covered %d of %d", 100 * ci_level,
+    std::snprintf(tail, sizeof tail, ", %g%% prediction intervals covered %d of %d", 100 * ci_level,
                   all.covered, all.intervals);
   else
     std::snprintf(tail, sizeof tail, " (no intervals)");
-  return head + body + tail;
+  std::string out = head + body + tail;
+  if (all.intervals > 0 && all.no_interval > 0)
+    out += " (" + std::to_string(all.no_interval) + " without an interval)";
+  if (all.fit_intervals > 0)
+    out += "; fit intervals alone covered " + std::to_string(all.fit_covered) + " of " +
+           std::to_string(all.fit_intervals);
+  return out;
 }
 
 namespace {
@@ -128,6 +142,8 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
   validateFrontierInput(table, options);
   BacktestResult r;
   r.form = "frontier";
+  r.law =
+      fitForm(options.form).formula(options) + "; " + fitForm(options.form).description(options);
   r.max_k = max_k;
   r.ci_level = options.ci_level;
   r.bootstrap = options.bootstrap;
@@ -177,9 +193,11 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
     }
     FrontierResult fit;
     std::vector<SkippedArm> refit_skipped;
+    FrontierOptions refit_options = options;
+    refit_options.nested_checks = false;  // a refit's flags are not what a backtest scores
     try {
       LadderFitter fitter(nullptr, table.source);
-      fit = fitter.fit(kept, options, /*lenient=*/true);
+      fit = fitter.fit(kept, refit_options, /*lenient=*/true);
       refit_skipped = fitter.skipped();
     } catch (const UserError& e) {
       for (const auto& arm : held_arms) r.skipped.push_back({arm, k, e.what()});
@@ -211,18 +229,22 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
         p.rank = rank;
         p.compute = rung.compute;
         p.measured_loss = rung.loss;
-        const BandPoint band = frontierBand(fit, index, {rung.compute}).at(0);
-        p.predicted_loss = band.value;
-        p.lo = band.lo;
-        p.hi = band.hi;
+        const LossPrediction prediction = predictLoss(fit, index, rung.compute);
+        p.predicted_loss = prediction.loss;
+        p.lo = prediction.lo;
+        p.hi = prediction.hi;
+        p.fit_lo = prediction.fit_lo;
+        p.fit_hi = prediction.fit_hi;
+        p.no_interval = prediction.no_interval;
+        p.misfit = prediction.misfit;
         p.extrapolation = rung.compute / top_kept.at(arm);
         if (arm != options.baseline) {
           const ComputeLoss& base_rung = base_rungs[base_n - rank];
           p.multiplier_compute = base_rung.compute;
           for (const auto& m : measured)
             if (m.compute == base_rung.compute) p.measured_multiplier = m.multiplier;
-          p.predicted_multiplier = projectedMultiplier(base_rung.compute, fit.c_ref, fit.arms[0].A,
-                                                       fit.arms[0].gamma, f.A, f.gamma);
+          p.predicted_multiplier =
+              formOf(fit).multiplier(fit.arms[0], f, base_rung.compute, fit.c_ref);
         }
         score(p);
         r.points.push_back(p);
@@ -234,13 +256,17 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
 }
 
 BacktestResult backtestChinchilla(const std::vector<SizePoint>& points,
-                                  const ChinchillaOptions& options, int max_k) {
+                                  const ChinchillaOptions& options, int max_k,
+                                  const FrontierOptions& interval) {
   checkMaxK(max_k);
   BacktestResult r;
   r.form = "chinchilla";
+  r.law = "L(N, D) = E + A / N^alpha + B / D^beta (approach 3)";
   r.max_k = max_k;
   r.arms = {"all"};
-  r.bootstrap = 0;
+  r.bootstrap = interval.bootstrap;
+  r.ci_level = interval.ci_level;
+  r.resampled = interval.bootstrap > 0 ? "points" : "";
   // Points by 6ND compute, largest last.
   std::vector<SizePoint> sorted = points;
   auto six_nd = [](const SizePoint& p) { return 6.0 * p.params * p.tokens; };
@@ -253,9 +279,9 @@ BacktestResult backtestChinchilla(const std::vector<SizePoint>& points,
       continue;
     }
     const std::vector<SizePoint> kept(sorted.begin(), sorted.end() - k);
-    ChinchillaFit fit;
+    ChinchillaWithIntervals fit;
     try {
-      fit = fitChinchillaApproach3(kept, options);
+      fit = fitChinchillaWithIntervals(kept, options, interval);
     } catch (const UserError& e) {
       r.skipped.push_back({"all", k, e.what()});
       continue;
@@ -268,8 +294,14 @@ BacktestResult backtestChinchilla(const std::vector<SizePoint>& points,
       p.rank = rank;
       p.compute = six_nd(s);
       p.measured_loss = s.loss;
-      p.predicted_loss =
-          fit.E + fit.A / std::pow(s.params, fit.alpha) + fit.B / std::pow(s.tokens, fit.beta);
+      const LossPrediction prediction = predictChinchilla(fit, s.params, s.tokens);
+      p.predicted_loss = prediction.loss;
+      p.lo = prediction.lo;
+      p.hi = prediction.hi;
+      p.fit_lo = prediction.fit_lo;
+      p.fit_hi = prediction.fit_hi;
+      p.misfit = prediction.misfit;
+      p.no_interval = prediction.no_interval;
       p.extrapolation = p.compute / six_nd(kept.back());
       score(p);
       r.points.push_back(p);

@@ -35,10 +35,17 @@ struct BacktestPoint {
   double measured_loss = kNaN;   // L measured (mean over the rung's runs)
   double predicted_loss = kNaN;  // L(C) of the refit
   double rel_error = kNaN;       // (predicted - measured) / measured
-  double lo = kNaN;  // bootstrap percentile (1-level)/2 of the refit's L(C); NaN: no bootstrap
-  double hi = kNaN;  // bootstrap percentile (1+level)/2 of the refit's L(C)
-  bool has_interval = false;    // lo and hi are finite
-  bool covered = false;         // lo <= measured <= hi (false without an interval)
+  // The prediction interval the refit would have printed (fitting/prediction_interval.h: its
+  // fit interval widened by the misfit of its own nested backtest); NaN where it has none.
+  double lo = kNaN;
+  double hi = kNaN;
+  double fit_lo = kNaN;       // fit interval: bootstrap percentile (1-level)/2 of the refit's L(C)
+  double fit_hi = kNaN;       // fit interval: bootstrap percentile (1+level)/2 of the refit's L(C)
+  std::string no_interval;    // why lo and hi are NaN ("no interval (3 rungs, 3 parameters)")
+  double misfit = kNaN;       // the refit's q sigma(d) here: its misfit's relative half-width
+  bool has_interval = false;  // lo and hi are finite
+  bool covered = false;       // lo <= measured <= hi (false without an interval)
+  bool fit_covered = false;   // fit_lo <= measured <= fit_hi
   double extrapolation = kNaN;  // C / largest compute of the arm's rungs kept in the refit
   // Non-baseline arms: the multiplier at the baseline's held-out rung of the same rank, measured
   // on all rungs (interpolated as `fit` measures it) and predicted by the refit; NaN where the
@@ -63,12 +70,17 @@ struct BacktestSummaryRow {
   double mean_abs_error = kNaN;  // sum_i |rel_error_i| / n
   double max_abs_error = kNaN;   // max_i |rel_error_i|
   double bias = kNaN;            // sum_i rel_error_i / n (> 0: over-predicted loss)
-  int intervals = 0;             // rungs with an interval
+  int intervals = 0;             // rungs with a prediction interval
   int covered = 0;               // of those, rungs whose interval covered the measurement
+  int missed = 0;                // intervals - covered
+  int no_interval = 0;           // points - intervals: rungs predicted without an interval
+  int fit_intervals = 0;         // rungs with a fit interval
+  int fit_covered = 0;           // of those, rungs whose fit interval covered the measurement
 };
 
 struct BacktestResult {
   std::string form = "frontier";      // "frontier" | "chinchilla"
+  std::string law;                    // the fit form's description (fitting/fit_form.h)
   int max_k = 0;                      // K
   double ci_level = 0.95;             // level of the intervals
   int bootstrap = 0;                  // resamples of each refit (0: no intervals)
@@ -86,14 +98,23 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
                                 int max_k);
 
 // Chinchilla backtest of `points` (approach 3), k = 1..max_k; the largest-6ND points are held out.
-BacktestResult backtestChinchilla(const std::vector<SizePoint>& points,
-                                  const ChinchillaOptions& options, int max_k);
+// Each refit gets the intervals `fit --form chinchilla` would print from its own points
+// (chinchilla_intervals.h): `interval` supplies bootstrap, seed, ci_level, threads and the misfit
+// prior (bootstrap 0: no intervals).
+BacktestResult backtestChinchilla(
+    const std::vector<SizePoint>& points, const ChinchillaOptions& options, int max_k,
+    const FrontierOptions& interval = [] {
+      FrontierOptions o;
+      o.bootstrap = 0;
+      return o;
+    }());
 
 // Summary rows of `points` grouped by k, "all" first then per arm (the arms in points' order).
 std::vector<BacktestSummaryRow> summarizeBacktest(const std::vector<BacktestPoint>& points);
 
-// "held out 2 top rungs per arm: mean |error| 0.31%, bias +0.31%, 95% intervals covered 14 of 16"
-// for an "all" row; "(no intervals)" in place of the coverage when none was computed.
+// "held out 2 top rungs per arm: mean |error| 0.31%, bias +0.31%, 95% prediction intervals covered
+// 14 of 16 (2 without an interval)" for an "all" row; "(no intervals)" in place of the coverage
+// when none was computed.
 std::string backtestLine(const BacktestSummaryRow& all, double ci_level, const std::string& form);
 
 }  // namespace deepladder::fitting

@@ -34,7 +34,13 @@ std::string percent(double v, bool sign) {
 }
 
 std::string interval(const BacktestPoint& p) {
-  return p.has_interval ? "[" + g(p.lo) + ", " + g(p.hi) + "]" : "";
+  return p.has_interval ? "[" + g(p.lo) + ", " + g(p.hi) + "]" : p.no_interval;
+}
+
+std::string fitInterval(const BacktestPoint& p) {
+  return std::isfinite(p.fit_lo) && std::isfinite(p.fit_hi)
+             ? "[" + g(p.fit_lo) + ", " + g(p.fit_hi) + "]"
+             : "";
 }
 
 std::string coveredText(const BacktestPoint& p) {
@@ -45,17 +51,21 @@ std::string describe(const BacktestResult& r) {
   std::string s = r.form == "chinchilla"
                       ? "Backtest of Chinchilla approach 3: the k points of largest 6ND compute "
                         "held out, the rest refitted, k = 1.." +
-                            std::to_string(r.max_k) + "; no intervals (the fit has no bootstrap)"
+                            std::to_string(r.max_k)
                       : "Backtest: every arm's top k rungs held out (the baseline's too), the rest "
                         "refitted with the same estimator, k = 1.." +
                             std::to_string(r.max_k);
-  if (r.form != "chinchilla") {
+  if (!r.law.empty()) s += "; law " + r.law;
+  {
     char level[16];
     std::snprintf(level, sizeof level, "%g%%", 100 * r.ci_level);
-    s += r.bootstrap > 0 ? std::string("; ") + level + " intervals of L(C) from " +
-                               std::to_string(r.bootstrap) + " bootstrap resamples of " +
-                               r.resampled + " per refit"
-                         : "; no intervals (--bootstrap 0)";
+    s += r.bootstrap > 0
+             ? std::string("; ") + level +
+                   " prediction intervals of L(C) as each refit would have printed them: its fit "
+                   "interval (" +
+                   std::to_string(r.bootstrap) + " bootstrap resamples of " + r.resampled +
+                   ") widened by the misfit of its own nested backtest"
+             : "; no intervals (--bootstrap 0)";
   }
   return s;
 }
@@ -65,16 +75,20 @@ std::string describe(const BacktestResult& r) {
 nlohmann::json backtestPointsJson(const BacktestResult& r) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : r.points) {
-    nlohmann::json j = {{"arm", p.arm},
-                        {"k", p.k},
-                        {"compute", num(p.compute)},
-                        {"measured_loss", num(p.measured_loss)},
-                        {"predicted_loss", num(p.predicted_loss)},
-                        {"rel_error", num(p.rel_error)},
-                        {"lo", num(p.lo)},
-                        {"hi", num(p.hi)},
-                        {"covered", p.has_interval ? nlohmann::json(p.covered) : nlohmann::json()},
-                        {"extrapolation", num(p.extrapolation)}};
+    nlohmann::json j = {
+        {"arm", p.arm},
+        {"k", p.k},
+        {"compute", num(p.compute)},
+        {"measured_loss", num(p.measured_loss)},
+        {"predicted_loss", num(p.predicted_loss)},
+        {"rel_error", num(p.rel_error)},
+        {"lo", num(p.lo)},
+        {"hi", num(p.hi)},
+        {"covered", p.has_interval ? nlohmann::json(p.covered) : nlohmann::json()},
+        {"fit_lo", num(p.fit_lo)},
+        {"fit_hi", num(p.fit_hi)},
+        {"no_interval", p.has_interval ? nlohmann::json() : nlohmann::json(p.no_interval)},
+        {"extrapolation", num(p.extrapolation)}};
     if (hasMultipliers(p)) {
       j["measured_multiplier"] = p.measured_multiplier;
       j["predicted_multiplier"] = p.predicted_multiplier;
@@ -94,7 +108,13 @@ nlohmann::json backtestSummaryJson(const BacktestResult& r) {
                       {"max_abs_error", num(s.max_abs_error)},
                       {"bias", num(s.bias)},
                       {"intervals", s.intervals},
-                      {"covered", s.covered}});
+                      {"covered", s.covered},
+                      {"missed", s.missed},
+                      {"no_interval", s.no_interval},
+                      {"coverage", s.intervals > 0 ? nlohmann::json(double(s.covered) / s.intervals)
+                                                   : nlohmann::json()},
+                      {"fit_intervals", s.fit_intervals},
+                      {"fit_covered", s.fit_covered}});
   nlohmann::json skipped = nlohmann::json::array();
   for (const auto& s : r.skipped)
     skipped.push_back({{"arm", s.arm}, {"k", s.k}, {"reason", s.reason}});
@@ -115,25 +135,30 @@ nlohmann::json backtestToJson(const BacktestResult& r) {
 std::string backtestTableMarkdown(const BacktestResult& r) {
   std::ostringstream out;
   out << describe(r) << "\n\n";
-  out << "| arm | k | compute | measured | predicted | error | interval | covered | "
-         "extrapolation | measured M | predicted M |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  out << "| arm | k | compute | measured | predicted | error | prediction interval | covered | "
+         "fit interval | extrapolation | measured M | predicted M |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& p : r.points) {
     const bool m = hasMultipliers(p);
     out << "| " << p.arm << " | " << p.k << " | " << g(p.compute) << " | " << g(p.measured_loss)
         << " | " << g(p.predicted_loss) << " | " << percent(p.rel_error, true) << " | "
-        << interval(p) << " | " << coveredText(p) << " | " << g(p.extrapolation, 3) << "x | "
-        << (m ? g(p.measured_multiplier, 3) : "") << " | "
+        << interval(p) << " | " << coveredText(p) << " | " << fitInterval(p) << " | "
+        << g(p.extrapolation, 3) << "x | " << (m ? g(p.measured_multiplier, 3) : "") << " | "
         << (m ? g(p.predicted_multiplier, 3) : "") << " |\n";
   }
-  out << "\n| k | arm | rungs | mean abs error | max abs error | bias | covered |\n"
-         "|---|---|---|---|---|---|---|\n";
+  out << "\n| k | arm | rungs | mean abs error | max abs error | bias | covered | missed | "
+         "no interval | fit interval covered |\n"
+         "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : r.summary)
     out << "| " << s.k << " | " << s.arm << " | " << s.points << " | "
         << percent(s.mean_abs_error, false) << " | " << percent(s.max_abs_error, false) << " | "
         << percent(s.bias, true) << " | "
         << (s.intervals > 0 ? std::to_string(s.covered) + " of " + std::to_string(s.intervals)
                             : std::string())
+        << " | " << s.missed << " | " << s.no_interval << " | "
+        << (s.fit_intervals > 0
+                ? std::to_string(s.fit_covered) + " of " + std::to_string(s.fit_intervals)
+                : std::string())
         << " |\n";
   out << "\n";
   for (const auto& line : r.lines) out << line << "\n";
@@ -147,15 +172,16 @@ std::string backtestTableMarkdown(const BacktestResult& r) {
 
 std::string backtestTableCsv(const BacktestResult& r) {
   std::ostringstream out;
-  out << "arm,k,compute,measured_loss,predicted_loss,rel_error,lo,hi,covered,extrapolation,"
-         "measured_multiplier,predicted_multiplier\n";
+  out << "arm,k,compute,measured_loss,predicted_loss,rel_error,lo,hi,covered,fit_lo,fit_hi,"
+         "extrapolation,measured_multiplier,predicted_multiplier\n";
   for (const auto& p : r.points) {
     const bool m = hasMultipliers(p);
     out << p.arm << ',' << p.k << ',' << g(p.compute, 17, "") << ',' << g(p.measured_loss, 17, "")
         << ',' << g(p.predicted_loss, 17, "") << ',' << g(p.rel_error, 17, "") << ','
         << g(p.lo, 17, "") << ',' << g(p.hi, 17, "") << ','
-        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ','
-        << g(p.extrapolation, 17, "") << ',' << (m ? g(p.measured_multiplier, 17) : "") << ','
+        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ',' << g(p.fit_lo, 17, "")
+        << ',' << g(p.fit_hi, 17, "") << ',' << g(p.extrapolation, 17, "") << ','
+        << (m ? g(p.measured_multiplier, 17) : "") << ','
         << (m ? g(p.predicted_multiplier, 17) : "") << '\n';
   }
   return out.str();

@@ -5,12 +5,14 @@
 // measured and predicted multiplier; then the summary per k and the quotable lines.
 //
 // JSON: {"backtest": [{"arm","k","compute","measured_loss","predicted_loss","rel_error","lo","hi",
-// "covered","extrapolation"[,"measured_multiplier","predicted_multiplier"]}],
-// "backtest_summary": {"form","max_k","ci_level","bootstrap","resampled","groups":[{"arm","k",
-// "points","mean_abs_error","max_abs_error","bias","intervals","covered"}],"lines":[...],
-// "skipped":[{"arm","k","reason"}]}}. "lo", "hi" and "covered" are null without an interval;
-// the multiplier fields appear on non-baseline rungs where both multipliers exist. Non-finite
-// numbers are null.
+// "covered","fit_lo","fit_hi","no_interval","extrapolation"[,"measured_multiplier",
+// "predicted_multiplier"]}], "backtest_summary": {"form","max_k","ci_level","bootstrap",
+// "resampled","groups":[{"arm","k","points","mean_abs_error","max_abs_error","bias","intervals",
+// "covered","missed","no_interval","coverage","fit_intervals","fit_covered"}],"lines":[...],
+// "skipped":[{"arm","k","reason"}]}}. "lo", "hi" and "covered" are the prediction interval's
+// (fitting/prediction_interval.h), null where there is none ("no_interval" says why); "fit_lo" and
+// "fit_hi" the fit interval's. The multiplier fields appear on non-baseline rungs where both
+// multipliers exist. Non-finite numbers are null.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -16,6 +16,9 @@ namespace deepladder::fitting {
 struct ChinchillaOptions {
   double huber_delta = 1e-3;  // Huber threshold on ln-loss residuals
   int threads = 2;            // starts are split over this many threads
+  // Starts to solve from instead of the 4,500-point grid (a bootstrap replicate starts from the
+  // point fit); empty: the grid.
+  std::vector<std::array<double, 5>> starts;  // a, b, e, alpha, beta
 };
 
 inline ChinchillaOptions defaultChinchillaOptions() {

@@ -214,7 +214,11 @@ ChinchillaFit fitChinchillaApproach3(const std::vector<SizePoint>& points,
   validate(points);
   quietCeresWarnings();
   const LogPoints lp = logsOf(points);
-  const auto grid = chinchillaStartGrid();
+  std::vector<LseParams> grid;
+  if (options.starts.empty())
+    grid = chinchillaStartGrid();
+  else
+    for (const auto& x : options.starts) grid.push_back({x[0], x[1], x[2], x[3], x[4]});
   std::vector<StartResult> results(grid.size());
   const int threads = std::max(1, options.threads);
   parallelFor(threads, [&](int t) {

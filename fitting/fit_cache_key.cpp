@@ -29,6 +29,14 @@ struct KnownFrontierOptions {
   FrontierEstimator estimator;
   bool residual_bootstrap;
   const Cancellation* cancellation;  // not in the key: a cancelled fit is never cached
+  // Not in the key: the cached shares are fitted without them (ladder_fit.cpp), and the
+  // assembled ladder's misfit is recomputed from its points on every fit.
+  bool prediction_intervals;
+  bool nested_checks;
+  MisfitPrior misfit_prior;
+  std::string form;
+  double pinned_E;
+  std::string pinned_E_source;
 };
 
 }  // namespace
@@ -42,7 +50,11 @@ std::string frontierOptionsKey(const FrontierOptions& o) {
                     ";seed=" + std::to_string(o.seed) + ";joint=" + (o.joint ? "1" : "0") +
                     ";ci=" + exact(o.ci_level) +
                     ";residuals=" + (o.residual_bootstrap ? "1" : "0") +
-                    ";estimator=" + estimatorName(o.estimator) + ";at=";
+                    ";estimator=" + estimatorName(o.estimator) +
+                    (o.form == "frontier" ? std::string()
+                                          : ";form=" + o.form + ";pinned_E=" + exact(o.pinned_E) +
+                                                ";pinned_E_source=" + o.pinned_E_source) +
+                    ";at=";
   for (double c : o.at) key += exact(c) + ",";
   return key;
 }

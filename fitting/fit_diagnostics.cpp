@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <map>
 
+#include "fitting/misfit.h"
+#include "fitting/shared_e_check.h"
 #include "fitting/sweep_envelope.h"
 
 namespace deepladder::fitting {
@@ -115,7 +117,10 @@ FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable
                  "multiplier rests on it"});
   }
 
-  // Per arm: rungs, then the bend of ln(L - E) against ln C.
+  bool e_at_bound = false;
+  for (const FitDiagnostic& w : d.warnings) e_at_bound = e_at_bound || w.kind == "e_at_bound";
+
+  // Per arm: rungs, then whether an arm that shares E accepts it.
   for (const ArmFit& arm : fit.arms) {
     const std::map<double, double> means = rungMeans(fitted, arm.arm);
     if (int(means.size()) < kTrustedRungs)
@@ -137,14 +142,37 @@ FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable
     d.curvature_arms.push_back(arm.arm);
     d.slope_change.push_back(change);
     d.slope_change_se.push_back(se);
-    if (std::isfinite(change) && std::isfinite(se) && std::abs(change) > se &&
-        std::abs(change) > 0.1 * std::abs(slope))
-      d.warnings.push_back({"curvature", arm.arm,
-                            arm.arm + ": the log-log slope of L - E changes by " +
-                                fixed(change, 3) + " across the ladder (standard error " +
-                                fixed(se, 3) + ", slope " + fixed(slope, 3) +
-                                "): the law bends, so a straight projection is suspect"});
+    // An arm that shares the baseline's E: does it accept it? (Nothing is said while that E sits
+    // on a bound: the e_at_bound warning is the cause then.)
+    if (!arm.E_free && !e_at_bound) {
+      std::vector<double> compute, loss;
+      for (const auto& [c, l] : means) compute.push_back(c), loss.push_back(l);
+      const SharedECheck check = checkSharedE(compute, loss, arm.E, fit.c_ref);
+      if (check.p_value < kFlagPValue)
+        d.warnings.push_back(
+            {"shared_e", arm.arm,
+             arm.arm + ": its rungs reject the shared E = " + fixed(check.shared_E, 4) +
+                 " (its own best E is " + fixed(check.own_E, 4) +
+                 ", F test p = " + sci(check.p_value) +
+                 "): with the baseline's E this arm's law is the wrong shape, so its "
+                 "multiplier is suspect; try --joint or --estimator robust"});
+    }
   }
+
+  // The ladder's own predictions: held-out rungs outside the prediction interval their refit
+  // would have printed, far more often than the interval's level allows.
+  for (const ArmBacktestCheck& c : fit.misfit.checks)
+    if (c.p_value < kFlagPValue)
+      d.warnings.push_back(
+          {"backtest_failed", c.arm,
+           c.arm + ": its own nested backtest missed " + std::to_string(c.misses) + " of " +
+               std::to_string(c.points) +
+               " held-out rungs outside the interval its refit "
+               "printed (" +
+               std::to_string(c.over) + " over-predicted; about " +
+               fixed(100 * (1 - fit.ci_level), 0) + "% expected, p = " + sci(c.p_value) +
+               "): the law's shape did not hold on this ladder, and its projections may miss "
+               "by more than their intervals say"});
 
   // How far each --at lies from the data.
   double farthest = kNaN;
@@ -154,6 +182,7 @@ FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable
     if (std::isfinite(d.max_fitted_compute)) {
       e.decades = std::log10(c / d.max_fitted_compute);
       e.regime = extrapolationRegime(c, d.min_fitted_compute, d.max_fitted_compute);
+      e.expected_error = fit.misfit.quantile * misfitSigma(fit.misfit, e.decades);
       if (e.regime == "projection" && !(farthest >= c)) farthest = c;
     }
     d.extrapolation.push_back(e);
@@ -192,6 +221,17 @@ std::string diagnosticsMarkdown(const FrontierResult& fit) {
       out += " " + sci(e.compute) + " " + e.regime + " (" + (e.decades > 0 ? "+" : "") +
              fixed(e.decades, 1) + " decades);";
     out.back() = '\n';
+    if (std::isfinite(fit.misfit.per_decade)) {
+      out += "Expected error of a projected loss (the law's misfit, " +
+             fixed(100 * fit.ci_level, 0) + "%):";
+      for (const ExtrapolationDistance& e : d.extrapolation)
+        out += " at " + sci(e.compute) + " +-" + fixed(100 * e.expected_error, 1) + "%;";
+      out.back() = ' ';
+      out += fit.misfit.points > 0
+                 ? "from " + std::to_string(fit.misfit.points) +
+                       " held-out rungs of this ladder's nested backtest and the prior\n"
+                 : "from the prior alone (too few rungs to hold any out)\n";
+    }
   }
   if (d.warnings.empty()) {
     out += "diagnostics: none\n";
@@ -231,8 +271,10 @@ nlohmann::json diagnosticsJson(const FrontierResult& fit) {
   nlohmann::json extrapolation = nlohmann::json::array(), warnings = nlohmann::json::array(),
                  curvature = nlohmann::json::array();
   for (const ExtrapolationDistance& e : d.extrapolation)
-    extrapolation.push_back(
-        {{"compute", num(e.compute)}, {"decades", num(e.decades)}, {"regime", e.regime}});
+    extrapolation.push_back({{"compute", num(e.compute)},
+                             {"decades", num(e.decades)},
+                             {"regime", e.regime},
+                             {"expected_error", num(e.expected_error)}});
   for (const FitDiagnostic& w : d.warnings)
     warnings.push_back({{"kind", w.kind}, {"arm", w.arm}, {"message", w.message}});
   for (size_t i = 0; i < d.curvature_arms.size(); ++i)
@@ -251,15 +293,17 @@ std::string trustSentence(const FrontierResult& fit) {
   const FitDiagnostics& d = fit.diagnostics;
   if (!std::isfinite(d.max_fitted_compute)) return "No fitted compute: nothing to trust yet.";
   std::vector<std::string> reasons;
-  bool e_bound = false, bends = false, few = false, edge = false;
+  bool e_bound = false, bends = false, shared = false, few = false, edge = false;
   for (const FitDiagnostic& w : d.warnings) {
     e_bound = e_bound || w.kind == "e_at_bound";
-    bends = bends || w.kind == "curvature";
+    bends = bends || w.kind == "backtest_failed";
+    shared = shared || w.kind == "shared_e";
     few = few || w.kind == "few_rungs";
     edge = edge || w.kind == "sweep_edge";
   }
   if (e_bound) reasons.push_back("the baseline's E sits on a bound");
-  if (bends) reasons.push_back("the law bends across the rungs");
+  if (bends) reasons.push_back("the ladder's own held-out rungs missed their intervals");
+  if (shared) reasons.push_back("an arm rejects the shared E");
   if (few) reasons.push_back("an arm has fewer than 4 rungs");
   if (edge) reasons.push_back("a best sweep point is at the edge of its sweep");
   const double horizon = d.max_fitted_compute * std::pow(10.0, kProjectionDecades);

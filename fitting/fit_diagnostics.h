@@ -2,14 +2,19 @@
 // fitted to (after the sweep envelope) and stored in FrontierResult::diagnostics; the CLI, the
 // exports and the GUI print these and compute none of their own:
 //   e_at_bound   the baseline's E ended on a bound of its fit (0, or the lowest loss)
-//   curvature    ln(L - E) against ln C bends: a quadratic fit's slope change across the arm's
-//                rungs, d = 2 b2 (x_max - x_min), exceeds its standard error (and 10% of the
-//                slope, so that rounding on an exact law is not a bend)
+//   shared_e     an arm fitted with the baseline's E rejects it: its own E fits its rungs better
+//                by an F test at p < 0.01 (shared_e_check.h); not said while E is at a bound
+//   backtest_failed  the ladder's own nested backtest put an arm's held-out rungs outside the
+//                prediction interval each refit would have printed, more often than the level
+//                allows (binomial p < 0.01; prediction_interval.h)
 //   few_rungs    an arm with fewer than 4 rungs (distinct computes)
 //   projection   an --at compute more than 3 decades beyond the largest fitted compute
 //   sweep_edge   a rung's best sweep point is at an end of its values (extend the sweep)
-// and, for every --at compute, its distance in decades from the data and its regime
-// (interpolation / extrapolation / projection).
+// and, for every --at compute, its distance in decades from the data, its regime
+// (interpolation / extrapolation / projection) and the error to expect of a loss projected there
+// from the ladder's misfit. The slope change of ln(L - E) (a quadratic fit's 2 b2 (x_max - x_min))
+// is still computed and exported per arm, but flags nothing: on straight laws with 1% noise it
+// "bent" on a third of the arms.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,6 +28,8 @@ namespace deepladder::fitting {
 inline constexpr double kProjectionDecades = 3.0;
 // An arm needs this many rungs before a bend or a bad rung can be seen.
 inline constexpr int kTrustedRungs = 4;
+// A flag fires when what it tests is this unlikely under a law that holds.
+inline constexpr double kFlagPValue = 0.01;
 
 FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable& fitted,
                                    const FrontierOptions& options);

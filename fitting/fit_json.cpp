@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fitting/fit_diagnostics.h"
+#include "fitting/fit_forms.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -30,8 +31,40 @@ nlohmann::json armJson(const ArmFit& f) {
 
 }  // namespace
 
+nlohmann::json misfitJson(const MisfitModel& m) {
+  if (!std::isfinite(m.per_decade)) return nlohmann::json();
+  return {{"base", num(m.base)},
+          {"per_decade", num(m.per_decade)},
+          {"quantile", num(m.quantile)},
+          {"points", m.points},
+          {"refits", m.refits},
+          {"prior_weight", num(m.prior_weight)},
+          {"difference_per_decade", m.difference_per_decade},
+          {"source", m.source}};
+}
+
+nlohmann::json lossPredictionJson(const LossPrediction& p) {
+  return {
+      {"compute", num(p.compute)},
+      {"loss", num(p.loss)},
+      {"decades", num(p.decades)},
+      {"lo", num(p.lo)},
+      {"hi", num(p.hi)},
+      {"fit_lo", num(p.fit_lo)},
+      {"fit_hi", num(p.fit_hi)},
+      {"no_interval", p.no_interval.empty() ? nlohmann::json() : nlohmann::json(p.no_interval)}};
+}
+
 nlohmann::json frontierToJson(const FrontierResult& result) {
   nlohmann::json out;
+  out["form"] = result.form;
+  out["formula"] = formulaOf(result);
+  out["form_description"] = formDescriptionOf(result);
+  out["form_choice"] =
+      result.form_choice.empty() ? nlohmann::json() : nlohmann::json(result.form_choice);
+  out["pinned_E"] = num(result.pinned_E);
+  out["pinned_E_source"] =
+      result.pinned_E_source.empty() ? nlohmann::json() : nlohmann::json(result.pinned_E_source);
   out["c_ref"] = num(result.c_ref);
   out["baseline"] = result.baseline;
   out["estimator"] = estimatorName(result.estimator);
@@ -41,7 +74,15 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
                       {"used", result.bootstrap_used},
                       {"resampled", result.residual_bootstrap ? "residuals" : "runs"}};
   out["arms"] = nlohmann::json::object();
-  for (const auto& f : result.arms) out["arms"][f.arm] = armJson(f);
+  const std::vector<std::string> extra = formOf(result).extraParameters();
+  for (const auto& f : result.arms) {
+    nlohmann::json arm = armJson(f);
+    for (size_t i = 0; i < extra.size(); ++i) {
+      arm[extra[i]] = num(i < f.extra.size() ? f.extra[i] : kNaN);
+      arm[extra[i] + "_se"] = num(i < f.extra_se.size() ? f.extra_se[i] : kNaN);
+    }
+    out["arms"][f.arm] = arm;
+  }
   out["baseline_line"] =
       result.baseline_line.arm.empty() ? nlohmann::json() : armJson(result.baseline_line);
   out["multipliers"] = nlohmann::json::object();
@@ -53,11 +94,26 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
     for (const auto& p : m.projected)
       projected.push_back({{"compute", num(p.compute)},
                            {"multiplier", num(p.multiplier)},
+                           {"lo", num(p.ci_lo)},
+                           {"hi", num(p.ci_hi)},
+                           {"fit_lo", num(p.fit_lo)},
+                           {"fit_hi", num(p.fit_hi)},
                            {"ci", {num(p.ci_lo), num(p.ci_hi)}}});
     out["multipliers"][m.arm] = {{"measured", measured},
                                  {"projected", projected},
                                  {"per_decade", num(m.per_decade)},
                                  {"per_decade_ci", {num(m.per_decade_lo), num(m.per_decade_hi)}}};
+  }
+  out["interval"] =
+      "lo/hi: prediction interval (the fit interval widened by the law's misfit, estimated from "
+      "the ladder's own nested backtest); fit_lo/fit_hi: fit interval (bootstrap, parameter "
+      "uncertainty only)";
+  out["misfit"] = misfitJson(result.misfit);
+  out["projections"] = nlohmann::json::object();
+  for (const auto& arm : result.loss_projections) {
+    nlohmann::json at = nlohmann::json::array();
+    for (const LossPrediction& p : arm.at) at.push_back(lossPredictionJson(p));
+    out["projections"][arm.arm] = at;
   }
   out["sweep"] = sweepChoicesJson(result);  // the point each rung used (fit_diagnostics.h)
   out["diagnostics"] = diagnosticsJson(result);

@@ -6,8 +6,15 @@
 //            "no_fit": null or why the arm has no fit, "at_bound":[...]}}, "baseline_line": null or
 //            the same keys (paper estimator: the baseline's own OLS line with its E fixed),
 //            "multipliers": {arm: {"measured":
-//            [{"compute","multiplier"}], "projected":[{"compute","multiplier","ci":[lo,hi]}],
-//            "per_decade","per_decade_ci":[lo,hi]}}}
+//            [{"compute","multiplier"}], "projected":[{"compute","multiplier","lo","hi",
+//            "fit_lo","fit_hi","ci":[lo,hi]}], "per_decade","per_decade_ci":[lo,hi] (fit
+//            interval)}}, "interval": what lo/hi and fit_lo/fit_hi mean, "misfit": {"base",
+//            "per_decade","quantile","points","refits","prior_weight","source"} or null,
+//            (and "difference_per_decade": {arm: s_diff}), "projections": {arm:
+//            [{"compute","loss","decades","lo","hi","fit_lo","fit_hi", "no_interval"}]} (the arm's
+//            loss at each --at), "sweep", "diagnostics"} lo/hi are the prediction interval
+//            (fitting/prediction_interval.h), null where there is none; fit_lo/fit_hi the
+//            bootstrap's fit interval.
 // chinchilla: {"E","A","B","alpha","beta","objective","a","b"}.
 // With `fit --backtest K` either object also holds "backtest" and "backtest_summary"
 // (fitting/backtest_table.h).
@@ -23,5 +30,8 @@ namespace deepladder::fitting {
 
 nlohmann::json frontierToJson(const FrontierResult& result);
 nlohmann::json chinchillaToJson(const ChinchillaFit& fit);
+// Pieces of frontierToJson, shared with the exports that show them alone.
+nlohmann::json misfitJson(const MisfitModel& misfit);
+nlohmann::json lossPredictionJson(const LossPrediction& prediction);
 
 }  // namespace deepladder::fitting

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,16 @@ inline constexpr int kLiveBootstrap = 200;
 // More resamples than this are refused: each is a full fit, and 2e9 of them only exhaust memory.
 inline constexpr int kMaxBootstrap = 100000;
 
+// The misfit a ladder gets before its own backtest says otherwise (fitting/misfit.h): the relative
+// standard deviation of the law's error at the data and its growth per decade of extrapolation,
+// counted as `weight` held-out rungs. Calibrated on public ladders: docs/fits.md, "How the
+// prediction interval is made".
+struct MisfitPrior {
+  double base = 0.0005;
+  double per_decade = 0.02;
+  double weight = 2.0;
+};
+
 struct FrontierOptions {
   std::string baseline = "vanilla";  // arm whose E is shared (--baseline)
   double c_ref = 1e18;               // C0 (--c-ref)
@@ -57,6 +68,21 @@ struct FrontierOptions {
   // Set by a caller that may abort the fit (fitting/cancellation.h); not part of the result, so
   // not of the cache key either. Null: the fit runs to the end.
   const Cancellation* cancellation = nullptr;
+  // Widen the fit intervals into prediction intervals with the law's misfit, estimated from the
+  // ladder's own nested backtest (fitting/prediction_interval.h). Off only inside that backtest's
+  // point refits, which need no intervals of their own; not part of the cache key (the cached
+  // per-arm shares carry fit intervals only; the misfit is added to the assembled ladder).
+  bool prediction_intervals = true;
+  // With prediction_intervals: also check the ladder's own predictions, each nested refit
+  // estimating its misfit from one more level of nested refits (MisfitModel::checks). Off inside
+  // that check, so the nesting stops there.
+  bool nested_checks = true;
+  MisfitPrior misfit_prior;  // the calibrated prior (a benchmark may try others)
+  // The law (--form, fitting/fit_forms.h): "frontier" (E + A (C/C0)^-gamma, the default),
+  // "curved" (a curvature term in ln C), "pinned-e" (E fixed to pinned_E for every arm).
+  std::string form = "frontier";
+  double pinned_E = kNaN;       // --pin-e: the irreducible loss, given by the user
+  std::string pinned_E_source;  // --pin-e-source: where that value comes from (shown everywhere)
 };
 
 // Defaults in one place (the CLI and the GUI both start from these).
@@ -91,6 +117,12 @@ struct ArmFit {
   double huber_delta =
       0.0;  // 1.345 * 1.4826 * MAD(residuals of the least-squares fit); 0 = no refit
   std::vector<std::string> at_bound;  // parameters that ended on a bound, e.g. "E=0", "gamma=0"
+  // The form's own parameters beyond E, A, gamma (FitForm::extraParameters), e.g. the curvature
+  // delta of "curved"; empty for the power law.
+  std::vector<double> extra;
+  std::vector<double> extra_se;  // their standard errors (NaN where unknown)
+  int rungs = 0;                 // distinct computes the arm was fitted on
+  double max_compute = kNaN;     // largest compute the arm was fitted on
 };
 
 // At a baseline rung: how much more compute the baseline spends than the arm for the same loss.
@@ -103,8 +135,12 @@ struct MeasuredMultiplier {
 struct ProjectedMultiplier {
   double compute = kNaN;     // C: baseline compute
   double multiplier = kNaN;  // M(C) = C / (C0 (A_a / (A_b (C/C0)^-g_b))^(1/g_a))
-  double ci_lo = kNaN;       // bootstrap percentile (1-level)/2 of M(C)
-  double ci_hi = kNaN;       // bootstrap percentile (1+level)/2 of M(C)
+  // The prediction interval (what to read): the fit interval widened in ln M by the misfit of
+  // both losses it comes from (fitting/prediction_interval.h); NaN where there is none.
+  double ci_lo = kNaN;
+  double ci_hi = kNaN;
+  double fit_lo = kNaN;  // fit interval: bootstrap percentile (1-level)/2 of M(C)
+  double fit_hi = kNaN;  // fit interval: bootstrap percentile (1+level)/2 of M(C)
 };
 
 struct ArmMultipliers {
@@ -119,9 +155,63 @@ struct ArmMultipliers {
 // One bootstrap replicate's fit of one arm (kept so that bands of any derived curve, L(C) or
 // M(C), come from the very resamples behind the parameter intervals).
 struct FrontierDraw {
-  double E = kNaN;      // E of the replicate's fit
-  double A = kNaN;      // A of the replicate's fit
-  double gamma = kNaN;  // gamma of the replicate's fit
+  double E = kNaN;            // E of the replicate's fit
+  double A = kNaN;            // A of the replicate's fit
+  double gamma = kNaN;        // gamma of the replicate's fit
+  std::vector<double> extra;  // the form's own parameters (empty for the power law)
+};
+
+// --- prediction intervals (fitting/misfit.h, fitting/prediction_interval.h) ---------------------
+
+// How wrong the law's shape is, as a function of the distance of a prediction beyond the data: the
+// relative error of a predicted loss has standard deviation sigma(d) = base + per_decade * d at d
+// decades beyond the arm's largest fitted compute (d <= 0: base).
+// One arm's held-out rungs in the ladder's nested backtest, against the prediction intervals each
+// refit would have printed from its own rungs (a residual bootstrap's fit interval widened by the
+// misfit of its own nested backtest, one level down).
+struct ArmBacktestCheck {
+  std::string arm;
+  int points = 0;         // held-out rungs with a prediction interval
+  int misses = 0;         // of those, outside it
+  int over = 0;           // of those, predicted above the measurement
+  double p_value = kNaN;  // P(X >= misses) for X ~ Binomial(points, 1 - level)
+};
+
+struct MisfitModel {
+  double base = kNaN;        // sigma at the data (relative error of L)
+  double per_decade = kNaN;  // growth of sigma per decade of extrapolation
+  double quantile = kNaN;    // t quantile that turns sigma into a half-width at the fit's level
+  int points = 0;            // held-out rungs of the ladder's own nested backtest behind it
+  int refits = 0;            // refits of that backtest (k = 1, 2, ...)
+  double prior_weight = 0;   // pseudo-points of the calibrated prior it was shrunk towards
+  std::string source;        // "ladder (24 held-out rungs) + prior" | "prior only (...)"
+  std::vector<ArmBacktestCheck> checks;  // per arm, the nested backtest's misses
+  // Per non-baseline arm: the growth per decade of the misfit of its loss *relative to the
+  // baseline's* (the trend of e_arm - e_base over the rungs both held out, shrunk towards half the
+  // prior's slope). A multiplier compares two losses; arms one pipeline trained err together
+  // (every held-out rung of the published FineWeb ladder was over-predicted), so what moves the
+  // multiplier is the difference, not each error on its own.
+  std::map<std::string, double> difference_per_decade;
+};
+
+// A predicted loss of one arm at one compute, with both intervals.
+struct LossPrediction {
+  double compute = kNaN;  // C
+  double loss = kNaN;     // L(C) of the point fit
+  double decades = kNaN;  // log10(C / the arm's largest fitted compute)
+  double misfit = kNaN;   // q sigma(d): the misfit's relative half-width at this distance
+  double fit_lo = kNaN;   // fit interval: bootstrap percentile (1-level)/2 of L(C)
+  double fit_hi = kNaN;   // fit interval: bootstrap percentile (1+level)/2 of L(C)
+  double lo = kNaN;       // prediction interval: L - sqrt((L - fit_lo)^2 + (q sigma(d) L)^2)
+  double hi = kNaN;       // prediction interval: L + sqrt((fit_hi - L)^2 + (q sigma(d) L)^2)
+  // Why lo and hi are NaN ("" when they are not): "no interval (3 rungs, 3 parameters)", ...
+  std::string no_interval;
+};
+
+// The projected losses of one arm at each FrontierOptions::at.
+struct ArmLossProjections {
+  std::string arm;
+  std::vector<LossPrediction> at;
 };
 
 // --- sweeps and diagnostics (computed with every fit, stored with it) -------------------------
@@ -151,6 +241,9 @@ struct SweepRungChoice {
 struct ExtrapolationDistance {
   double compute = kNaN;  // C (an --at value)
   double decades = kNaN;  // log10(C / largest fitted compute); <= 0 inside the data
+  // q sigma(d) of the fit's misfit model: the relative error to expect of a loss predicted there,
+  // from the ladder's own nested backtest (NaN without one)
+  double expected_error = kNaN;
   // "interpolation" (inside the fitted compute range), "extrapolation" (beyond it, up to 3
   // decades; also below the smallest rung), "projection" (more than 3 decades beyond)
   std::string regime;
@@ -158,7 +251,7 @@ struct ExtrapolationDistance {
 
 // One reason not to trust a fit, as the fit found it.
 struct FitDiagnostic {
-  // "e_at_bound" | "curvature" | "few_rungs" | "projection" | "sweep_edge"
+  // "e_at_bound" | "shared_e" | "backtest_failed" | "few_rungs" | "projection" | "sweep_edge"
   std::string kind;
   std::string arm;      // the arm it is about ("" for the whole fit)
   std::string message;  // one line, printed as is by the CLI, the exports and the GUI
@@ -177,6 +270,11 @@ struct FitDiagnostics {
 };
 
 struct FrontierResult {
+  std::string form = "frontier";  // the law fitted (fitting/fit_forms.h)
+  double pinned_E = kNaN;         // form "pinned-e": the E every arm was fitted with
+  std::string pinned_E_source;    // and where the user said it comes from
+  // --form auto: why this form was chosen ("" when the user named it)
+  std::string form_choice;
   double c_ref = 1e18;          // C0
   std::string baseline;         // arm whose E is shared
   bool joint = false;           // E fitted jointly across arms
@@ -203,6 +301,11 @@ struct FrontierResult {
   std::vector<SweepRungChoice> sweep;
   // What the fit says about its own trust (fitting/fit_diagnostics.h).
   FitDiagnostics diagnostics;
+  // The law's misfit estimated from the ladder's own nested backtest, and every arm's projected
+  // loss at each --at with its fit and prediction intervals (fitting/prediction_interval.h).
+  // Empty / NaN when FrontierOptions::prediction_intervals is off.
+  MisfitModel misfit;
+  std::vector<ArmLossProjections> loss_projections;  // same order as arms
 };
 
 // --- Chinchilla: L(N, D) = E + A / N^alpha + B / D^beta ------------------------------------

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "fitting/fit_forms.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_model.h"
 
@@ -55,12 +56,12 @@ std::vector<BandPoint> frontierBand(const FrontierResult& result, size_t arm_ind
   if (arm_index >= result.arms.size()) return {};
   const ArmFit& fit = result.arms[arm_index];
   const double c0 = result.c_ref;
+  const FitForm& form = formOf(result);
   return pointwiseBand(
-      result, computes, [&](double c) { return frontierLoss(c, c0, fit.E, fit.A, fit.gamma); },
+      result, computes, [&](double c) { return formLoss(form, fit, c, c0); },
       [&](const std::vector<FrontierDraw>& draws, double c) {
         if (arm_index >= draws.size()) return kNaN;
-        const FrontierDraw& d = draws[arm_index];
-        return frontierLoss(c, c0, d.E, d.A, d.gamma);
+        return formLoss(form, draws[arm_index], c, c0);
       });
 }
 
@@ -70,13 +71,12 @@ std::vector<BandPoint> multiplierBand(const FrontierResult& result, size_t arm_i
   const ArmFit& base = result.arms[0];
   const ArmFit& arm = result.arms[arm_index];
   const double c0 = result.c_ref;
+  const FitForm& form = formOf(result);
   return pointwiseBand(
-      result, computes,
-      [&](double c) { return projectedMultiplier(c, c0, base.A, base.gamma, arm.A, arm.gamma); },
+      result, computes, [&](double c) { return form.multiplier(base, arm, c, c0); },
       [&](const std::vector<FrontierDraw>& draws, double c) {
         if (arm_index >= draws.size()) return kNaN;
-        return projectedMultiplier(c, c0, draws[0].A, draws[0].gamma, draws[arm_index].A,
-                                   draws[arm_index].gamma);
+        return form.multiplier(draws[0], draws[arm_index], c, c0);
       });
 }
 

@@ -14,11 +14,13 @@
 #include "core/parallel_for.h"
 #include "fitting/cancellation.h"
 #include "fitting/fit_diagnostics.h"
+#include "fitting/fit_forms.h"
 #include "fitting/frontier_input.h"
 #include "fitting/frontier_model.h"
 #include "fitting/frontier_solver.h"
 #include "fitting/log_excess_line.h"
 #include "fitting/multipliers.h"
+#include "fitting/prediction_interval.h"
 #include "fitting/student_t.h"
 #include "fitting/sweep_envelope.h"
 
@@ -53,6 +55,7 @@ std::string fmt(double v) {
 struct Replicate {
   bool ok = false;
   std::vector<double> E, A, gamma;
+  std::vector<std::vector<double>> extra;       // [arm]: the form's own parameters
   std::vector<std::vector<double>> multiplier;  // [arm-1][at]
   std::vector<double> per_decade;               // [arm-1]
 };
@@ -93,12 +96,12 @@ std::mt19937_64 armStream(std::uint64_t seed, int index, const std::string& arm)
 // to resample; its residuals are drawn from N(0, pooled^2), the scatter of the arms that have.
 // `known` > 0 and finite: every residual is drawn from N(0, known^2) instead
 // (fitFrontierKnownScatter; 0 or less: not known).
-ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, int p, double pooled,
-                         double known, std::mt19937_64& rng) {
+ArmData residualResample(const FitForm& form, const ArmData& arm, const ArmFit& fit, double c_ref,
+                         int p, double pooled, double known, std::mt19937_64& rng) {
   const size_t n = arm.compute.size();
   std::vector<double> curve(n), residual(n);
   for (size_t i = 0; i < n; ++i) {
-    curve[i] = frontierLoss(arm.compute[i], c_ref, fit.E, fit.A, fit.gamma);
+    curve[i] = formLoss(form, fit, arm.compute[i], c_ref);
     residual[i] = arm.loss[i] - curve[i];
   }
   ArmData out = arm;
@@ -115,8 +118,8 @@ ArmData residualResample(const ArmData& arm, const ArmFit& fit, double c_ref, in
 }
 
 // sqrt(sum rss / sum dof) over the arms with residual degrees of freedom (0 when none has).
-double pooledScatter(const std::vector<ArmData>& arms, const std::vector<ArmFit>& fits, bool joint,
-                     double c_ref) {
+double pooledScatter(const FitForm& form, const std::vector<ArmData>& arms,
+                     const std::vector<ArmFit>& fits, bool joint, double c_ref) {
   double rss = 0;
   int dof = 0;
   for (size_t a = 0; a < arms.size(); ++a) {
@@ -124,8 +127,7 @@ double pooledScatter(const std::vector<ArmData>& arms, const std::vector<ArmFit>
     const int n = static_cast<int>(arms[a].compute.size());
     if (n <= p || !std::isfinite(fits[a].A) || !std::isfinite(fits[a].gamma)) continue;
     for (size_t i = 0; i < arms[a].compute.size(); ++i) {
-      const double r = arms[a].loss[i] -
-                       frontierLoss(arms[a].compute[i], c_ref, fits[a].E, fits[a].A, fits[a].gamma);
+      const double r = arms[a].loss[i] - formLoss(form, fits[a], arms[a].compute[i], c_ref);
       rss += r * r;
     }
     dof += n - p;
@@ -140,20 +142,22 @@ using KnownScatter = std::map<std::string, double>;
 // pooled residual scatter; `known`: arms whose residuals are drawn from N(0, s^2).
 Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& options, int index,
                        const std::vector<ArmFit>* point, double pooled, const KnownScatter& known) {
+  const FitForm& form = fitForm(options.form);
   std::vector<ArmData> sample;
   for (size_t a = 0; a < arms.size(); ++a) {
     std::mt19937_64 rng = armStream(options.seed, index, arms[a].name);
     const int p = (a == 0 || options.joint) ? 3 : 2;
     const auto s = known.find(arms[a].name);
-    sample.push_back(point ? residualResample(arms[a], (*point)[a], options.c_ref, p, pooled,
+    sample.push_back(point ? residualResample(form, arms[a], (*point)[a], options.c_ref, p, pooled,
                                               s != known.end() ? s->second : 0.0, rng)
                            : resample(arms[a], a == 0 ? 3 : 2, rng));
   }
   Replicate rep;
   std::vector<ArmFit> fits;
   try {
-    fits = solveFrontier(sample, options.c_ref, options.joint, false, options.estimator,
-                         options.cancellation);
+    fits = form.solve(sample, options, false);
+  } catch (const FitCancelled&) {
+    return rep;
   } catch (const std::exception&) {
     return rep;
   }
@@ -161,14 +165,14 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
     rep.E.push_back(f.E);
     rep.A.push_back(f.A);
     rep.gamma.push_back(f.gamma);
+    rep.extra.push_back(f.extra);
   }
+  const double per_decade_at = options.at.empty() ? options.c_ref : options.at.front();
   for (size_t a = 1; a < fits.size(); ++a) {
     std::vector<double> m;
-    for (double c : options.at)
-      m.push_back(projectedMultiplier(c, options.c_ref, fits[0].A, fits[0].gamma, fits[a].A,
-                                      fits[a].gamma));
+    for (double c : options.at) m.push_back(form.multiplier(fits[0], fits[a], c, options.c_ref));
     rep.multiplier.push_back(m);
-    rep.per_decade.push_back(multiplierPerDecade(fits[0].gamma, fits[a].gamma));
+    rep.per_decade.push_back(form.perDecade(fits[0], fits[a], per_decade_at, options.c_ref));
   }
   rep.ok = true;
   return rep;
@@ -177,7 +181,9 @@ Replicate runReplicate(const std::vector<ArmData>& arms, const FrontierOptions& 
 std::vector<Replicate> runBootstrap(const std::vector<ArmData>& arms,
                                     const FrontierOptions& options,
                                     const std::vector<ArmFit>* point, const KnownScatter& known) {
-  const double pooled = point ? pooledScatter(arms, *point, options.joint, options.c_ref) : 0.0;
+  const double pooled =
+      point ? pooledScatter(fitForm(options.form), arms, *point, options.joint, options.c_ref)
+            : 0.0;
   std::vector<Replicate> reps(options.bootstrap);
   const int threads = std::max(1, std::min(options.threads, options.bootstrap));
   parallelFor(threads, [&](int t) {
@@ -255,9 +261,16 @@ bool anyKnown(const KnownScatter& known) {
 FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& options,
                               const KnownScatter& known) {
   validateFrontierInput(table, options);
+  const FitForm& form = fitForm(options.form);
+  form.checkOptions(options);
   const std::vector<ArmData> arms = groupByArm(table, options.baseline);
 
   FrontierResult result;
+  result.form = form.name();
+  if (form.name() == "pinned-e") {
+    result.pinned_E = options.pinned_E;
+    result.pinned_E_source = options.pinned_E_source;
+  }
   result.estimator = options.estimator;
   result.c_ref = options.c_ref;
   result.baseline = options.baseline;
@@ -269,17 +282,18 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
     return result;
   }
   try {
-    result.arms = solveFrontier(arms, options.c_ref, options.joint, true, options.estimator,
-                                options.cancellation);
+    result.arms = form.solve(arms, options, true);
   } catch (const FitCancelled&) {
     result.cancelled = true;
     return result;
   }
-  const bool paper = options.estimator == FrontierEstimator::Paper;
+  const bool power_law = form.name() == "frontier";
+  const bool paper = power_law && options.estimator == FrontierEstimator::Paper;
   if (paper) explainArmsBelowSharedE(table, result.arms, options.baseline);
   for (size_t a = 0; a < result.arms.size(); ++a) {
     ArmFit& f = result.arms[a];
-    f.method = armFitMethod(options.estimator, options.joint, a == 0);
+    f.method = power_law ? armFitMethod(options.estimator, options.joint, a == 0)
+                         : form.name() + (f.E_free ? "_e_free" : "_e_fixed");
     addTIntervals(f, options.ci_level);
   }
   const ArmFit& base = result.arms[0];
@@ -306,9 +320,9 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
     m.arm = arm.arm;
     m.measured = measuredMultipliers(base_rungs, rungsOf(points_by_arm[arm.arm]));
     for (double c : options.at)
-      m.projected.push_back(
-          {c, projectedMultiplier(c, options.c_ref, base.A, base.gamma, arm.A, arm.gamma)});
-    m.per_decade = multiplierPerDecade(base.gamma, arm.gamma);
+      m.projected.push_back({c, form.multiplier(base, arm, c, options.c_ref)});
+    m.per_decade = form.perDecade(
+        base, arm, options.at.empty() ? options.c_ref : options.at.front(), options.c_ref);
     result.multipliers.push_back(m);
   }
 
@@ -330,8 +344,9 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
       result.bootstrap_used += 1;
       std::vector<FrontierDraw> draw;
       for (size_t a = 0; a < r.E.size(); ++a)
-        draw.push_back(result.arms[a].no_fit.empty() ? FrontierDraw{r.E[a], r.A[a], r.gamma[a]}
-                                                     : FrontierDraw{});  // no band without a fit
+        draw.push_back(result.arms[a].no_fit.empty()
+                           ? FrontierDraw{r.E[a], r.A[a], r.gamma[a], r.extra[a]}
+                           : FrontierDraw{});  // no band without a fit
       result.bootstrap_draws.push_back(std::move(draw));
     }
     for (size_t a = 0; a < result.arms.size(); ++a) {
@@ -365,11 +380,12 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
 }  // namespace
 
 FrontierResult fitFrontier(const ResultsTable& table, const FrontierOptions& options) {
-  // A sweep's envelope first (the best point of every rung), then the fit, then what the fit
-  // says about its own trust.
+  // A sweep's envelope first (the best point of every rung), then the fit, its prediction
+  // intervals, then what the fit says about its own trust.
   const SweepEnvelope envelope = sweepEnvelope(table);
   FrontierResult fit = fitWithScatter(envelope.table, options, {});
   fit.sweep = envelope.rungs;
+  addPredictionIntervals(fit, envelope.table, options);
   fit.diagnostics = diagnoseFrontierFit(fit, envelope.table, options);
   return fit;
 }

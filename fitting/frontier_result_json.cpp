@@ -16,6 +16,12 @@ double num(const json& j) {
   return j.is_number() ? j.get<double>() : kNaN;
 }
 
+json numbers(const std::vector<double>& v) {
+  json out = json::array();
+  for (double x : v) out.push_back(num(x));
+  return out;
+}
+
 json armToJson(const ArmFit& f) {
   return {{"arm", f.arm},
           {"E_free", f.E_free},
@@ -29,7 +35,9 @@ json armToJson(const ArmFit& f) {
           {"bootstrap_used", f.bootstrap_used},
           {"method", f.method},
           {"no_fit", f.no_fit},
-          {"at_bound", f.at_bound}};
+          {"at_bound", f.at_bound},
+          {"extra", numbers(f.extra)},
+          {"extra_se", numbers(f.extra_se)}};
 }
 
 ArmFit armFromJson(const json& j) {
@@ -50,6 +58,10 @@ ArmFit armFromJson(const json& j) {
   f.method = j.at("method").get<std::string>();
   f.no_fit = j.at("no_fit").get<std::string>();
   f.at_bound = j.at("at_bound").get<std::vector<std::string>>();
+  if (j.contains("extra"))
+    for (const json& v : j.at("extra")) f.extra.push_back(num(v));
+  if (j.contains("extra_se"))
+    for (const json& v : j.at("extra_se")) f.extra_se.push_back(num(v));
   return f;
 }
 
@@ -85,10 +97,17 @@ nlohmann::json frontierResultToJson(const FrontierResult& r) {
   for (const auto& m : r.multipliers) multipliers.push_back(multipliersToJson(m));
   for (const auto& replicate : r.bootstrap_draws) {
     json row = json::array();
-    for (const auto& d : replicate) row.push_back({num(d.E), num(d.A), num(d.gamma)});
+    for (const auto& d : replicate) {
+      json draw = {num(d.E), num(d.A), num(d.gamma)};
+      for (double x : d.extra) draw.push_back(num(x));
+      row.push_back(std::move(draw));
+    }
     draws.push_back(std::move(row));
   }
-  return {{"c_ref", r.c_ref},
+  return {{"form", r.form},
+          {"pinned_E", num(r.pinned_E)},
+          {"pinned_E_source", r.pinned_E_source},
+          {"c_ref", r.c_ref},
           {"baseline", r.baseline},
           {"joint", r.joint},
           {"bootstrap_requested", r.bootstrap_requested},
@@ -105,6 +124,9 @@ nlohmann::json frontierResultToJson(const FrontierResult& r) {
 FrontierResult frontierResultFromJson(const nlohmann::json& j) {
   try {
     FrontierResult r;
+    r.form = j.value("form", std::string("frontier"));  // absent before forms were stored
+    if (j.contains("pinned_E")) r.pinned_E = num(j.at("pinned_E"));
+    r.pinned_E_source = j.value("pinned_E_source", std::string());
     r.c_ref = j.at("c_ref").get<double>();
     r.baseline = j.at("baseline").get<std::string>();
     r.joint = j.at("joint").get<bool>();
@@ -118,7 +140,11 @@ FrontierResult frontierResultFromJson(const nlohmann::json& j) {
     r.baseline_line = armFromJson(j.at("baseline_line"));
     for (const auto& row : j.at("draws")) {
       std::vector<FrontierDraw> replicate;
-      for (const auto& d : row) replicate.push_back({num(d.at(0)), num(d.at(1)), num(d.at(2))});
+      for (const auto& d : row) {
+        FrontierDraw draw{num(d.at(0)), num(d.at(1)), num(d.at(2)), {}};
+        for (size_t i = 3; i < d.size(); ++i) draw.extra.push_back(num(d.at(i)));
+        replicate.push_back(std::move(draw));
+      }
       r.bootstrap_draws.push_back(std::move(replicate));
     }
     return r;

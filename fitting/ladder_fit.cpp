@@ -10,6 +10,7 @@
 #include "fitting/fit_diagnostics.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_result_json.h"
+#include "fitting/prediction_interval.h"
 #include "fitting/sweep_envelope.h"
 
 namespace deepladder::fitting {
@@ -103,12 +104,17 @@ FrontierResult LadderFitter::fit(const ResultsTable& swept, const FrontierOption
   const SweepEnvelope envelope = sweepEnvelope(swept);
   FrontierResult fit = fitEnvelope(envelope.table, options, lenient);
   fit.sweep = envelope.rungs;
+  addPredictionIntervals(fit, envelope.table, options);
   fit.diagnostics = diagnoseFrontierFit(fit, envelope.table, options);
   return fit;
 }
 
-FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table, const FrontierOptions& options,
-                                         bool lenient) {
+FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
+                                         const FrontierOptions& ladder_options, bool lenient) {
+  // The shares carry fit intervals only: the misfit is a property of the whole ladder, added to
+  // the assembled fit by fit().
+  FrontierOptions options = ladder_options;
+  options.prediction_intervals = false;
   refitted_.clear();
   skipped_.clear();
   cache_hits_ = 0;
@@ -121,14 +127,18 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table, const Fronti
                     "\" yet" + (lenient ? "" : ". Pass --baseline with one of the arms"));
   const std::vector<RunPoint>& base = by_arm.at(options.baseline);
 
-  if (options.joint) {
+  // One E for all arms, or a form other than the power law (whose arms need not share E the
+  // paper's way): the ladder is one share.
+  if (options.joint || options.form != "frontier") {
     std::vector<std::string> arms;
     for (const auto& [arm, pts] : by_arm) arms.push_back(arm);
     ResultsTable sorted;
     sorted.source = table.source;
     for (const auto& [arm, pts] : by_arm)
       sorted.points.insert(sorted.points.end(), pts.begin(), pts.end());
-    const std::string key = fitCacheKey("frontier-joint", {options_key, pointsKey(table.points)});
+    const std::string key =
+        fitCacheKey(options.joint ? "frontier-joint" : "frontier-" + options.form,
+                    {options_key, pointsKey(table.points)});
     if (auto found = lookup("*", key)) return *found;
     FrontierResult fit = fitFrontier(sorted, options);
     store("*", key, fit, arms);

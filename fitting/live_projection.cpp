@@ -104,8 +104,8 @@ std::string projectionLine(const ProjectionSnapshot& s) {
     line += buf;
     first = false;
   }
-  char tail[48];
-  std::snprintf(tail, sizeof tail, " at %.3g FLOPs", s.target);
+  char tail[80];
+  std::snprintf(tail, sizeof tail, " at %.3g FLOPs (95%% prediction intervals)", s.target);
   return line + tail;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "fitting/frontier_band.h"
+#include "fitting/prediction_interval.h"
 
 namespace deepladder::fitting {
 
@@ -24,10 +25,12 @@ std::optional<LiveScore> scoreAgainstFitBefore(const FrontierResult& before,
   s.size = run.size;
   s.compute = run.compute_flops;
   s.measured_loss = run.val_loss;
-  const BandPoint band = frontierBand(before, index, {run.compute_flops}).at(0);
-  s.predicted_loss = band.value;
-  s.lo = band.lo;
-  s.hi = band.hi;
+  // The prediction interval `fit` printed before the run (its fit interval where the fit had no
+  // misfit estimate).
+  const LossPrediction prediction = predictLoss(before, index, run.compute_flops);
+  s.predicted_loss = prediction.loss;
+  s.lo = std::isfinite(prediction.lo) ? prediction.lo : prediction.fit_lo;
+  s.hi = std::isfinite(prediction.hi) ? prediction.hi : prediction.fit_hi;
   s.rel_error = (s.predicted_loss - s.measured_loss) / s.measured_loss;
   double top = 0;
   for (const auto& p : before_table.points)

@@ -8,6 +8,7 @@
 
 #include "core/safe_text.h"
 #include "fitting/fit_diagnostics.h"
+#include "fitting/fit_forms.h"
 #include "fitting/fit_json.h"
 #include "fitting/table_format.h"
 
@@ -40,6 +41,48 @@ const ArmMultipliers* multipliersOf(const FrontierResult& r, const std::string& 
   return nullptr;
 }
 
+bool hasPredictionIntervals(const FrontierResult& r) {
+  return std::isfinite(r.misfit.per_decade);
+}
+
+// Which interval the tables show, and where the misfit came from.
+std::string intervalNote(const FrontierResult& r) {
+  if (!hasPredictionIntervals(r))
+    return "Intervals: fit intervals (bootstrap: parameter uncertainty only, no misfit)";
+  const MisfitModel& m = r.misfit;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "Intervals: prediction intervals (the fit interval widened by the law's misfit, "
+                "sigma = %.2f%% + %.2f%% per decade beyond each arm's data, quantile %.2f; %s)",
+                100 * m.base, 100 * m.per_decade, m.quantile, m.source.c_str());
+  return buf;
+}
+
+// The projected loss of every arm at each --at, prediction and fit intervals side by side.
+std::string projectedLossMarkdown(const FrontierResult& r) {
+  if (r.loss_projections.empty()) return "";
+  std::ostringstream out;
+  out << "\nProjected loss L(C) (prediction interval; fit interval)\n\n| arm |";
+  const auto& first = r.loss_projections.front().at;
+  for (const auto& p : first) out << " L@" << g(p.compute, 3) << " |";
+  out << "\n|---|";
+  for (size_t i = 0; i < first.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& arm : r.loss_projections) {
+    out << "| " << arm.arm << " |";
+    for (const auto& p : arm.at) {
+      out << " " << g(p.loss);
+      if (p.no_interval.empty())
+        out << " " << interval(p.lo, p.hi) << "; fit " << interval(p.fit_lo, p.fit_hi);
+      else
+        out << " " << p.no_interval;
+      out << " |";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
 std::vector<double> projectedComputes(const FrontierResult& r) {
   std::vector<double> at;
   if (!r.multipliers.empty())
@@ -52,21 +95,34 @@ std::vector<double> projectedComputes(const FrontierResult& r) {
 std::string scalingTableMarkdown(const FrontierResult& r) {
   std::ostringstream out;
   const auto at = projectedComputes(r);
-  out << "Frontier L(C) = E + A (C/" << g(r.c_ref) << ")^-gamma, baseline " << r.baseline
-      << (r.joint ? ", E fitted jointly" : ", E shared with the baseline") << ", "
-      << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples (of "
+  const std::vector<std::string> extra = formOf(r).extraParameters();
+  out << "Frontier " << formulaOf(r) << ", baseline " << r.baseline
+      << (r.form == "pinned-e" ? ", E pinned"
+          : r.joint            ? ", E fitted jointly"
+                               : ", E shared with the baseline")
+      << ", " << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples (of "
       << (r.residual_bootstrap ? "residuals" : "runs") << "), " << g(100 * r.ci_level, 3)
       << "% intervals\n";
-  out << "Estimator: " << estimatorDescription(r.estimator, r.joint) << "\n\n";
-  out << "| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
+  out << intervalNote(r) << "\n";
+  out << "Estimator: " << formDescriptionOf(r) << "\n";
+  if (r.form == "pinned-e")
+    out << "E pinned at " << g(r.pinned_E) << " (source: " << r.pinned_E_source
+        << "): every number below rests on it\n";
+  if (!r.form_choice.empty()) out << r.form_choice << "\n";
+  out << "\n| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
+  for (const auto& name : extra) out << " " << name << " +- se |";
   for (double c : at) out << " M@" << g(c, 3) << " |";
   out << " per decade | flags |\n|---|---|---|---|---|---|";
+  for (size_t i = 0; i < extra.size(); ++i) out << "---|";
   for (size_t i = 0; i < at.size(); ++i) out << "---|";
   out << "---|---|\n";
   for (const auto& f : r.arms) {
     out << "| " << f.arm << " | " << g(f.gamma) << " +- " << g(f.gamma_se, 2) << " | "
         << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << interval(f.gamma_t_lo, f.gamma_t_hi)
         << " | " << g(f.A) << " | " << g(f.E) << " |";
+    for (size_t i = 0; i < extra.size(); ++i)
+      out << " " << g(i < f.extra.size() ? f.extra[i] : kNaN) << " +- "
+          << g(i < f.extra_se.size() ? f.extra_se[i] : kNaN, 2) << " |";
     const ArmMultipliers* m = multipliersOf(r, f.arm);
     for (size_t i = 0; i < at.size(); ++i) {
       if (!m) {
@@ -79,7 +135,10 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
     out << " " << (m ? g(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
   }
   out << "\ngamma CI: bootstrap percentiles (every resample refitted, E included); gamma t CI: "
-         "gamma -+ t(dof) se, E held at its fit.\n";
+         "gamma -+ t(dof) se, E held at its fit. M@C [lo, hi]: the multiplier's "
+      << (hasPredictionIntervals(r) ? "prediction interval" : "fit interval")
+      << "; per decade: from the fitted exponents (its fit interval is in the JSON).\n";
+  out << projectedLossMarkdown(r);
   for (const auto& f : r.arms)
     if (!f.no_fit.empty()) out << f.no_fit << "\n";
   for (const auto& f : r.arms)
@@ -115,15 +174,21 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
 
 std::string scalingTableCsv(const FrontierResult& r) {
   std::ostringstream out;
-  const std::string estimator = estimatorName(r.estimator);
+  const std::string estimator =
+      r.form == "frontier" ? estimatorName(r.estimator)
+                           : r.form + (r.form == "pinned-e" ? " E=" + g(r.pinned_E, 6) : "");
   out << "arm,quantity,compute,value,se,ci_lo,ci_hi,estimator\n";
   auto row = [&](const std::string& arm, const char* q, double c, double v, double se, double lo,
                  double hi) {
     out << arm << ',' << q << ',' << g(c, 17, "") << ',' << g(v, 17, "") << ',' << g(se, 17, "")
         << ',' << g(lo, 17, "") << ',' << g(hi, 17, "") << ',' << estimator << '\n';
   };
+  const std::vector<std::string> extra = formOf(r).extraParameters();
   for (const auto& f : r.arms) {
     row(f.arm, "E", kNaN, f.E, f.E_se, f.E_ci_lo, f.E_ci_hi);
+    for (size_t i = 0; i < extra.size() && i < f.extra.size(); ++i)
+      row(f.arm, extra[i].c_str(), kNaN, f.extra[i], i < f.extra_se.size() ? f.extra_se[i] : kNaN,
+          kNaN, kNaN);
     row(f.arm, "A", kNaN, f.A, f.A_se, f.A_ci_lo, f.A_ci_hi);
     row(f.arm, "gamma", kNaN, f.gamma, f.gamma_se, f.gamma_ci_lo, f.gamma_ci_hi);
     row(f.arm, "gamma_t", kNaN, f.gamma, f.gamma_se, f.gamma_t_lo, f.gamma_t_hi);
@@ -134,9 +199,17 @@ std::string scalingTableCsv(const FrontierResult& r) {
     row(m.arm, "per_decade", kNaN, m.per_decade, kNaN, m.per_decade_lo, m.per_decade_hi);
     for (const auto& p : m.measured)
       row(m.arm, "measured_multiplier", p.compute, p.multiplier, kNaN, kNaN, kNaN);
-    for (const auto& p : m.projected)
+    for (const auto& p : m.projected) {
       row(m.arm, "projected_multiplier", p.compute, p.multiplier, kNaN, p.ci_lo, p.ci_hi);
+      row(m.arm, "projected_multiplier_fit_interval", p.compute, p.multiplier, kNaN, p.fit_lo,
+          p.fit_hi);
+    }
   }
+  for (const auto& arm : r.loss_projections)
+    for (const auto& p : arm.at) {
+      row(arm.arm, "projected_loss", p.compute, p.loss, kNaN, p.lo, p.hi);
+      row(arm.arm, "projected_loss_fit_interval", p.compute, p.loss, kNaN, p.fit_lo, p.fit_hi);
+    }
   return out.str();
 }
 
@@ -150,8 +223,8 @@ std::string scalingTableLatex(const FrontierResult& r) {
     const int exponent = std::stoi(s.substr(e + 1));
     return s.substr(0, e) + "\\times 10^{" + std::to_string(exponent) + "}";
   };
-  const std::string estimator = estimatorDescription(r.estimator, r.joint);
-  out << "% Scaling table: L(C) = E + A (C/C_0)^{-\\gamma}, baseline " << latexEscape(r.baseline)
+  const std::string estimator = formDescriptionOf(r);
+  out << "% Scaling table: " << formulaOf(r) << ", baseline " << latexEscape(r.baseline)
       << ", estimator " << estimator << "; needs \\usepackage{booktabs}\n";
   out << "\\begin{tabular}{l" << std::string(4 + at.size() + 1, 'r') << "}\n\\toprule\n";
   out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $\\gamma$ " << g(100 * r.ci_level, 3)
@@ -182,6 +255,8 @@ std::string scalingTableLatex(const FrontierResult& r) {
   }
   out << "\\midrule\n\\multicolumn{" << 5 + at.size() + 1
       << "}{l}{\\footnotesize Estimator: " << latexEscape(estimator) << "} \\\\\n";
+  out << "\\multicolumn{" << 5 + at.size() + 1 << "}{l}{\\footnotesize "
+      << latexEscape(intervalNote(r)) << "} \\\\\n";
   out << "\\bottomrule\n\\end{tabular}\n";
   return out.str();
 }

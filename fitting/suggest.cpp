@@ -45,7 +45,11 @@ Interval intervalOf(const FrontierResult& fit, const std::string& arm, double ta
   for (const auto& m : fit.multipliers)
     if (m.arm == arm)
       for (const auto& p : m.projected)
-        if (p.compute == target) return {p.ci_lo, p.ci_hi};
+        // The fit interval: what more runs narrow (the misfit part of the prediction interval
+        // is the law's, not the design's).
+        if (p.compute == target)
+          return std::isfinite(p.fit_lo) ? Interval{p.fit_lo, p.fit_hi}
+                                         : Interval{p.ci_lo, p.ci_hi};
   return {};
 }
 

@@ -160,8 +160,8 @@ TEST(Backtest, JsonHasExactlyTheFieldsAndMatchesTheCsvTable) {
   ASSERT_TRUE(j.at("backtest").is_array());
   ASSERT_EQ(j.at("backtest").size(), r.points.size());
   const std::set<std::string> base = {
-      "arm",       "k",  "compute", "measured_loss", "predicted_loss",
-      "rel_error", "lo", "hi",      "covered",       "extrapolation"};
+      "arm", "k",       "compute", "measured_loss", "predicted_loss", "rel_error",    "lo",
+      "hi",  "covered", "fit_lo",  "fit_hi",        "no_interval",    "extrapolation"};
   std::set<std::string> with_m = base;
   with_m.insert({"measured_multiplier", "predicted_multiplier"});
   int with_multiplier = 0;
@@ -169,8 +169,8 @@ TEST(Backtest, JsonHasExactlyTheFieldsAndMatchesTheCsvTable) {
   std::string line;
   std::getline(csv, line);
   EXPECT_EQ(line,
-            "arm,k,compute,measured_loss,predicted_loss,rel_error,lo,hi,covered,extrapolation,"
-            "measured_multiplier,predicted_multiplier");
+            "arm,k,compute,measured_loss,predicted_loss,rel_error,lo,hi,covered,fit_lo,fit_hi,"
+            "extrapolation,measured_multiplier,predicted_multiplier");
   for (const auto& e : j.at("backtest")) {
     std::set<std::string> keys;
     for (const auto& [key, value] : e.items()) keys.insert(key);
@@ -180,7 +180,7 @@ TEST(Backtest, JsonHasExactlyTheFieldsAndMatchesTheCsvTable) {
     std::vector<std::string> cells;
     std::stringstream row(line);
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    cells.resize(12);
+    cells.resize(14);
     EXPECT_EQ(cells[0], e.at("arm").get<std::string>());
     EXPECT_EQ(std::stoi(cells[1]), e.at("k").get<int>());
     for (auto [col, key] : {std::pair{2, "compute"},
@@ -189,7 +189,9 @@ TEST(Backtest, JsonHasExactlyTheFieldsAndMatchesTheCsvTable) {
                             {5, "rel_error"},
                             {6, "lo"},
                             {7, "hi"},
-                            {9, "extrapolation"}})
+                            {9, "fit_lo"},
+                            {10, "fit_hi"},
+                            {11, "extrapolation"}})
       EXPECT_DOUBLE_EQ(std::stod(cells[col]), e.at(key).get<double>()) << key;
     EXPECT_EQ(cells[8], e.at("covered").get<bool>() ? "true" : "false");
     const double rel =

@@ -81,9 +81,10 @@ TEST(FitDiagnostics, BaselineEAtItsBound) {
   EXPECT_TRUE(fires(r, "e_at_bound", "vanilla")) << ::testing::PrintToString(kindsOf(r));
 }
 
-TEST(FitDiagnostics, CurvatureOfAnArmWhoseLawBends) {
+TEST(FitDiagnostics, AnArmWhoseLawBendsIsFlaggedAndTheStraightOneIsNot) {
   // The deep arm is the sum of a steep and a shallow power law above the shared E: ln(L - E)
-  // against ln C flattens from slope ~-0.3 to ~-0.05 across the ladder.
+  // against ln C flattens from slope ~-0.3 to ~-0.05 across the ladder. Its rungs reject the
+  // shared E (a nearly flat term looks like a higher E) and its own held-out rungs miss.
   ResultsTable t = testing::syntheticLadder({{"vanilla", 1.8, 1.2, 0.111}}, 6, 0.0, 3);
   for (int i = 0; i < 6; ++i) {
     RunPoint p;
@@ -94,50 +95,71 @@ TEST(FitDiagnostics, CurvatureOfAnArmWhoseLawBends) {
     t.points.push_back(p);
   }
   const FrontierResult r = fitFrontier(t, quiet());
-  EXPECT_TRUE(fires(r, "curvature", "deep")) << ::testing::PrintToString(kindsOf(r));
-  EXPECT_FALSE(fires(r, "curvature", "vanilla"));
+  EXPECT_TRUE(fires(r, "shared_e", "deep") || fires(r, "backtest_failed", "deep"))
+      << ::testing::PrintToString(kindsOf(r));
+  EXPECT_FALSE(fires(r, "shared_e", "vanilla") || fires(r, "backtest_failed", "vanilla"));
+  EXPECT_FALSE(fires(r, "curvature", "deep"));  // the old flag is gone: it fired on straight laws
   const nlohmann::json j = frontierToJson(r);
   bool found = false;
-  for (const auto& w : j.at("diagnostics").at("warnings"))
-    found = found || w.at("kind") == "curvature";
+  for (const auto& w : j.at("diagnostics").at("warnings")) found = found || w.at("arm") == "deep";
   EXPECT_TRUE(found);
-  EXPECT_NE(trustSentence(r).find("the law bends"), std::string::npos) << trustSentence(r);
+  EXPECT_EQ(trustSentence(r).find("Trust the fit between"), std::string::npos) << trustSentence(r);
 }
 
-// What the diagnostics say on the paper's FineWeb ladder (8 arms, 5-6 rungs each, 1e18-1e20
-// FLOPs), fitted as the paper does with --at 1e20,1e26. Recorded from this implementation:
-// no E at a bound, no arm under 4 rungs, 1e26 5.8 decades beyond the
-// largest rung (1.5e20: a projection), and one bend: untied_grow's slope of ln(L - E) steepens
-// by 0.0122 across its rungs (standard error 0.0016, slope -0.117). Every other arm's change is
-// under 10% of its slope: vanilla -0.0013 (se 0.0022), deep_vanilla -0.0024 (0.0031),
-// deep_vanilla_grow -0.0061 (0.0037), loop_2 -0.0055 (0.0036), loop_grow -0.0084 (0.0040),
-// operator_1 +0.0004 (0.0037), untied_2 -0.0060 (0.0027). So the paper's 3.1x at 1e26 is, by
-// these diagnostics, a projection of a law whose growing arm still bends.
+TEST(FitDiagnostics, ExpectedErrorAtEveryAtComesFromTheMisfit) {
+  FrontierOptions o = quiet({1e20, 1e26});
+  const FrontierResult r =
+      fitFrontier(testing::syntheticLadder(testing::designDocArms(), 6, 0.002, 3), o);
+  ASSERT_EQ(r.diagnostics.extrapolation.size(), 2u);
+  for (const ExtrapolationDistance& e : r.diagnostics.extrapolation)
+    EXPECT_NEAR(
+        e.expected_error,
+        r.misfit.quantile * (r.misfit.base + r.misfit.per_decade * std::max(0.0, e.decades)),
+        1e-12);
+  EXPECT_GT(r.diagnostics.extrapolation[1].expected_error,
+            r.diagnostics.extrapolation[0].expected_error);
+  EXPECT_NE(diagnosticsMarkdown(r).find("Expected error of a projected loss"), std::string::npos);
+}
+
+// What the diagnostics say on the paper's FineWeb ladder (8 arms, 7-8 rungs each, 3.3e17-1.5e20
+// FLOPs), fitted as the paper does with --at 1e20,1e26. The expectations are not this code's own
+// output: they come from tests/fitting/paper_ladder_diagnostics.py (numpy and scipy on the CSV,
+// with the shared E = 1.7064 that paper_ladder_test.cpp checks against the paper's exponents):
+// 1e26 lies 5.8279 decades beyond the largest rung; every arm has 7 or 8 rungs; the slope change
+// of ln(L - E) is -0.0122 (se 0.0016) for untied_grow, within 0.0084 of zero for the others; and
+// untied_grow's own rungs prefer E = 1.4764 to the shared 1.7064 (F = 112, p = 0.00045), so the
+// bend the old curvature flag reported is, by the F test, the shared E misfitting that arm. The
+// sign of the backtest errors is docs/fits.md's observation: every held-out rung over-predicted.
 TEST(FitDiagnostics, WhatTheyReportOnThePaperFinewebLadder) {
   const ResultsTable t = readResultsCsv(std::string(DEEPLADDER_SOURCE_DIR) +
                                         "/tests/fitting/data/paper_fineweb_ladders.csv");
   const FrontierResult r = fitFrontier(t, quiet({1e20, 1e26}));
   for (const FitDiagnostic& w : r.diagnostics.warnings)
     std::printf("paper ladder diagnostic: %s: %s\n", w.kind.c_str(), w.message.c_str());
-  for (size_t i = 0; i < r.diagnostics.curvature_arms.size(); ++i)
-    std::printf("paper ladder curvature: %s slope change %.4f se %.4f\n",
-                r.diagnostics.curvature_arms[i].c_str(), r.diagnostics.slope_change[i],
-                r.diagnostics.slope_change_se[i]);
   std::printf("paper ladder trust: %s\n", trustSentence(r).c_str());
+  EXPECT_NEAR(r.arms[0].E, 1.7064, 1e-4);
   EXPECT_FALSE(fires(r, "e_at_bound", "vanilla"));
   for (const ArmFit& a : r.arms) EXPECT_FALSE(fires(r, "few_rungs", a.arm)) << a.arm;
   EXPECT_TRUE(fires(r, "projection", ""));
-  EXPECT_TRUE(fires(r, "curvature", "untied_grow"));
-  EXPECT_EQ(r.diagnostics.warnings.size(), 2u);
-  for (size_t i = 0; i < r.diagnostics.curvature_arms.size(); ++i)
+  EXPECT_TRUE(fires(r, "shared_e", "untied_grow"));
+  for (const ArmFit& a : r.arms)
+    if (a.arm != "untied_grow") EXPECT_FALSE(fires(r, "shared_e", a.arm)) << a.arm;
+  for (size_t i = 0; i < r.diagnostics.curvature_arms.size(); ++i) {
     if (r.diagnostics.curvature_arms[i] == "untied_grow") {
-      EXPECT_NEAR(r.diagnostics.slope_change[i], -0.0122, 5e-4);
-      EXPECT_NEAR(r.diagnostics.slope_change_se[i], 0.0016, 5e-4);
+      EXPECT_NEAR(r.diagnostics.slope_change[i], -0.0122, 2e-4);
+      EXPECT_NEAR(r.diagnostics.slope_change_se[i], 0.0016, 2e-4);
+    } else {
+      EXPECT_LT(std::fabs(r.diagnostics.slope_change[i]), 0.0086);
     }
+  }
   ASSERT_EQ(r.diagnostics.extrapolation.size(), 2u);
   EXPECT_EQ(r.diagnostics.extrapolation[0].regime, "interpolation");
-  EXPECT_NEAR(r.diagnostics.extrapolation[1].decades, 5.8, 0.05);
+  EXPECT_NEAR(r.diagnostics.extrapolation[1].decades, 5.8279, 1e-4);
   EXPECT_EQ(r.diagnostics.extrapolation[1].regime, "projection");
+  // Its own nested backtest over-predicts every held-out rung.
+  int over = 0, held = 0;
+  for (const ArmBacktestCheck& c : r.misfit.checks) over += c.over, held += c.misses;
+  EXPECT_EQ(over, held);
 }
 
 }  // namespace

@@ -113,8 +113,12 @@ TEST(FrontierBand, MultiplierBandMatchesTheFitsProjectedIntervals) {
     SCOPED_TRACE(o.at[k]);
     const auto& projected = result.multipliers[0].projected[k];
     EXPECT_NEAR(band[k].value, projected.multiplier, 1e-12 * projected.multiplier);
-    EXPECT_NEAR(band[k].lo, projected.ci_lo, 1e-12 * projected.ci_lo);
-    EXPECT_NEAR(band[k].hi, projected.ci_hi, 1e-12 * projected.ci_hi);
+    // The bootstrap band is the fit interval; the projected ci is the prediction interval,
+    // which contains it (the misfit widens each side).
+    EXPECT_NEAR(band[k].lo, projected.fit_lo, 1e-12 * projected.fit_lo);
+    EXPECT_NEAR(band[k].hi, projected.fit_hi, 1e-12 * projected.fit_hi);
+    EXPECT_LE(projected.ci_lo, projected.fit_lo);
+    EXPECT_GE(projected.ci_hi, projected.fit_hi);
   }
 }
 

@@ -10,8 +10,10 @@
 #include <tuple>
 #include <vector>
 
+#include "fitting/fit_forms.h"
 #include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
+#include "fitting/prediction_interval.h"
 #include "fitting/sweep_envelope.h"
 #include "ui/plots/legend_fit.h"
 #include "ui/plots/plot_style.h"
@@ -91,8 +93,9 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
       arm_lo = std::min(arm_lo, p.compute_flops);
       arm_hi = std::max(arm_hi, p.compute_flops);
     }
-    // Fitted curve over the arm's rungs, extended a factor 3 each side, with its bootstrap band
-    // (pointwise percentiles of L(C) over the resamples) drawn faintly behind it.
+    // Fitted curve over the arm's rungs, extended a factor 3 each side, with its prediction band
+    // (the bootstrap's pointwise percentiles of L(C) widened by the law's misfit,
+    // fitting/prediction_interval.h) drawn faintly behind it.
     QCPGraph* band_hi = plot.addGraph();
     QCPGraph* band_lo = plot.addGraph();
     makeBand(*band_hi, *band_lo, color, 40);
@@ -101,7 +104,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     curve->setPen(pen);
     curves.push_back(curve);
     if (std::isfinite(fit.E) && std::isfinite(fit.A) && std::isfinite(fit.gamma) && arm_hi > 0) {
-      const auto band = fitting::frontierBand(
+      const auto band = fitting::predictionBand(
           result, arm_index, fitting::logSpacedComputes(arm_lo / 3, arm_hi * 3, 121));
       for (const auto& p : band) {
         curve->addData(p.compute, p.value);
@@ -145,8 +148,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   // Which estimator made the curves: a legend line with no symbol.
   QCPGraph* estimator = plot.addGraph();
   estimator->setPen(Qt::NoPen);
-  estimator->setName(
-      QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
+  estimator->setName(QString::fromStdString(fitting::formLegendOf(result)));
   markLegendLineOptional(*estimator);
   if (any_unused) {
     QCPGraph* key = plot.addGraph();
@@ -159,9 +161,13 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     QCPGraph* key = plot.addGraph();
     key->setPen(Qt::NoPen);
     key->setBrush(QColor(120, 120, 120, 70));
-    key->setName(QStringLiteral("%1% bootstrap band (%2 resamples)")
-                     .arg(qRound(result.ci_level * 100))
-                     .arg(result.bootstrap_used));
+    key->setName(std::isfinite(result.misfit.per_decade)
+                     ? QStringLiteral("%1% prediction band (fit + misfit %2%/decade)")
+                           .arg(qRound(result.ci_level * 100))
+                           .arg(QString::number(100 * result.misfit.per_decade, 'f', 1))
+                     : QStringLiteral("%1% fit band (bootstrap, %2 resamples; no misfit)")
+                           .arg(qRound(result.ci_level * 100))
+                           .arg(result.bootstrap_used));
     markLegendLineOptional(*key);
   }
   plot.xAxis->setRange(x_lo, x_hi);

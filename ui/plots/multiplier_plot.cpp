@@ -7,8 +7,10 @@
 #include <cmath>
 #include <limits>
 
+#include "fitting/fit_forms.h"
 #include "fitting/frontier_band.h"
 #include "fitting/frontier_model.h"
+#include "fitting/prediction_interval.h"
 #include "ui/plots/legend_fit.h"
 #include "ui/plots/plot_style.h"
 
@@ -52,14 +54,16 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     size_t arm_index = 0;
     for (size_t a = 0; a < result.arms.size(); ++a)
       if (result.arms[a].arm == m.arm) arm_index = a;
-    // The projected curve and its band: pointwise bootstrap percentiles of M(C) over the same
-    // resamples as the frontier band (fitting::multiplierBand); a result without the resamples
-    // (read from JSON, say) falls back to the intervals at its projected computes.
+    // The projected curve and its prediction band: pointwise bootstrap percentiles of M(C) over
+    // the same resamples as the frontier band, widened by the misfit of both losses
+    // (fitting::multiplierPredictionBand); a result without the resamples (read from JSON, say)
+    // falls back to the intervals at its projected computes.
     QCPGraph* upper = plot.addGraph();
     QCPGraph* lower = plot.addGraph();
     QCPGraph* curve = plot.addGraph();
-    const auto band = base && arm_index > 0 ? fitting::multiplierBand(result, arm_index, grid)
-                                            : std::vector<fitting::BandPoint>{};
+    const auto band = base && arm_index > 0
+                          ? fitting::multiplierPredictionBand(result, arm_index, grid)
+                          : std::vector<fitting::BandPoint>{};
     for (const auto& p : band) {
       if (std::isfinite(p.value)) {
         curve->addData(p.compute, p.value);
@@ -88,7 +92,10 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     QString name = QString::fromStdString(m.arm) + QStringLiteral(" projected");
     if (std::isfinite(m.per_decade))
       name += QStringLiteral(" (\u00D7%1 per decade)").arg(QString::number(m.per_decade, 'f', 3));
-    if (has_band) name += QStringLiteral(", band %1%").arg(qRound(result.ci_level * 100));
+    if (has_band)
+      name += std::isfinite(result.misfit.per_decade)
+                  ? QStringLiteral(", %1% prediction band").arg(qRound(result.ci_level * 100))
+                  : QStringLiteral(", %1% fit band").arg(qRound(result.ci_level * 100));
     curve->setName(name);
 
     // Measured points.
@@ -115,8 +122,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   // Which estimator made the fits behind the projections: a legend line with no symbol.
   QCPGraph* estimator = plot.addGraph();
   estimator->setPen(Qt::NoPen);
-  estimator->setName(
-      QString::fromStdString(fitting::estimatorLegend(result.estimator, result.joint)));
+  estimator->setName(QString::fromStdString(fitting::formLegendOf(result)));
   markLegendLineOptional(*estimator);
 
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
