@@ -106,8 +106,9 @@ int runExportTb(const ExportTbOptions& o) {
                         tensorboard::encodeRunEventFile(hparamsOf(run), curves, start),
                         "the event file");
   }
-  std::printf("wrote %zu run(s), %zu scalars, to %s\nlook at them with: tensorboard --logdir %s\n",
-              runs.size(), scalars, o.out.c_str(), o.out.c_str());
+  std::printf(
+      "wrote %zu run(s) and %zu scalars to %s\nlook at them with: tensorboard --logdir %s\n",
+      runs.size(), scalars, o.out.c_str(), o.out.c_str());
   return 0;
 }
 

@@ -136,7 +136,7 @@ int importRuns(const ImportOptions& options, const std::vector<imports::Imported
   const storage::ImportedLadderSummary summary =
       storage::storeImportedLadder(*db, name, options.csv, runs, facts);
   std::printf(
-      "imported %zu runs (%zu metric rows) from %s as ladder \"%s\" into %s%s\nsee them with: "
+      "imported %zu run(s) (%zu metric rows) from %s as ladder \"%s\" into %s%s\nsee them with: "
       "deepladder status --db %s --ladder %s\nfit them with: deepladder fit --db %s --ladder %s\n",
       summary.runs, summary.rows, options.csv.c_str(), name.c_str(), options.db_path.c_str(),
       summary.replaced ? " (replacing the earlier import of that name)" : "",

@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "core/run_status.h"
+#include "core/safe_text.h"
 #include "core/sha256.h"
 
 namespace deepladder::storage {
@@ -47,7 +48,7 @@ ImportedLadderSummary storeImportedLadder(Database& db, const std::string& name,
     run.arm = f.arm;
     run.size = f.size;
     run.seed = f.seed;
-    run.config_json = r.options.dump();
+    run.config_json = dumpJson(r.options);  // invalid UTF-8 replaced, never thrown
     run.config_hash = sha256Hex(run.config_json.data(), run.config_json.size()).substr(0, 16);
     run.status = toString(RunStatus::kFinished);
     run.device = "imported";

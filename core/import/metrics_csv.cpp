@@ -24,6 +24,11 @@ std::string trimmed(const std::string& s) {
 
 constexpr const char* kRequired[] = {"run", "step", "metric", "value"};
 
+// The text without a UTF-8 byte order mark (spreadsheets write one).
+std::string withoutBom(const std::string& text) {
+  return text.rfind("\xEF\xBB\xBF", 0) == 0 ? text.substr(3) : text;
+}
+
 }  // namespace
 
 std::vector<std::string> splitCsvLine(const std::string& line) {
@@ -55,7 +60,8 @@ std::vector<std::string> splitCsvLine(const std::string& line) {
 }
 
 bool looksLikeMetricsCsv(const std::string& text) {
-  const std::string header = text.substr(0, text.find('\n'));
+  const std::string stripped = withoutBom(text.substr(0, text.find('\n')));
+  const std::string& header = stripped;
   const std::vector<std::string> cells = splitCsvLine(header);
   for (const char* name : kRequired)
     if (std::find(cells.begin(), cells.end(), name) == cells.end()) return false;
@@ -64,13 +70,17 @@ bool looksLikeMetricsCsv(const std::string& text) {
 
 std::vector<ImportedRun> parseMetricsCsv(const std::string& text, const std::string& source,
                                          const ImportSettings& settings) {
-  std::istringstream in(text);
+  std::istringstream in(withoutBom(text));
   std::string line;
   long line_number = 0;
   std::vector<std::string> header;
   while (header.empty() && std::getline(in, line)) {
     ++line_number;
-    if (!trimmed(line).empty()) header = splitCsvLine(line);
+    if (trimmed(line).empty()) continue;
+    if (!isValidUtf8(line))
+      throw UserError(locatedMessage(source, line_number, "header", "not valid UTF-8 text",
+                                     "Save the file as UTF-8"));
+    header = splitCsvLine(line);
   }
   std::map<std::string, size_t> column;
   for (size_t i = 0; i < header.size(); ++i) {
@@ -100,6 +110,9 @@ std::vector<ImportedRun> parseMetricsCsv(const std::string& text, const std::str
   while (std::getline(in, line)) {
     ++line_number;
     if (trimmed(line).empty()) continue;
+    if (!isValidUtf8(line))
+      throw UserError(locatedMessage(source, line_number, "row", "not valid UTF-8 text",
+                                     "Save the file as UTF-8"));
     const std::vector<std::string> cells = splitCsvLine(line);
     if (cells.size() != header.size())
       throw UserError(locatedMessage(

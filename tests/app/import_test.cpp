@@ -89,7 +89,7 @@ TEST_F(ImportTest, TensorBoardLogdirStoresEveryScalarAsTheIndependentReaderReads
   writePythonLadder();
   const auto r = deepladder({"import", path("logs"), "--db", path("runs.db")});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("imported 8 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("imported 8 run(s)"), std::string::npos) << r.out;
   const nlohmann::json expected = pythonRead("logs");
   auto db = storage::Database::open(path("runs.db"));
   const auto runs = runsOf(*db, "logs");
@@ -202,7 +202,7 @@ TEST_F(ImportTest, RunsWithoutComputeOrFinalLossAreRefusedNamingTheRunAndTheFix)
 
 TEST_F(ImportTest, CurvesCsvWithNamedColumnsImportsRunsWithTheirOptions) {
   write("curves.csv",
-        "run,step,metric,value,wall_time,arm,size,flops,lr\n"
+        "\xEF\xBB\xBFrun,step,metric,value,wall_time,arm,size,flops,lr\n"
         "a,0,train/loss,4.5,100,vanilla,d4,1e18,0.001\n"
         "a,10,train/loss,3.5,110,,,,\n"
         "a,10,val_loss,3.25,111,,,,\n"
