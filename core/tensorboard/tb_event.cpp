@@ -44,7 +44,7 @@ std::optional<double> scalarOfTensor(WireReader reader) {
   uint64_t dtype = 0;
   std::vector<double> values;
   std::string_view content;
-  int64_t elements = 1;  // product of the shape's dims (1 for a rank-0 tensor)
+  bool one_element = true;  // every dim of the shape is 1 (or it has none: rank 0)
   WireField f;
   while (reader.next(f)) {
     switch (f.number) {
@@ -61,7 +61,7 @@ std::optional<double> scalarOfTensor(WireReader reader) {
           int64_t size = 0;
           while (dim.next(s))
             if (s.number == kDimSize && s.type == WireType::kVarint) size = s.asInt64();
-          elements *= size;
+          if (size != 1) one_element = false;
         }
         break;
       }
@@ -84,7 +84,7 @@ std::optional<double> scalarOfTensor(WireReader reader) {
         break;
     }
   }
-  if (elements != 1) return std::nullopt;
+  if (!one_element) return std::nullopt;
   if (dtype == kDtFloat && values.empty() && content.size() == sizeof(float)) {
     float v;
     std::memcpy(&v, content.data(), sizeof v);
