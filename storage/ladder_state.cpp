@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/run_status.h"
+#include "storage/imported_ladder.h"
 
 namespace deepladder::storage {
 
@@ -21,6 +22,10 @@ LadderState loadLadderState(Database& db, int64_t ladder_id) {
   state.id = ladder_id;
   const std::string text = db.ladderSpec(ladder_id);
   if (text.empty()) throw UserError("ladder #" + std::to_string(ladder_id) + " does not exist");
+  if (isImportedLadderSpec(text))
+    throw UserError("ladder #" + std::to_string(ladder_id) +
+                    " was imported (`deepladder import`): it has no grid to plan more runs from. "
+                    "Write a ladder file for the rungs you want and run that");
   state.spec = ladder::parseLadder(text, "ladder #" + std::to_string(ladder_id) + " (stored)");
   std::map<std::string, double> planned;  // grid runs by name: the plan's FLOPs
   for (const auto& run : state.spec.runs) planned[run.name] = run.flops;
