@@ -3,7 +3,8 @@
 // (q, k, v, o 256x256; SwiGLU gate and up 768x256, down 256x768; embedding and untied head
 // 50304x256), built directly as tensors with random gradients (no model, no backward pass).
 //
-//   muon_bench [--threads N] [--repeats R] [--device cpu|cuda]
+//   muon_bench [--threads N] [--repeats R] [--device cpu|cuda] [--smoke]
+// (--smoke: one timed step each; no goals: the figures are ratios against AdamW in the same run)
 // Rows printed (best of R timed steps after 2 warm-up steps; ratios against the baselines):
 //   adamw_flat          trainers::AdamW (the flat-buffer AdamW the trainer uses) on everything
 //   recipe_bf16         ParamGroups: Muon (bf16 Polar Express) on the 42 block matrices +
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "core/run_config.h"
+#include "tests/bench/bench_goals.h"
 #include "trainers/adamw.h"
 #include "trainers/gpt.h"
 #include "trainers/param_groups.h"
@@ -141,7 +143,8 @@ ParamGroups recipeGroups(const Model& m, torch::Dtype dtype, bool with_adamw) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 0, repeats = 5;
+  deepladder::bench::Goals goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  int threads = 0, repeats = goals.smoke() ? 1 : 5;
   std::string device_name = "cpu";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -253,5 +256,5 @@ int main(int argc, char** argv) {
   printRow("gpt_step_muon", gpt_step[1], gpt_step[0], "gpt_step_adamw");
   printRow("gpt_train_adamw", gpt_train[0], gpt_train[0], "gpt_train_adamw");
   printRow("gpt_train_muon", gpt_train[1], gpt_train[0], "gpt_train_adamw");
-  return 0;
+  return goals.exitCode();
 }
