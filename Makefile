@@ -3,7 +3,10 @@
 #              the worker; the workbench too when a display is present), runs the quick ladder on the
 #              built-in corpus
 #   make test  the same set-up, builds everything (tests and benchmarks too), then every test
-#              (ctest; long ones are labelled and skipped)
+#              (ctest; long ones are labelled and skipped), the benchmarks' smoke runs included
+#   make bench every benchmark at full size (label bench; exits non-zero when a goal is MISSED)
+#   make bench-smoke  every benchmark in smoke mode (label bench-smoke: small sizes, seconds each;
+#              fails when one fails or prints MISSED); part of make test
 #   make gui   builds the desktop workbench and opens it on the quick ladder's database
 #   make check-sanitize  the tests built with AddressSanitizer + UndefinedBehaviorSanitizer in
 #              build-sanitize/ (slow: a separate full build; not part of make test)
@@ -23,7 +26,7 @@ ifneq ($(DISPLAY)$(WAYLAND_DISPLAY),)
 RUN_TARGETS += deepladder-gui
 endif
 
-.PHONY: setup configure build build-run run gui test bench clean format check-sanitize fuzz
+.PHONY: setup configure build build-run run gui test bench bench-smoke clean format check-sanitize fuzz
 
 setup:
 	@bash scripts/setup
@@ -46,11 +49,14 @@ gui: configure
 	@$(BUILD_DIR)/bin/deepladder-gui $(wildcard results/quick/runs.db)
 
 test: build
-	@echo "== running the tests (labels long, bench and gpu are skipped) =="
-	@cd $(BUILD_DIR) && ctest --output-on-failure --parallel $(JOBS) --label-exclude 'long|bench|gpu'
+	@echo "== running the tests (labels long, bench and gpu are skipped; bench-smoke runs) =="
+	@cd $(BUILD_DIR) && ctest --output-on-failure --parallel $(JOBS) --label-exclude 'long|^bench$$|gpu'
 
 bench: build
-	@cd $(BUILD_DIR) && ctest --output-on-failure --label-regex bench --verbose
+	@cd $(BUILD_DIR) && ctest --output-on-failure --label-regex '^bench$$' --verbose
+
+bench-smoke: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure --label-regex '^bench-smoke$$'
 
 check-sanitize: setup
 	@cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

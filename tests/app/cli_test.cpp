@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -393,7 +395,38 @@ TEST_F(CliTest, PlotDepthDrawsFinalLossAgainstDepthPerArm) {
   CommandResult plot = deepladder(
       {"plot", "depth", "--db", path("ds.db"), "--ladder", "ds", "--out", path("depth.png")});
   ASSERT_EQ(plot.code, 0) << plot.err;
-  EXPECT_GT(fs::file_size(path("depth.png")), 1000u);
+  {  // A PNG of the default size (960 x 600 at 2x): signature and IHDR width and height.
+    std::ifstream png(path("depth.png"), std::ios::binary);
+    std::string head(24, '\0');
+    png.read(head.data(), 24);
+    ASSERT_EQ(head.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    auto be32 = [&](size_t at) {
+      return (uint32_t(uint8_t(head[at])) << 24) | (uint32_t(uint8_t(head[at + 1])) << 16) |
+             (uint32_t(uint8_t(head[at + 2])) << 8) | uint32_t(uint8_t(head[at + 3]));
+    };
+    EXPECT_EQ(be32(16), 1920u);
+    EXPECT_EQ(be32(20), 1200u);
+  }
+  // The content, read from the same plot as SVG: both arms' series in their colours (the first
+  // two series colours, ui/plots/plot_style.cpp: #0072b2 and #d55e00), one marker per run
+  // (3 depths x 2 arms), and both arms named in the legend.
+  CommandResult svg = deepladder(
+      {"plot", "depth", "--db", path("ds.db"), "--ladder", "ds", "--out", path("depth.svg")});
+  ASSERT_EQ(svg.code, 0) << svg.err;
+  std::ifstream svg_file(path("depth.svg"));
+  const std::string text((std::istreambuf_iterator<char>(svg_file)), {});
+  auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_GT(count("#0072b2"), 0u) << "no vanilla series";
+  EXPECT_GT(count("#d55e00"), 0u) << "no operator_8 series";
+  EXPECT_EQ(count("#009e73"), 0u) << "a third series colour in a two-arm plot";
+  EXPECT_NE(text.find(">vanilla<"), std::string::npos);
+  EXPECT_NE(text.find(">operator_8<"), std::string::npos);
+  EXPECT_GE(count("<ellipse") + count("<circle"), 6u) << "one marker per run";
   CommandResult empty = deepladder(
       {"plot", "depth", "--db", path("ds.db"), "--ladder", "empty", "--out", path("e.png")});
   EXPECT_EQ(empty.code, 2);

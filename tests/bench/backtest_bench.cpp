@@ -13,7 +13,9 @@
 // --bootstraps resamples (default 200) per refit, once resampling runs (`fit`'s bootstrap) and
 // once residuals (the live projection's); coverage: held-out rungs whose interval held the
 // measured loss, and also the true L(C) (the interval is one of the fitted curve).
-// Usage: backtest_bench [--ladders N] [--bootstraps B] [--repeats R] [--quick]
+// Goal (judged in smoke mode too): every simulated ladder backtests (none throws).
+// Usage: backtest_bench [--ladders N] [--bootstraps B] [--repeats R] [--quick] [--smoke]
+// (--smoke: 4 ladders, 20 resamples, one repeat of a 100-resample fit: seconds)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -28,6 +30,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/frontier_model.h"
 #include "fitting/results_csv.h"
+#include "tests/bench/bench_goals.h"
 #include "tests/fitting/published_growth_ladder.h"
 
 using namespace deepladder;
@@ -100,7 +103,7 @@ ResultsTable simulatedLadder(const Truth& t, int sim) {
   return table;
 }
 
-void printCoverage(const Truth& t, int ladders, int bootstraps, bool residuals) {
+int printCoverage(const Truth& t, int ladders, int bootstraps, bool residuals) {
   FrontierOptions o = defaultFrontierOptions();
   o.bootstrap = bootstraps;
   o.residual_bootstrap = residuals;
@@ -136,11 +139,13 @@ void printCoverage(const Truth& t, int ladders, int bootstraps, bool residuals) 
               residuals ? "residuals" : "runs", 100.0 * m_cov / std::max(1, m_n), m_cov, m_n,
               100.0 * c_cov / std::max(1, c_n),
               failed ? (" (" + std::to_string(failed) + " ladders failed)").c_str() : "");
+  return failed;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  deepladder::bench::Goals goals(deepladder::bench::takeSmokeFlag(argc, argv));
   int ladders = 200, bootstraps = 200, repeats = 3;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--ladders") && i + 1 < argc) ladders = std::atoi(argv[++i]);
@@ -148,19 +153,21 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) ladders = 10, repeats = 1;
   }
+  if (goals.smoke()) ladders = 4, bootstraps = 20, repeats = 1;
   const ResultsTable paper = readResultsCsv(std::string(DEEPLADDER_SOURCE_DIR) +
                                             "/tests/fitting/data/paper_fineweb_ladders.csv");
   FrontierOptions o = defaultFrontierOptions();  // paper estimator, 1000 resamples, 2 threads
+  if (goals.smoke()) o.bootstrap = 100;
   const Timing fit = best(repeats, [&] { fitFrontier(paper, o); });
   const Timing with_backtest = best(repeats, [&] {
     fitFrontier(paper, o);
     backtestFrontier(paper, o, 3);
   });
   std::printf(
-      "paper ladder (%zu runs, 8 arms), --bootstrap 1000, %d threads, best of %d:\n"
+      "paper ladder (%zu runs, 8 arms), --bootstrap %d, %d threads, best of %d:\n"
       "  fit                : %.3f s wall, %.3f s CPU\n"
       "  fit --backtest 3   : %.3f s wall, %.3f s CPU (%.2fx the fit's wall time)\n",
-      paper.points.size(), o.threads, repeats, fit.wall, fit.cpu, with_backtest.wall,
+      paper.points.size(), o.bootstrap, o.threads, repeats, fit.wall, fit.cpu, with_backtest.wall,
       with_backtest.cpu, with_backtest.wall / fit.wall);
 
   const Truth t = truthFromPublished();
@@ -168,7 +175,9 @@ int main(int argc, char** argv) {
       "coverage of 95%% backtest intervals, K = 3, %d simulated ladders (live_ladder_bench's "
       "truths: E %.4f, vanilla s %.4f, untied_grow s %.4f), %d resamples per refit:\n",
       ladders, t.E, t.scatter.at("vanilla"), t.scatter.at("untied_grow"), bootstraps);
-  printCoverage(t, ladders, bootstraps, /*residuals=*/false);
-  printCoverage(t, ladders, bootstraps, /*residuals=*/true);
-  return 0;
+  const int failed = printCoverage(t, ladders, bootstraps, /*residuals=*/false) +
+                     printCoverage(t, ladders, bootstraps, /*residuals=*/true);
+  goals.holds("every simulated ladder backtests (" + std::to_string(failed) + " failed)",
+              failed == 0);
+  return goals.exitCode();
 }

@@ -5,7 +5,9 @@
 // scaled_dot_product_attention against the fused kernel (attention_sdpa_*: "composition" is SDPA),
 // the measurement behind trainers/attention.cpp's choice of the fused kernel on the CPU.
 //
-//   fused_ops_bench [--threads N] [--reps R] [--only NAME]
+//   fused_ops_bench [--threads N] [--reps R] [--only NAME] [--smoke]
+// Goal (judged in smoke mode too, where reps = 5): each fused op's output agrees with the
+// composition's to a relative error of 1e-5 (no speed goal: the figures are the speed-ups).
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -17,6 +19,7 @@
 #include <string>
 #include <utility>
 
+#include "tests/bench/bench_goals.h"
 #include "trainers/causal_attention_cpu.h"
 #include "trainers/cross_entropy_cpu.h"
 #include "trainers/fused_cpu_ops.h"
@@ -30,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 
 int reps = 200;
 std::string only;  // --only NAME: that op alone
+deepladder::bench::Goals* goals = nullptr;
 
 // Best microseconds of forward + backward of each of two ops, their repetitions interleaved so
 // that a slow spell of the machine (or one op leaving the threads in a worse state) falls on
@@ -55,6 +59,13 @@ void report(const char* name, const std::function<torch::Tensor()>& composition,
             const std::function<torch::Tensor()>& fused) {
   if (!only.empty() && only != name) return;
   const auto [before, after] = timeOps(composition, fused);
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor a = composition().to(torch::kFloat64), b = fused().to(torch::kFloat64);
+    const double rel = ((a - b).norm() / b.norm().clamp_min(1e-30)).item<double>();
+    goals->atMost(std::string(name) + " fused vs composition, relative error", rel, 1e-5, "",
+                  deepladder::bench::GoalKind::kCorrectness);
+  }
   std::printf("fused_op %-22s composition_us=%9.1f fused_us=%9.1f speed-up=%.2fx\n", name, before,
               after, before / after);
   std::fflush(stdout);
@@ -101,6 +112,9 @@ void switched(const char* name, const std::function<torch::Tensor()>& op) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  deepladder::bench::Goals bench_goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  goals = &bench_goals;
+  if (bench_goals.smoke()) reps = 5;
   int threads = 1;
   for (int i = 1; i + 1 < argc; ++i) {
     const std::string flag = argv[i];
@@ -132,5 +146,5 @@ int main(int argc, char** argv) {
   report(
       "cross_entropy_d64", [&] { return torch::nn::functional::cross_entropy(logits, targets); },
       [&] { return crossEntropyCpu(logits, targets, 256, 1.0); });
-  return 0;
+  return bench_goals.exitCode();
 }

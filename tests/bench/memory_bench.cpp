@@ -6,10 +6,16 @@
 //   2. activation checkpointing at 64, 256 and 1,024 blocks of d_model 32: memory and tokens/s,
 //      none against every_k = round(sqrt(L));
 //   3. bf16 autocast against fp32 at d 256 x 6 layers, T 256 (where the CPU has AVX512-BF16):
-//      tokens/s and the loss after --bf16-steps steps.
+//      tokens/s and the loss after --bf16-steps steps;
+//   4. DEEPLADDER_RETURN_FREED_MEMORY=1 against =0 on a d32 x 64-block model (--only freed): the
+//      same run trained both ways, tokens/s and peak RSS (docs/gpu.md quotes the slow-down).
 //
-//   memory_bench [--worker PATH] [--only estimate|depth|bf16] [--bf16-steps N] [--threads N]
-//                [--explain] [--config RUN.toml]
+//   memory_bench [--worker PATH] [--only estimate|depth|bf16|freed] [--bf16-steps N] [--threads N]
+//                [--explain] [--config RUN.toml] [--smoke]
+//   --smoke    the runtime worker and one small shape (seconds): every worker must finish; the 15%
+//              goal is judged by the full run only (small shapes are mostly the runtime term)
+// Goals (bench_goals.h, exit 1 on a miss): every estimate within 15% of the measured peak, and
+// every worker finishes.
 //   --explain  each estimate's terms and phases, and the worker's own peak after its last step
 //              (before validation and the checkpoint write)
 //   --config   that run alone, for the steps its file sets, instead of the shapes above
@@ -21,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,6 +38,7 @@
 
 #include "core/memory_model.h"
 #include "core/run_config.h"
+#include "tests/bench/bench_goals.h"
 
 namespace {
 
@@ -44,7 +52,10 @@ struct Args {
   int threads = 1;
   std::string config;    // --config: one run TOML of the user's, estimated and measured
   bool explain = false;  // each estimate's terms and phases beside the measured peaks
+  bool smoke = false;    // --smoke
 };
+
+deepladder::bench::Goals* goals = nullptr;
 
 struct Measured {
   bool ok = false;
@@ -126,6 +137,9 @@ void report(const Args& args, const std::string& label, const MemoryEstimate& es
       "%.3f%s\n",
       label.c_str(), est.peak / 1e6, m.peak_bytes / 1e6, est.peak / m.peak_bytes,
       m.ok ? "" : " (worker failed)");
+  goals->holds(label + ": the worker finishes", m.ok);
+  goals->atMost(label + ": |estimate / measured - 1|", std::fabs(est.peak / m.peak_bytes - 1), 0.15,
+                "");
   if (args.explain)
     std::printf(
         "           estimate: %s; training %.1f MB, validation %.1f MB, checkpoint write %.1f MB; "
@@ -161,7 +175,7 @@ void estimates(const Args& args, const fs::path& root) {
     const char* label;
     std::string model, train;
   };
-  const std::vector<Shape> shapes = {
+  std::vector<Shape> shapes = {
       {"d128 L8 T256 B16", "d_model = 128\nn_layer = 8\nn_head = 4\nseq_len = 256",
        "batch_size = 16"},
       {"d256 L4 T256 B16", "d_model = 256\nn_layer = 4\nn_head = 4\nseq_len = 256",
@@ -177,6 +191,9 @@ void estimates(const Args& args, const fs::path& root) {
        "d_model = 128\nn_layer = 6\nn_head = 4\nseq_len = 256\nmlp = \"swiglu\"\nqk_norm = true",
        "batch_size = 16\noptimizer = \"muon\""},
   };
+  if (args.smoke)
+    shapes = {{"d32 L2 T64 B4 (smoke)", "d_model = 32\nn_layer = 2\nn_head = 2\nseq_len = 64",
+               "batch_size = 4"}};
   int index = 0;
   for (const Shape& s : shapes)
     for (const char* checkpointing : {"none", "blocks"}) {
@@ -238,10 +255,44 @@ void bf16(const Args& args, const fs::path& root) {
   }
 }
 
+// The same run with freed memory returned to the system at once and with glibc's default heaps,
+// alternating, best tokens/s of `rounds` each (the machine may be shared).
+void freedMemory(const Args& args, const fs::path& root, int rounds) {
+  const std::string model =
+      "d_model = 32\nn_layer = 64\nn_head = 2\nseq_len = 64\nresidual_scale = 0.5";
+  const std::string toml = runToml(model, "batch_size = 16", 6, args.threads);
+  const char* saved = std::getenv("DEEPLADDER_RETURN_FREED_MEMORY");
+  const std::string before = saved ? saved : "";
+  Measured best[2];
+  for (int round = 0; round < rounds; ++round)
+    for (int on = 0; on < 2; ++on) {
+      setenv("DEEPLADDER_RETURN_FREED_MEMORY", on ? "1" : "0", 1);
+      const Measured m = runWorker(args, root / ("freed-" + std::to_string(on)), toml);
+      goals->holds(std::string("d32 x 64 blocks, DEEPLADDER_RETURN_FREED_MEMORY=") +
+                       (on ? "1" : "0") + ": the worker finishes",
+                   m.ok);
+      if (m.tokens_per_s > best[on].tokens_per_s) best[on] = m;
+    }
+  if (saved)
+    setenv("DEEPLADDER_RETURN_FREED_MEMORY", before.c_str(), 1);
+  else
+    unsetenv("DEEPLADDER_RETURN_FREED_MEMORY");
+  std::printf(
+      "[ figure ] d32 x 64 blocks T64 B16: DEEPLADDER_RETURN_FREED_MEMORY=0 %.0f tokens/s, peak "
+      "RSS %.1f MB; =1 %.0f tokens/s, peak RSS %.1f MB; =1 trains %.2fx slower (best of %d "
+      "rounds each)\n",
+      best[0].tokens_per_s, best[0].peak_bytes / 1e6, best[1].tokens_per_s,
+      best[1].peak_bytes / 1e6, best[0].tokens_per_s / best[1].tokens_per_s, rounds);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  deepladder::bench::Goals bench_goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  goals = &bench_goals;
   Args args;
+  args.smoke = bench_goals.smoke();
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--explain") {
@@ -264,14 +315,15 @@ int main(int argc, char** argv) {
   if (!args.config.empty()) {
     userConfig(args, root);
     fs::remove_all(root);
-    return 0;
+    return bench_goals.exitCode();
   }
   if (args.only.empty() || args.only == "estimate") {
     runtime(args, root);
     estimates(args, root);
   }
-  if (args.only.empty() || args.only == "depth") depths(args, root);
-  if (args.only.empty() || args.only == "bf16") bf16(args, root);
+  if (!args.smoke && (args.only.empty() || args.only == "depth")) depths(args, root);
+  if (!args.smoke && (args.only.empty() || args.only == "bf16")) bf16(args, root);
+  if (!args.smoke && (args.only.empty() || args.only == "freed")) freedMemory(args, root, 2);
   fs::remove_all(root);
-  return 0;
+  return bench_goals.exitCode();
 }

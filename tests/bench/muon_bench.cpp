@@ -3,7 +3,9 @@
 // (q, k, v, o 256x256; SwiGLU gate and up 768x256, down 256x768; embedding and untied head
 // 50304x256), built directly as tensors with random gradients (no model, no backward pass).
 //
-//   muon_bench [--threads N] [--repeats R] [--device cpu|cuda]
+//   muon_bench [--threads N] [--repeats R] [--device cpu|cuda] [--smoke]
+// (--smoke: one timed step each, float32 Polar Express only (bf16 matrix products are slow on CPUs
+// without AVX512-BF16), no real-GPT section; no goals: the figures are ratios against AdamW)
 // Rows printed (best of R timed steps after 2 warm-up steps; ratios against the baselines):
 //   adamw_flat          trainers::AdamW (the flat-buffer AdamW the trainer uses) on everything
 //   recipe_bf16         ParamGroups: Muon (bf16 Polar Express) on the 42 block matrices +
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "core/run_config.h"
+#include "tests/bench/bench_goals.h"
 #include "trainers/adamw.h"
 #include "trainers/gpt.h"
 #include "trainers/param_groups.h"
@@ -141,7 +144,8 @@ ParamGroups recipeGroups(const Model& m, torch::Dtype dtype, bool with_adamw) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 0, repeats = 5;
+  deepladder::bench::Goals goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  int threads = 0, repeats = goals.smoke() ? 1 : 5;
   std::string device_name = "cpu";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -166,6 +170,9 @@ int main(int argc, char** argv) {
       static_cast<long long>(kHidden), static_cast<long long>(kVocab), device_name.c_str(), threads,
       repeats);
 
+  const std::vector<torch::Dtype> dtypes =
+      goals.smoke() ? std::vector<torch::Dtype>{torch::kFloat32}
+                    : std::vector<torch::Dtype>{torch::kBFloat16, torch::kFloat32};
   // Baseline: the flat-buffer AdamW on every parameter.
   Timing adamw_flat;
   {
@@ -175,7 +182,7 @@ int main(int argc, char** argv) {
     adamw_flat = bestTiming([&](int64_t) { adamw.step(1e-3); }, m.head, repeats);
   }
   printRow("adamw_flat", adamw_flat, adamw_flat, "adamw_flat");
-  for (const auto dtype : {torch::kBFloat16, torch::kFloat32}) {
+  for (const auto dtype : dtypes) {
     Model m = makeModel(device);
     ParamGroups groups = recipeGroups(m, dtype, /*with_adamw=*/true);
     fillGradients(m.all());
@@ -193,7 +200,7 @@ int main(int argc, char** argv) {
     blocks_adamw = bestTiming([&](int64_t s) { groups.step(s, 1.0); }, m.head, repeats);
   }
   printRow("blocks_adamw", blocks_adamw, blocks_adamw, "blocks_adamw");
-  for (const auto dtype : {torch::kBFloat16, torch::kFloat32}) {
+  for (const auto dtype : dtypes) {
     Model m = makeModel(device);
     ParamGroups groups = recipeGroups(m, dtype, /*with_adamw=*/false);
     fillGradients(m.blocks);
@@ -202,6 +209,7 @@ int main(int argc, char** argv) {
              "blocks_adamw");
   }
 
+  if (goals.smoke()) return goals.exitCode();
   // A real recipe GPT and the trainer's optimizers, on the same model and batch.
   deepladder::ModelConfig model_config;
   model_config.vocab_size = 50257;
@@ -253,5 +261,5 @@ int main(int argc, char** argv) {
   printRow("gpt_step_muon", gpt_step[1], gpt_step[0], "gpt_step_adamw");
   printRow("gpt_train_adamw", gpt_train[0], gpt_train[0], "gpt_train_adamw");
   printRow("gpt_train_muon", gpt_train[1], gpt_train[0], "gpt_train_adamw");
-  return 0;
+  return goals.exitCode();
 }

@@ -4,9 +4,11 @@
 // set back to what deepladder computed before alone (norm_eps 1e-6, exact Muon scalars, fp32
 // rotary tables, row-norm floor 1e-12): the training loss at steps 1, 10 and 50 and its change.
 // Then the export of the largest growth-fineweb rung's shape (d20 vanilla, initialized, not
-// trained): time and file size. Prints figures; asserts nothing.
+// trained): time and file size. Prints figures; one goal (bench_goals.h, exit 1 on a miss, judged
+// in smoke mode too): the two runs of each arm end with identical weights.
 //
-//   paper_numerics_bench [--skip-export]
+//   paper_numerics_bench [--skip-export | --export-only] [--smoke]
+// (--smoke: the vanilla arm alone, no export)
 #include <torch/torch.h>
 
 #include <chrono>
@@ -20,6 +22,7 @@
 
 #include "core/architecture.h"
 #include "core/ladder/ladder_spec.h"
+#include "tests/bench/bench_goals.h"
 #include "trainers/checkpoint.h"
 #include "trainers/model_weights.h"
 #include "trainers/safetensors.h"
@@ -126,7 +129,7 @@ bool sameWeights(const Result& a, const Result& b) {
   return true;
 }
 
-void numericsFigures(const fs::path& dir) {
+void numericsFigures(const fs::path& dir, deepladder::bench::Goals& goals) {
   struct Item {
     const char* name;
     void (*set_back)(RunConfig&);
@@ -137,7 +140,9 @@ void numericsFigures(const fs::path& dir) {
       {"fp32 rotary tables", [](RunConfig& c) { c.model.rotary_tables = TableDtype::fp32; }},
       {"row-norm floor 1e-12", [](RunConfig& c) { c.train.muon_row_norm_floor = 1e-12; }},
   };
-  for (const char* arm : {"vanilla", "operator_1", "untied_grow"}) {
+  std::vector<const char*> arms = {"vanilla", "operator_1", "untied_grow"};
+  if (goals.smoke()) arms.resize(1);
+  for (const char* arm : arms) {
     const RunConfig paper = armConfig(dir, arm);
     const Result first = train(paper, dir / "a");
     const Result second = train(paper, dir / "b");
@@ -146,6 +151,8 @@ void numericsFigures(const fs::path& dir) {
         "loss at 1/10/50: %.9g %.9g %.9g\n",
         arm, sameWeights(first, second) ? "yes" : "NO", first.loss.at(1), first.loss.at(10),
         first.loss.at(50));
+    goals.holds(std::string(arm) + ": two runs from one seed end with identical weights",
+                sameWeights(first, second));
     for (const Item& item : items) {
       RunConfig before = paper;
       item.set_back(before);
@@ -191,7 +198,9 @@ void exportFigures(const fs::path& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool skip_export = argc > 1 && std::strcmp(argv[1], "--skip-export") == 0;
+  deepladder::bench::Goals goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  const bool skip_export =
+      goals.smoke() || (argc > 1 && std::strcmp(argv[1], "--skip-export") == 0);
   const bool skip_training = argc > 1 && std::strcmp(argv[1], "--export-only") == 0;
   torch::set_num_threads(1);
   const fs::path dir =
@@ -199,8 +208,8 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   std::ofstream(dir / "train.txt") << corpus(3000, 1);
   std::ofstream(dir / "val.txt") << corpus(400, 2);
-  if (!skip_training) numericsFigures(dir);
+  if (!skip_training) numericsFigures(dir, goals);
   if (!skip_export) exportFigures(dir);
   fs::remove_all(dir);
-  return 0;
+  return goals.exitCode();
 }

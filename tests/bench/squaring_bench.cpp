@@ -2,8 +2,9 @@
 // unit x, shortcut label and prompt tokens, no allocation) for b in {10, 16, 22, 32, 62}, the same
 // with one fixed modulus, the shortcut against its baseline of T direct squarings, and whole tier
 // datasets (the benchmark's records), and the compatible mode's speed: the benchmark's records
-// per tier with and without their JSON lines. Target: over one million examples a
-// second for b <= 22.
+// per tier with and without their JSON lines. Goals (bench_goals.h, exit 1 on a miss): over one
+// million examples a second for b <= 22; the shortcut label equals T direct squarings (judged in
+// smoke mode too). --smoke: 0.05 s per figure, the first tier only.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -15,6 +16,7 @@
 #include "core/squaring/semiprime.h"
 #include "core/squaring/tiers.h"
 #include "core/squaring/tokens.h"
+#include "tests/bench/bench_goals.h"
 
 namespace sq = deepladder::squaring;
 
@@ -27,8 +29,10 @@ double secondsSince(Clock::time_point start) {
 }
 
 // Runs `step` in blocks until `min_seconds` have passed; returns calls per second.
+double figure_seconds = 0.4;  // --smoke: 0.05
+
 template <typename Step>
-double callsPerSecond(Step&& step, double min_seconds = 0.4) {
+double callsPerSecond(Step&& step, double min_seconds = figure_seconds) {
   int64_t calls = 0;
   const auto start = Clock::now();
   double elapsed = 0;
@@ -44,7 +48,9 @@ const int64_t kLadder[] = {1, 2, 4, 8, 16, 32, 64};
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  deepladder::bench::Goals goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  if (goals.smoke()) figure_seconds = 0.05;
   uint64_t checksum = 0;  // keeps the work observable
   int32_t tokens[64];
   std::printf("# squaring generator, one core; T cycles over the ladder 1..64\n");
@@ -66,9 +72,11 @@ int main() {
     });
     std::printf(
         "squaring_gen bits=%d examples_per_s=%.0f ns_per_example=%.1f fixed_n_examples_per_s=%.0f "
-        "fresh_n_cost_ratio=%.2f target_1e6=%s\n",
-        bits, fresh, 1e9 / fresh, fixed, fixed / fresh,
-        bits > 22 ? "n/a" : (fresh > 1e6 ? "met" : "MISSED"));
+        "fresh_n_cost_ratio=%.2f\n",
+        bits, fresh, 1e9 / fresh, fixed, fixed / fresh);
+    if (bits <= 22)
+      goals.atLeast("examples per second, fresh semiprimes, b = " + std::to_string(bits), fresh,
+                    1e6, "/s");
   }
 
   std::printf("# label: shortcut pow(x, 2^T mod phi, N) vs the baseline of T direct squarings\n");
@@ -77,10 +85,17 @@ int main() {
     const sq::Semiprime s = sq::sampleSemiprime(bits, rng);
     const sq::SquaringOracle oracle(s);
     for (int64_t t : {64, 1024}) {
+      bool same = true;
+      for (uint64_t x = 2; x < 66; ++x)
+        same = same && oracle.answer(x, t) == sq::directSquaring(s.n, x, t);
+      goals.holds("shortcut label equals " + std::to_string(t) +
+                      " direct squarings, b = " + std::to_string(bits),
+                  same);
       uint64_t x = 3;
-      const double shortcut = callsPerSecond([&] { checksum += oracle.answer(x++, t); }, 0.2);
+      const double shortcut =
+          callsPerSecond([&] { checksum += oracle.answer(x++, t); }, figure_seconds / 2);
       const double direct =
-          callsPerSecond([&] { checksum += sq::directSquaring(s.n, x++, t); }, 0.2);
+          callsPerSecond([&] { checksum += sq::directSquaring(s.n, x++, t); }, figure_seconds / 2);
       std::printf(
           "squaring_label bits=%d T=%lld shortcut_per_s=%.0f direct_per_s=%.0f "
           "speedup=%.1f\n",
@@ -89,7 +104,9 @@ int main() {
   }
 
   std::printf("# whole tier datasets (train + test + evaluation sets, unique prompts)\n");
-  for (const auto& tier : sq::tierPresets()) {
+  auto tiers = sq::tierPresets();
+  if (goals.smoke()) tiers.resize(1);
+  for (const auto& tier : tiers) {
     const auto start = Clock::now();
     const auto data = sq::generateTierDataset(tier, 1);
     const double seconds = secondsSince(start);
@@ -106,7 +123,7 @@ int main() {
   // semantics in its call order (prime candidates by getrandbits, units by randrange, cohorts by
   // sample and weighted choices), then formatted as its JSON lines (sort_keys, ", " separators).
   std::printf("# compatible mode: the benchmark's records (seed 45), then with their JSON lines\n");
-  for (const auto& tier : sq::tierPresets()) {
+  for (const auto& tier : tiers) {
     const sq::ReferenceConfig config = sq::referenceConfig(tier, 45, "out");
     const auto start = Clock::now();
     const auto records = sq::generateReferenceRecords(config);
@@ -127,5 +144,5 @@ int main() {
         static_cast<double>(records.size()) / total_s, text.size());
   }
   std::printf("# checksum %llu\n", static_cast<unsigned long long>(checksum));
-  return 0;
+  return goals.exitCode();
 }

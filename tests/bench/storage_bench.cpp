@@ -8,7 +8,10 @@
 //  (3) reading one run's full 100,000-point loss curve on its own connection while a writer
 //      thread keeps inserting (target: < 20 ms), and without the writer against the same read
 //      through Python's sqlite3.
-// Usage: storage_bench [--rows N] [--batch B] [--rounds R] [--python /usr/bin/python3]
+// Each target is a goal (bench_goals.h, exit 1 on a miss); the curve read returning all 100,000
+// points is a correctness goal.
+// Usage: storage_bench [--rows N] [--batch B] [--rounds R] [--python /usr/bin/python3] [--smoke]
+// (--smoke: 50,000 rows, one round, 5 reads: seconds; timing goals not judged)
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "storage/database.h"
+#include "tests/bench/bench_goals.h"
 
 namespace fs = std::filesystem;
 using deepladder::storage::Database;
@@ -150,7 +154,7 @@ Rate pythonRowsPerSecond(const std::string& python, const std::string& script,
 // (3) Full-curve reads on one connection while another keeps writing; before the writer starts,
 // the same reads through Python's sqlite3 (fetchall of the same SELECT) for comparison.
 void readWhileWriting(const std::string& path, int reads, const std::string& python,
-                      const std::string& script) {
+                      const std::string& script, deepladder::bench::Goals& goals) {
   removeDatabase(path);
   int64_t read_run = 0, write_run = 0;
   {
@@ -215,17 +219,21 @@ void readWhileWriting(const std::string& path, int reads, const std::string& pyt
   writer.join();
   std::printf(
       "curve_read_ms points=%zu reads=%d median=%.2f p90=%.2f max=%.2f cpu_median=%.2f "
-      "cpu_max=%.2f target_ms=20 writer_rows_during=%lld\n",
+      "cpu_max=%.2f writer_rows_during=%lld\n",
       points, reads, median(ms), ms[(ms.size() * 9) / 10], ms.back(), median(cpu_ms), cpu_ms.back(),
       static_cast<long long>(written.load()));
+  goals.holds("a curve read returns all 100000 points (" + std::to_string(points) + ")",
+              points == 100000);
+  goals.below("100,000-point curve read while a writer inserts, median", median(ms), 20, "ms");
   removeDatabase(path);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int64_t n_rows = 2000000, batch = 10000;
-  int rounds = 2;
+  deepladder::bench::Goals goals(deepladder::bench::takeSmokeFlag(argc, argv));
+  int64_t n_rows = goals.smoke() ? 50000 : 2000000, batch = 10000;
+  int rounds = goals.smoke() ? 1 : 2;
   std::string python = "/usr/bin/python3";
   std::string script = std::string(DEEPLADDER_SOURCE_DIR) + "/tests/bench/storage_bench_python.py";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -269,15 +277,16 @@ int main(int argc, char** argv) {
     python_time.cpu += n_rows / py.cpu;
   }
   const double rows = static_cast<double>(rounds) * n_rows;
-  std::printf("ingest_rows_per_s cpp=%.0f python=%.0f ratio=%.2f target_ratio=2.0 (wall time)\n",
+  std::printf("ingest_rows_per_s cpp=%.0f python=%.0f ratio=%.2f (wall time)\n",
               rows / cpp_time.wall, rows / python_time.wall, python_time.wall / cpp_time.wall);
+  goals.atLeast("ingest rows/s, C++ / Python (wall)", python_time.wall / cpp_time.wall, 2.0, "x");
   std::printf(
       "ingest_rows_per_cpu_s cpp=%.0f python=%.0f ratio=%.2f (CPU time of each process; "
       "robust to other load)\n",
       rows / cpp_time.cpu, rows / python_time.cpu, python_time.cpu / cpp_time.cpu);
   removeDatabase(cpp_db);
   removeDatabase(python_db);
-  readWhileWriting(dir + "/read.db", 25, python, script);
+  readWhileWriting(dir + "/read.db", goals.smoke() ? 5 : 25, python, script, goals);
   fs::remove_all(dir);
-  return 0;
+  return goals.exitCode();
 }

@@ -1,23 +1,36 @@
 // Trainer speed, side by side in one run: the C++ training step (GPT + AdamW + clipping, as
 // trainers/trainer.cpp runs it) against the same model trained by an eager PyTorch loop in
 // Debian's /usr/bin/python3 (tests/bench/trainer_bench_python.py), same thread count, shape,
-// batch and sequence length. Also the achieved FLOP/s (flopsPerToken x tokens/s) as a fraction
-// of a large torch::mm on the same threads. Targets: C++ >= 1.3x Python at d64,
-// >= 1.0x at d256; FLOP/s fraction >= 0.8 at d256.
+// batch and sequence length. Also the achieved FLOP/s as a fraction of the machine's GEMM peak.
+// Goals (bench_goals.h, exit 1 on a miss): C++ >= 1.3x Python at d64, >= 1.0x at d256; FLOP/s
+// fraction >= 0.8 at d256; and (judged in smoke mode too) no fraction above 1: a step cannot
+// beat the best GEMM, so a fraction over 1 means a miscount.
 //
 //   trainer_bench [--threads N] [--seconds S] [--rounds R] [--only d64|d256] [--cpp-only]
-//                 [--no-ops]
+//                 [--no-ops] [--smoke] [--compare-omp-wait]
+// --compare-omp-wait: runs this program twice on d64 (C++ only), once with OMP_WAIT_POLICY=PASSIVE
+// (what workers that share cores get) and once with GOMP_SPINCOUNT=300000 (a lone slot's worker),
+// alternating --rounds times, and prints the fused tokens/s of both and their ratio: the figure
+// docs/ladders.md quotes.
 // Rounds alternate C++ and Python; the best round of each is reported (the machine is shared).
 // "unfused" is the step with the plain LibTorch composition (trainers/fused_cpu_ops.h off),
-// "fused" the default CPU path; both lines carry their gemm_fraction, and the same figures for
-// the fastest single step (best_step_*: steadier than the mean when the machine is shared). Then,
-// per shape, the per-op breakdown of both (tests/bench/op_breakdown.h: share of the step per
-// category, forward and backward; "--no-ops" skips it, "--cpp-only" skips Python and
-// without-oneDNN). "without-oneDNN" is the same C++ loop with every linear on torch::linear (the
-// system BLAS), i.e. what the C++ frontend alone buys; mm_fraction is against torch::mm,
-// gemm_fraction against the trainer's own GEMM.
+// "fused" the default CPU path; the same figures for the fastest single step (best_step_*:
+// steadier than the mean when the machine is shared). Then, per shape, the per-op breakdown of
+// both (tests/bench/op_breakdown.h: share of the step per category, forward and backward) and the
+// FLOP audit (tests/bench/flop_audit.h: executed FLOPs per op, profiled time, GFLOP/s); "--no-ops"
+// skips them, "--cpp-only" skips Python and without-oneDNN. "without-oneDNN" is the same C++ loop
+// with every linear on torch::linear (the system BLAS), i.e. what the C++ frontend alone buys.
+// The fractions: the peak is the best float32 GEMM rate measured here by any of the trainer's own
+// GEMM (oneDNN), torch::mm (the system BLAS), Eigen and numpy, over square sizes 256..2048
+// (gemm_peak.h); gemm_fraction = FLOPs the step executes (flop_audit.h) per second / peak;
+// model_fraction = the model's nominal FLOPs (core/flop_model.h: 6 N plus causal attention, the
+// ladder's compute axis) per second / peak. Before the audit, gemm_fraction was the nominal count
+// over the trainer's own 2048 x 2048 GEMM alone (see the FLOP audit in docs/gpu.md).
+// --smoke: d64 only, 0.3 s, one round, C++ only, peaks at 256 and 512 (seconds; timing goals not
+// judged).
 #include <ATen/record_function.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -25,10 +38,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "core/flop_model.h"
+#include "tests/bench/bench_goals.h"
+#include "tests/bench/flop_audit.h"
+#include "tests/bench/gemm_peak.h"
 #include "tests/bench/op_breakdown.h"
 #include "trainers/adamw.h"
 #include "trainers/cpu_gemm.h"
@@ -135,10 +152,9 @@ double pythonTokensPerSecond(const Shape& s, int threads, double budget_s) {
   return value;
 }
 
-// FLOP/s of a 2048 x 2048 fp32 matrix product on the current threads (best of several):
-// torch::mm (the system BLAS), or the trainer's linear (oneDNN sgemm when compiled in).
-double matmulFlopsPerSecond(bool trainer_linear) {
-  const int64_t n = 2048;
+// FLOP/s of an n x n fp32 matrix product on the current threads (best of several): torch::mm (the
+// system BLAS), or the trainer's linear (oneDNN sgemm when compiled in).
+double matmulFlopsPerSecond(bool trainer_linear, int64_t n = 2048) {
   auto a = torch::randn({n, n});
   auto b = torch::randn({n, n});
   auto c = torch::empty({n, n});
@@ -151,7 +167,8 @@ double matmulFlopsPerSecond(bool trainer_linear) {
   };
   product();
   double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
+  const int reps = n <= 512 ? 20 : 5;
+  for (int rep = 0; rep < reps; ++rep) {
     const auto start = Clock::now();
     product();
     best = std::max(best, 2.0 * n * n * n / seconds(start));
@@ -159,20 +176,58 @@ double matmulFlopsPerSecond(bool trainer_linear) {
   return best;
 }
 
+// The fused d64 tokens/s of this program run again under `env_prefix` (an `env ...` command).
+double d64TokensPerSecondUnder(const std::string& env_prefix, int threads, double budget_s) {
+  const std::string command = env_prefix + " /proc/" + std::to_string(::getpid()) +
+                              "/exe --only d64 --cpp-only --no-ops --rounds 1 --threads " +
+                              std::to_string(threads) + " --seconds " + std::to_string(budget_s);
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) return NAN;
+  std::array<char, 1024> line{};
+  double value = NAN;
+  while (fgets(line.data(), line.size(), pipe.get())) {
+    const char* found = std::strstr(line.data(), "trainer d64 fused ");
+    const char* field = found ? std::strstr(found, "cpp_tok_s=") : nullptr;
+    if (field) value = std::atof(field + std::strlen("cpp_tok_s="));
+  }
+  return value;
+}
+
+// --compare-omp-wait (see the header comment).
+void compareOmpWait(int threads, double budget_s, int rounds) {
+  double passive = 0, spinning = 0;
+  for (int round = 0; round < rounds; ++round) {
+    passive =
+        std::max(passive, d64TokensPerSecondUnder("env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=PASSIVE",
+                                                  threads, budget_s));
+    spinning = std::max(
+        spinning,
+        d64TokensPerSecondUnder("env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=300000", threads, budget_s));
+  }
+  std::printf(
+      "trainer d64 openmp wait, threads=%d, best of %d rounds of %.1f s: OMP_WAIT_POLICY=PASSIVE "
+      "cpp_tok_s=%.0f, GOMP_SPINCOUNT=300000 cpp_tok_s=%.0f, spinning/passive=%.2fx\n",
+      threads, rounds, budget_s, passive, spinning, spinning / passive);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::Goals goals(bench::takeSmokeFlag(argc, argv));
   int threads = 2;
-  double budget_s = 5.0;
-  int rounds = 2;
-  std::string only;        // --only d64: one shape
-  bool python_too = true;  // --cpp-only: no Python, no without-oneDNN (for profiling)
-  bool ops = true;         // --no-ops: no per-op breakdown
+  double budget_s = goals.smoke() ? 0.3 : 5.0;
+  int rounds = goals.smoke() ? 1 : 2;
+  std::string only = goals.smoke() ? "d64" : "";  // --only d64: one shape
+  bool python_too = !goals.smoke();  // --cpp-only: no Python, no without-oneDNN (for profiling)
+  bool ops = true;                   // --no-ops: no per-op breakdown
+  bool compare_omp_wait = false;     // --compare-omp-wait
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     const bool has_value = i + 1 < argc;
     if (flag == "--cpp-only")
       python_too = false;
+    else if (flag == "--compare-omp-wait")
+      compare_omp_wait = true;
     else if (flag == "--no-ops")
       ops = false;
     else if (flag == "--threads" && has_value)
@@ -184,12 +239,42 @@ int main(int argc, char** argv) {
     else if (flag == "--only" && has_value)
       only = argv[++i];
   }
+  if (compare_omp_wait) {
+    compareOmpWait(threads, budget_s, rounds);
+    return goals.exitCode();
+  }
   torch::set_num_threads(threads);
-  const double mm = matmulFlopsPerSecond(false);
-  const double gemm = matmulFlopsPerSecond(true);
+  // The GEMM peak: every library over square sizes; the best rate any reaches.
+  const std::vector<int64_t> sizes =
+      goals.smoke() ? std::vector<int64_t>{256, 512} : std::vector<int64_t>{256, 512, 1024, 2048};
+  std::vector<bench::GemmRate> trainer_rates, mm_rates;
+  for (const int64_t n : sizes) {
+    trainer_rates.push_back({n, matmulFlopsPerSecond(true, n)});
+    mm_rates.push_back({n, matmulFlopsPerSecond(false, n)});
+  }
+  const auto eigen_rates = bench::eigenGemmRates(sizes, threads);
+  const auto numpy_rates = bench::numpyGemmRates(sizes, threads);
+  auto print_rates = [&](const char* library, const std::vector<bench::GemmRate>& rates) {
+    std::printf("trainer gemm_peak %-26s", library);
+    for (const auto& r : rates)
+      std::printf(" n%lld=%.2f", static_cast<long long>(r.n), r.flops_per_s / 1e9);
+    std::printf(" GFLOP/s%s\n", rates.empty() ? " (not available)" : "");
+  };
+  std::printf("trainer gemm_peak float32 C = A B, threads=%d, best of repetitions per size\n",
+              threads);
+  print_rates(trainers::fastCpuGemmCompiled() ? "trainer_gemm (oneDNN)" : "trainer_gemm",
+              trainer_rates);
+  print_rates("torch_mm (system BLAS)", mm_rates);
+  print_rates("eigen", eigen_rates);
+  print_rates("numpy (system BLAS)", numpy_rates);
+  const double mm = bench::bestRate(mm_rates);
+  const double gemm = bench::bestRate(trainer_rates);
+  const double peak =
+      std::max({gemm, mm, bench::bestRate(eigen_rates), bench::bestRate(numpy_rates)});
   std::printf(
-      "trainer mm2048 threads=%d torch_mm_gflop_s=%.2f trainer_gemm_gflop_s=%.2f (oneDNN %s)\n",
-      threads, mm / 1e9, gemm / 1e9, trainers::fastCpuGemmCompiled() ? "on" : "off");
+      "trainer mm threads=%d torch_mm_gflop_s=%.2f trainer_gemm_gflop_s=%.2f peak_gflop_s=%.2f "
+      "(oneDNN %s; best over sizes)\n",
+      threads, mm / 1e9, gemm / 1e9, peak / 1e9, trainers::fastCpuGemmCompiled() ? "on" : "off");
   // How OpenMP threads wait shapes every figure below (a lone scheduler slot runs with
   // GOMP_SPINCOUNT=300000, slots that share cores with OMP_WAIT_POLICY=PASSIVE).
   const char* policy = std::getenv("OMP_WAIT_POLICY");
@@ -198,6 +283,7 @@ int main(int argc, char** argv) {
               spin ? spin : "(unset)");
 
   const Shape shapes[] = {{"d64", 64, 2, 4, 64, 16}, {"d256", 256, 6, 4, 256, 8}};
+  double worst_fraction = 0;
   for (const Shape& s : shapes) {
     if (!only.empty() && only != s.label) continue;
     ModelConfig mc;
@@ -225,16 +311,30 @@ int main(int argc, char** argv) {
     }
     for (const bool on : {false, true}) {
       const double cpp = on ? fused : unfused;
-      const double achieved = flopsPerToken(mc) * cpp;
+      const double model_rate = flopsPerToken(mc) * cpp;
+      const double executed_per_token =
+          bench::totalFlops(bench::executedFlopsPerStep(mc, s.batch, on)) /
+          static_cast<double>(s.batch * s.seq_len);
+      const double executed_rate = executed_per_token * cpp;
+      const double best_rate = executed_per_token * best_step[on];
       std::printf(
           "trainer %s %s layers=%lld seq=%lld batch=%lld threads=%d cpp_tok_s=%.0f "
-          "python_tok_s=%.0f ratio=%.2f cpp_gflop_s=%.2f mm_fraction=%.2f gemm_fraction=%.2f "
-          "best_step_tok_s=%.0f best_step_gemm_fraction=%.2f\n",
+          "python_tok_s=%.0f ratio=%.2f executed_gflop_s=%.2f model_gflop_s=%.2f "
+          "gemm_fraction=%.2f model_fraction=%.2f best_step_tok_s=%.0f "
+          "best_step_gemm_fraction=%.2f (executed/model FLOPs %.3f)\n",
           s.label, on ? "fused  " : "unfused", static_cast<long long>(s.n_layer),
           static_cast<long long>(s.seq_len), static_cast<long long>(s.batch), threads, cpp, python,
-          cpp / python, achieved / 1e9, achieved / mm, achieved / gemm, best_step[on],
-          flopsPerToken(mc) * best_step[on] / gemm);
+          cpp / python, executed_rate / 1e9, model_rate / 1e9, executed_rate / peak,
+          model_rate / peak, best_step[on], best_rate / peak,
+          executed_per_token / flopsPerToken(mc));
+      worst_fraction = std::max({worst_fraction, executed_rate / peak, best_rate / peak});
+      if (on && std::string(s.label) == "d256")
+        goals.atLeast("d256 fused gemm_fraction (executed FLOP/s / GEMM peak)",
+                      executed_rate / peak, 0.8, "");
     }
+    if (python_too)
+      goals.atLeast(std::string(s.label) + " C++ tokens/s / Python's", fused / python,
+                    std::string(s.label) == "d64" ? 1.3 : 1.0, "x");
     std::printf("trainer %s fused/unfused speed-up=%.2fx\n", s.label, fused / unfused);
     if (cpp_aten > 0)
       std::printf(
@@ -244,10 +344,18 @@ int main(int argc, char** argv) {
     if (ops) {
       const std::string unfused_label = std::string(s.label) + " unfused";
       const std::string fused_label = std::string(s.label) + " fused";
-      bench::printBreakdown(unfused_label.c_str(), cppBreakdown(mc, s.batch, false));
-      bench::printBreakdown(fused_label.c_str(), cppBreakdown(mc, s.batch, true));
+      const bench::OpBreakdown unfused_ops = cppBreakdown(mc, s.batch, false);
+      const bench::OpBreakdown fused_ops = cppBreakdown(mc, s.batch, true);
+      bench::printBreakdown(unfused_label.c_str(), unfused_ops);
+      bench::printBreakdown(fused_label.c_str(), fused_ops);
+      bench::printFlopAudit(unfused_label.c_str(), bench::executedFlopsPerStep(mc, s.batch, false),
+                            unfused_ops);
+      bench::printFlopAudit(fused_label.c_str(), bench::executedFlopsPerStep(mc, s.batch, true),
+                            fused_ops);
     }
     std::fflush(stdout);
   }
-  return 0;
+  goals.atMost("highest gemm_fraction of any step (must not beat the peak)", worst_fraction, 1.0,
+               "", bench::GoalKind::kCorrectness);
+  return goals.exitCode();
 }

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
+#include <thread>
 
 #include "storage/database.h"
 #include "storage/worker_log_replay.h"
@@ -192,11 +195,52 @@ TEST(Ingester, BatchesUntilFlushRowsOrAForcedFlush) {
 }
 
 TEST(Ingester, FlushesAfterFlushSeconds) {
+  {  // 0 s: every row is written as it comes.
+    auto db = Database::open(":memory:");
+    const int64_t run = db->insertRun(RunRecord{});
+    Ingester ingester(*db, run, /*flush_rows=*/100000, /*flush_seconds=*/0.0);
+    ingester.apply(protocol::Metric{1, 1, 1, 1, {{"train/loss", 2.0}}});
+    EXPECT_EQ(db->readMetric(run, "train/loss").size(), 1u);
+  }
+  // 0.25 s: rows wait in the buffer until that interval has passed since the last flush, then one
+  // flushIfDue (what the scheduler calls when its wait for output times out) writes them. The test
+  // waits on the event (the rows appear, polled with a generous deadline), not on a fixed sleep,
+  // and brackets each flush between the last look that missed the rows and the first that saw
+  // them: the interval only bounds those from below, which no load on the machine can break.
+  using Clock = std::chrono::steady_clock;
+  constexpr double kInterval = 0.25;
   auto db = Database::open(":memory:");
   const int64_t run = db->insertRun(RunRecord{});
-  Ingester ingester(*db, run, /*flush_rows=*/100000, /*flush_seconds=*/0.0);
+  const auto created = Clock::now();
+  Ingester ingester(*db, run, /*flush_rows=*/100000, /*flush_seconds=*/kInterval);
+  const auto rows = [&] { return db->readMetric(run, "train/loss").size(); };
+  const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  struct Flush {
+    Clock::time_point missed, seen;  // the flush happened after `missed`, by `seen`
+  };
+  const auto wait_for_rows = [&](size_t wanted) -> std::optional<Flush> {
+    Flush f{Clock::now(), Clock::now()};
+    for (;;) {
+      const auto look = Clock::now();
+      if (rows() >= wanted) return f.seen = look, f;
+      f.missed = look;
+      if (seconds(created, look) > 60) return std::nullopt;
+      ingester.flushIfDue();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  };
   ingester.apply(protocol::Metric{1, 1, 1, 1, {{"train/loss", 2.0}}});
-  EXPECT_EQ(db->readMetric(run, "train/loss").size(), 1u);
+  ingester.apply(protocol::Metric{2, 2, 2, 2, {{"train/loss", 1.9}}});
+  const auto first = wait_for_rows(2);
+  ASSERT_TRUE(first) << "the buffered rows were never written";
+  EXPECT_GE(seconds(created, first->seen), kInterval) << "flushed before the interval";
+  // The interval restarts at that flush: the next row waits for it again.
+  ingester.apply(protocol::Metric{3, 3, 3, 3, {{"train/loss", 1.8}}});
+  const auto second = wait_for_rows(3);
+  ASSERT_TRUE(second) << "the second row was never written";
+  EXPECT_GE(seconds(first->missed, second->seen), kInterval) << "flushed before the interval";
 }
 
 TEST(Ingester, IgnoresLinesThatAreNotProtocol) {

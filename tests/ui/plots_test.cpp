@@ -11,6 +11,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <tuple>
+#include <vector>
 
 #include "core/errors.h"
 #include "fitting/backtest.h"
@@ -18,6 +20,7 @@
 #include "fitting/sweep_envelope.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/decimation.h"
+#include "ui/plots/depth_plot.h"
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/lens_plot.h"
@@ -25,6 +28,7 @@
 #include "ui/plots/offscreen_app.h"
 #include "ui/plots/plot_export.h"
 #include "ui/plots/plot_file.h"
+#include "ui/plots/plot_style.h"
 #include "ui/plots/sweep_plot.h"
 
 namespace deepladder::plots {
@@ -129,11 +133,104 @@ TEST(Plots, WritePlotFileDrawsAnyPlotsDataIntoAFile) {
   writePlotFile(LensPlotInput{"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}}, 2.0, "Lens"},
                 QString::fromStdString(stem + ".png"), 640, 400);
   EXPECT_EQ(QImage(QString::fromStdString(stem + ".png")).width(), 640 * 2);
-  const DepthPlotInput depth{{{"vanilla", 2, 3.1}, {"vanilla", 4, 2.9}, {"looped", 4, 2.8}},
-                             "Depth"};
+  DepthPlotInput depth{{}, "Depth"};
+  for (const auto& [arm, layers, loss] : std::vector<std::tuple<std::string, double, double>>{
+           {"vanilla", 2, 3.1}, {"vanilla", 4, 2.9}, {"looped", 4, 2.8}}) {
+    RunPoint p;
+    p.arm = arm;
+    p.depth = layers;
+    p.val_loss = loss;
+    depth.points.push_back(p);
+  }
   writePlotFile(depth, QString::fromStdString(stem + ".svg"));
   EXPECT_GT(QFileInfo(QString::fromStdString(stem + ".svg")).size(), 1000);
   EXPECT_THROW(writePlotFile(depth, QString::fromStdString(stem + ".bmp")), UserError);
+}
+
+// The depth plot's content: per arm a scatter of every run and a line through the mean over seeds
+// at each depth, in the arm's colour, both in the plot's data and in the pixels of its PNG.
+TEST(Plots, DepthPlotDrawsEveryRunAndTheMeanPerArmInItsColour) {
+  ensureGuiApplication();
+  DepthPlotInput input{{}, "Depth"};
+  // vanilla: two seeds at depths 4 and 8, one at 16; looped: one seed at each of 4, 8, 16.
+  const std::vector<std::tuple<std::string, double, double>> runs = {
+      {"vanilla", 4, 3.0},  {"vanilla", 4, 3.2}, {"vanilla", 8, 2.8}, {"vanilla", 8, 2.6},
+      {"vanilla", 16, 2.5}, {"looped", 4, 2.9},  {"looped", 8, 2.7},  {"looped", 16, 2.3}};
+  for (const auto& [arm, layers, loss] : runs) {
+    RunPoint p;
+    p.arm = arm;
+    p.depth = layers;
+    p.val_loss = loss;
+    input.points.push_back(p);
+  }
+  QCustomPlot plot;
+  plot.resize(960, 600);
+  drawDepthSweep(plot, input);
+  ASSERT_EQ(plot.graphCount(), 4);  // per arm, in order of appearance: runs, then mean
+  const std::map<double, double> vanilla_mean = {{4, 3.1}, {8, 2.7}, {16, 2.5}};
+  const std::map<double, double> looped_mean = {{4, 2.9}, {8, 2.7}, {16, 2.3}};
+  auto data = [](QCPGraph* g) {
+    std::vector<std::pair<double, double>> out;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+      out.emplace_back(it->key, it->value);
+    return out;
+  };
+  auto near = [](const std::vector<std::pair<double, double>>& got,
+                 const std::vector<std::pair<double, double>>& want) {
+    if (got.size() != want.size()) return false;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i].first != want[i].first || std::abs(got[i].second - want[i].second) > 1e-12)
+        return false;
+    return true;
+  };
+  const std::vector<std::pair<double, double>> vanilla_runs = {
+      {4, 3.0}, {4, 3.2}, {8, 2.8}, {8, 2.6}, {16, 2.5}};
+  EXPECT_TRUE(near(data(plot.graph(0)), vanilla_runs));
+  EXPECT_EQ(plot.graph(0)->lineStyle(), QCPGraph::lsNone);
+  EXPECT_TRUE(near(data(plot.graph(1)), {vanilla_mean.begin(), vanilla_mean.end()}));
+  EXPECT_EQ(plot.graph(1)->name(), "vanilla");
+  EXPECT_TRUE(near(data(plot.graph(2)), {{4, 2.9}, {8, 2.7}, {16, 2.3}}));
+  EXPECT_TRUE(near(data(plot.graph(3)), {looped_mean.begin(), looped_mean.end()}));
+  EXPECT_EQ(plot.graph(3)->name(), "looped");
+  EXPECT_EQ(plot.graph(1)->pen().color(), seriesColor(0));
+  EXPECT_EQ(plot.graph(3)->pen().color(), seriesColor(1));
+  // Every point inside the axes' ranges (depth on a log2 axis).
+  for (const auto& [arm, layers, loss] : runs) {
+    EXPECT_TRUE(plot.xAxis->range().contains(layers)) << layers;
+    EXPECT_TRUE(plot.yAxis->range().contains(loss)) << loss;
+  }
+  EXPECT_EQ(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);
+
+  // The PNG: at each mean point, the arm's colour within a few pixels (export is 2x).
+  const QString path = QString::fromStdString(outDir() + "/depth_content.png");
+  savePlot(plot, path);
+  const QImage png(path);
+  ASSERT_EQ(png.width(), 960 * 2);
+  auto colour_near = [&](double key, double value, const QColor& colour) {
+    const int cx = static_cast<int>(std::lround(plot.xAxis->coordToPixel(key) * 2));
+    const int cy = static_cast<int>(std::lround(plot.yAxis->coordToPixel(value) * 2));
+    for (int dy = -6; dy <= 6; ++dy)
+      for (int dx = -6; dx <= 6; ++dx) {
+        const int x = cx + dx, y = cy + dy;
+        if (x < 0 || y < 0 || x >= png.width() || y >= png.height()) continue;
+        const QColor c = png.pixelColor(x, y);
+        if (std::abs(c.red() - colour.red()) + std::abs(c.green() - colour.green()) +
+                std::abs(c.blue() - colour.blue()) <=
+            12)
+          return true;
+      }
+    return false;
+  };
+  for (const auto& [d, loss] : vanilla_mean)
+    EXPECT_TRUE(colour_near(d, loss, seriesColor(0))) << "vanilla mean at depth " << d;
+  for (const auto& [d, loss] : looped_mean)
+    EXPECT_TRUE(colour_near(d, loss, seriesColor(1))) << "looped mean at depth " << d;
+  // And nowhere is there a third arm's colour.
+  int third = 0;
+  const QColor other = seriesColor(2);
+  for (int y = 0; y < png.height(); y += 2)
+    for (int x = 0; x < png.width(); x += 2) third += png.pixelColor(x, y) == other;
+  EXPECT_EQ(third, 0);
 }
 
 TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {
