@@ -213,7 +213,7 @@ TEST_F(CompareGrouping, SavesScreenshotsOfGroupedCompareAndScatter) {
   view->setCheckedRuns(middleSize());
   view->setGroupBy({"arm", "train.lr_mult"});
   view->loadNow();
-  view->plot()->yAxis->setRange(2.2, 4.4);
+  view->plot()->yAxis->setRange(3.0, 4.2);
   view->plot()->replot();
   QTest::qWait(200);
   ASSERT_TRUE(window.grab().save(QString::fromStdString(shots + "/compare_grouped.png")));

@@ -135,6 +135,8 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
       QCPGraph* lower = plot.addGraph();
       QCPGraph* upper = plot.addGraph();
       makeBand(*upper, *lower, color, many ? 40 : 60);
+      lower->setName(QString());  // unnamed: a legend click on the series hides these with it
+      upper->setName(QString());
       lower->setVisible(s.visible);
       upper->setVisible(s.visible);
       entries.push_back({lower, source.x, std::make_shared<const std::vector<double>>(s.band_lo)});
@@ -150,6 +152,7 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
     if (raw_behind) {
       QCPGraph* faint = plot.addGraph();
       faint->setPen(QPen(faded(color, 60), 1.0));
+      faint->setName(QString());  // (addGraph names it "Graph N")
       faint->removeFromLegend();
       faint->setVisible(s.visible);
       entries.push_back({faint, source.x, source.y});

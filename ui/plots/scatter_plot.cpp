@@ -25,8 +25,27 @@ std::vector<std::pair<double, double>> lawCurve(const fitting::ScatterLaw& law, 
   return out;
 }
 
+namespace {
+
+// The 1-2-5 value at or below (above) v > 0: log axes then end on labelled values.
+double niceBelow(double v) {
+  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {5.0, 2.0, 1.0})
+    if (m * decade <= v) return m * decade;
+  return decade;
+}
+double niceAbove(double v) {
+  const double decade = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * decade >= v) return m * decade;
+  return 10 * decade;
+}
+
+}  // namespace
+
 void drawScatter(QCustomPlot& plot, const ScatterPlotInput& input) {
-  QString title = input.title;
+  QString title =
+      input.title.isEmpty() ? input.y_label + QStringLiteral(" vs ") + input.x_label : input.title;
   if (!input.note.isEmpty()) title += (title.isEmpty() ? "" : "\n") + input.note;
   preparePlot(plot, title, input.x_label, input.y_label);
   if (input.log_x)
@@ -76,9 +95,9 @@ void drawScatter(QCustomPlot& plot, const ScatterPlotInput& input) {
       if (drawable(x, y)) line->addData(x, y);
   }
   if (std::isfinite(x_lo)) {
-    if (input.log_x)
-      plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
-    else {
+    if (input.log_x) {
+      plot.xAxis->setRange(niceBelow(x_lo / 1.3), niceAbove(x_hi * 1.3));
+    } else {
       const double pad = std::max(1e-12, 0.06 * (x_hi - x_lo));
       plot.xAxis->setRange(x_lo - pad, x_hi + pad);
     }

@@ -536,6 +536,7 @@ void CompareView::draw() {
     plot_->replot();
   } else {
     plots::drawCurves(*plot_, shown);
+    readout_->setText(tr("Hover over the plot to read values."));  // no earlier message stays
   }
   emit curvesDrawn(static_cast<int>(shown.series.size()), timer.elapsed());
 }
