@@ -179,7 +179,7 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
   plot.setAutoAddPlottableToLegend(true);
   store->entries = std::move(entries);
   if (!many) placeLegendRight(plot);
-  plot.setNotAntialiasedElements(many ? QCP::aePlottables : QCP::aeNone);
+  plot.setNotAntialiasedElements(many ? QCP::aePlottables | QCP::aeFills : QCP::aeNone);
   redecimateCurves(plot);
   plot.replot(QCustomPlot::rpImmediateRefresh);
 }
