@@ -8,7 +8,10 @@
 // 3) draws the backtest of the frontier fit (fitting/backtest.h): predicted vs measured loss of
 // every held-out rung with its interval, and the relative error against the extrapolation
 // factor per arm. `plot sweep` (--db, --ladder; --arm, default the first) draws a ladder with a
-// sweep: mean final loss against the swept value, one line per size. Wiring only: fits in fitting/,
+// sweep: mean final loss against the swept value, one line per size. `plot scatter` (--db;
+// --ladder optional) draws a summary of a metric per finished run (--y, --stat) against an option
+// or derived quantity (--x), coloured by --group, with each group's fitted law, or a view the
+// workbench saved (--view NAME). Wiring only: fits in fitting/,
 // the plot's data from storage/ (result points, curves; lens profiles and labels from
 // run_plot_data.h), drawing and writing in ui/plots/ (plot_file.h).
 #include <unistd.h>
@@ -18,23 +21,28 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
 #include "core/metric_keys.h"
+#include "core/run_grouping.h"
 #include "core/safe_file.h"
+#include "core/scatter_spec.h"
 #include "fitting/backtest.h"
 #include "fitting/fit_types.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
+#include "fitting/scatter_law.h"
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 #include "storage/depth_points.h"
 #include "storage/result_points.h"
 #include "storage/run_plot_data.h"
+#include "storage/scatter_points.h"
 #include "ui/plots/curve_series.h"
 #include "ui/plots/plot_file.h"
 
@@ -51,8 +59,17 @@ struct PlotOptions {
   FormOptions law;  // --form, --pin-e, --pin-e-source (frontier, multiplier, backtest)
   std::string metric = metric_keys::kValLoss;
   std::string x = "step";
+  bool x_given = false;  // --x on the command line (scatter's default is params, curves' step)
+  // plot scatter (core/scatter_spec.h): --y metric, --stat, --k, --at, --group, --view.
+  std::string y;
+  std::string stat = "final";
+  int k = 3;
+  double at = 0.0;
+  std::string group = "arm";
+  std::string view;
   bool log_x = false;
   bool log_y = false;
+  bool linear_x = false;  // scatter: its x axis is logarithmic unless --linear-x
   double ema = 0.0;
   double eps = 2.0;
   double compute_hi = fitting::kDefaultTarget;
@@ -77,6 +94,69 @@ fitting::ResultsTable loadResults(const PlotOptions& o) {
     throw UserError("plot " + o.kind + ": give --csv FILE or --db FILE --ladder NAME");
   auto db = openDatabase(o.db_path);
   return storage::readResults(*db, o.db_path, o.ladder);
+}
+
+// The scatter's spec from a saved view (--view) or the flags, its points, laws and picture.
+plots::ScatterPlotInput scatterPlot(const PlotOptions& o) {
+  auto db = openDatabase(o.db_path);
+  ScatterSpec spec = defaultScatterSpec();
+  if (!o.view.empty()) {
+    const auto view = db->savedView(o.view);
+    if (!view) {
+      std::string names;
+      for (const auto& v : db->savedViews("scatter")) names += (names.empty() ? "" : ", ") + v.name;
+      throw UserError("--view: no saved view '" + o.view + "' in " + o.db_path +
+                      (names.empty() ? std::string(" (it has none; save one in the workbench)")
+                                     : "; saved scatter views: " + names));
+    }
+    if (view->kind != "scatter")
+      throw UserError("--view: '" + o.view + "' is a " + view->kind + " view, not a scatter");
+    nlohmann::json json;
+    try {
+      json = nlohmann::json::parse(view->spec_json);
+    } catch (const nlohmann::json::exception&) {
+      throw UserError("--view: the spec of '" + o.view + "' in " + o.db_path +
+                      " is not JSON. Save the view again");
+    }
+    spec = scatterSpecFromJson(json, "view '" + o.view + "'");
+  } else {
+    spec.ladder = o.ladder;
+    spec.metric = o.y.empty() ? o.metric : o.y;
+    spec.stat = parseSummaryStat(o.stat);
+    spec.k = o.k;
+    spec.at = o.at;
+    if (o.x_given) spec.x = o.x;
+    spec.group = o.group;
+    spec.log_x = !o.linear_x;
+    spec.log_y = o.log_y;
+  }
+  const storage::ScatterData data = storage::readScatterPoints(*db, spec);
+  if (data.points.empty())
+    throw UserError(
+        "plot scatter: no finished run has both " + data.x_label + " and " + data.y_label +
+        (data.left_out_example.empty() ? std::string() : " (" + data.left_out_example + ")") +
+        ". See `deepladder metrics`");
+  if (data.left_out > 0)
+    std::fprintf(stderr, "plot scatter: %d finished run(s) left out, e.g. %s\n", data.left_out,
+                 data.left_out_example.c_str());
+  const fitting::ScatterFit fit =
+      fitting::fitScatterLaws(data.points, data.groups, spec, o.frontier);
+  for (const auto& law : fit.laws)
+    std::fprintf(stderr, "%s: %s\n", law.group.c_str(), law.formula().c_str());
+  plots::ScatterPlotInput input;
+  input.points = data.points;
+  input.groups = data.groups;
+  input.laws = fit.laws;
+  input.x_label = QString::fromStdString(data.x_label);
+  input.y_label = QString::fromStdString(data.y_label);
+  input.group_by = QString::fromStdString(shortOptionName(spec.group));
+  input.note = QString::fromStdString(fit.note);
+  input.log_x = spec.log_x;
+  input.log_y = spec.log_y;
+  input.title =
+      QStringLiteral("%1 vs %2")
+          .arg(QString::fromStdString(data.y_label), QString::fromStdString(data.x_label));
+  return input;
 }
 
 int runPlot(PlotOptions o) {
@@ -183,10 +263,12 @@ int runPlot(PlotOptions o) {
       input.series.push_back(std::move(series));
     }
     plot = std::move(input);
+  } else if (o.kind == "scatter") {
+    plot = scatterPlot(o);
   } else {
     throw UserError("plot: '" + o.kind +
-                    "' is not frontier, multiplier, lens, curves, squaring, depth, backtest or "
-                    "sweep");
+                    "' is not frontier, multiplier, lens, curves, squaring, depth, backtest, "
+                    "sweep or scatter");
   }
   // Drawn into a temporary beside --out and renamed into place: a full disk leaves no partial
   // or empty plot behind.
@@ -213,12 +295,16 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       "backtest (every arm refitted without its top 1..K rungs: predicted vs measured loss with "
       "intervals, and relative error against the extrapolation factor), sweep (a ladder with a "
       "[sweep]: mean final loss over seeds against the swept value, one line per size of --arm; "
-      "the point each fit uses filled, one at the edge of the values tried ringed)");
+      "the point each fit uses filled, one at the edge of the values tried ringed), scatter (a "
+      "summary of a metric per finished run, --y and --stat, against an option or params, tokens, "
+      "flops, tokens_per_param or lr, --x, coloured by --group, with each group's fitted law: "
+      "the ladder's L(C) for final loss vs flops, else y = a x^b; or a saved --view)");
   cmd->add_option("kind", o->kind,
-                  "frontier | multiplier | lens | curves | squaring | depth | backtest | sweep")
+                  "frontier | multiplier | lens | curves | squaring | depth | backtest | sweep | "
+                  "scatter")
       ->required()
-      ->check(CLI::IsMember(
-          {"frontier", "multiplier", "lens", "curves", "squaring", "depth", "backtest", "sweep"}));
+      ->check(CLI::IsMember({"frontier", "multiplier", "lens", "curves", "squaring", "depth",
+                             "backtest", "sweep", "scatter"}));
   cmd->add_option("--out", o->out, "Output file: .png, .svg or .pdf")->required();
   cmd->add_option("--db", o->db_path, "SQLite database");
   cmd->add_option("--ladder", o->ladder,
@@ -227,9 +313,26 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
   cmd->add_option("--csv", o->csv, "Results CSV instead of --db (frontier, multiplier, backtest)");
   cmd->add_option("--run", o->runs, "Run id(s) (lens: one; curves: any)")->check(runIdCheck());
   cmd->add_option("--metric", o->metric, "Metric key (curves)")->capture_default_str();
-  cmd->add_option("--x", o->x, "step | tokens | flops (curves)")->capture_default_str();
+  CLI::Option* x_option =
+      cmd->add_option("--x", o->x,
+                      "curves: step | tokens | flops (default step); scatter: params | tokens | "
+                      "flops | tokens_per_param | lr | an option such as train.lr_mult (default "
+                      "params)");
+  cmd->add_option("--y", o->y, "The metric summarised (scatter; default --metric, val/loss)");
+  cmd->add_option("--stat", o->stat, "final | min | last_k | at_step | at_flops (scatter)")
+      ->capture_default_str();
+  cmd->add_option("--k", o->k, "Values averaged by --stat last_k (scatter)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--at", o->at, "Step or FLOPs of --stat at_step / at_flops (scatter)");
+  cmd->add_option("--group", o->group,
+                  "The option that groups and colours the points: arm, size, ladder, seed or a "
+                  "run option such as train.lr_mult; \"\" for one group (scatter)")
+      ->capture_default_str();
+  cmd->add_option("--view", o->view, "A scatter view saved in the workbench (scatter)");
+  cmd->add_flag("--linear-x", o->linear_x, "Linear x axis (scatter; default log)");
   cmd->add_flag("--log-x", o->log_x, "Log x axis (curves)");
-  cmd->add_flag("--log-y", o->log_y, "Log y axis (curves)");
+  cmd->add_flag("--log-y", o->log_y, "Log y axis (curves, scatter)");
   cmd->add_option("--ema", o->ema, "EMA smoothing weight in [0, 1) (curves)")
       ->check(CLI::Range(0.0, 0.999))
       ->capture_default_str();
@@ -250,8 +353,9 @@ CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
       ->capture_default_str();
   cmd->add_option("--width", o->width, "Width in pixels")->capture_default_str();
   cmd->add_option("--height", o->height, "Height in pixels")->capture_default_str();
-  cmd->callback([o, c_ref] {
+  cmd->callback([o, c_ref, x_option] {
     o->c_ref_given = c_ref->count() > 0;
+    o->x_given = x_option->count() > 0;
     commandExitCode() = runPlot(*o);
   });
 });

@@ -23,7 +23,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.
@@ -129,6 +129,11 @@ class Database {
   // finished run scored against the fit before it; a run scored again replaces its row.
   void saveProjectionScore(const ProjectionScoreRecord& score);
   std::vector<ProjectionScoreRecord> projectionScores(int64_t ladder_id);  // by created, id
+  // Named plot views (storage/saved_views.cpp, schema v7): a view's kind ("scatter") and its spec
+  // as JSON text; saving a name again replaces it.
+  void saveView(const SavedView& view);
+  std::optional<SavedView> savedView(const std::string& name);
+  std::vector<SavedView> savedViews(const std::string& kind = {});  // by name; all when kind ""
 
   // --- tools and tests --------------------------------------------------------------------
   void execute(const std::string& sql);      // one or more statements, no results

@@ -165,4 +165,13 @@ struct ExternalPoint {
   std::optional<double> params, tokens, depth;
 };
 
+// A named plot view the workbench saved (table `saved_views`, schema v7): which plot, and its
+// settings as JSON (a scatter's: core/scatter_spec.h).
+struct SavedView {
+  std::string name;
+  std::string kind;  // "scatter"
+  std::string spec_json = "{}";
+  std::string created;  // ISO-8601 UTC, set by the database
+};
+
 }  // namespace deepladder::storage

@@ -1,6 +1,6 @@
 // The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
 // adaptive ladders' decisions; v4 the metric decimation pyramid; v5 integer metric key ids; v6 the
-// live projection's error log) and its
+// live projection's error log; v7 saved plot views) and its
 // migration steps. Each step takes the database from version k-1 to k; add a step (never edit an
 // old one) when the schema changes.
 #include "storage/schema.h"
@@ -311,6 +311,18 @@ CREATE TABLE projection_scores(
 CREATE INDEX projection_scores_ladder ON projection_scores(ladder_id, created);
 )sql";
 
+// ---- version 7: saved plot views ---------------------------------------------------------------
+// A named view of a plot (today the scatter of runs, core/scatter_spec.h) with its settings as
+// JSON, so the workbench and `deepladder plot scatter --view NAME` draw the same picture.
+constexpr const char* kSchemaV7 = R"sql(
+CREATE TABLE saved_views(
+  name    TEXT PRIMARY KEY,
+  kind    TEXT NOT NULL,             -- "scatter"
+  spec    TEXT NOT NULL DEFAULT '{}', -- the view's settings as JSON
+  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+);
+)sql";
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -362,7 +374,7 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 6, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 7, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
@@ -375,6 +387,7 @@ void migrate(sqlite3* db, int from_version) {
   if (from_version < 5) exec(db, kSchemaV5, "migrating to integer metric key ids (schema v5)");
   if (from_version < 4) buildPyramidForAllMetrics(db);
   if (from_version < 6) exec(db, kSchemaV6, "adding the projection error log (schema v6)");
+  if (from_version < 7) exec(db, kSchemaV7, "adding saved plot views (schema v7)");
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

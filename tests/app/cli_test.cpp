@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -432,6 +433,55 @@ TEST_F(CliTest, PlotDepthDrawsFinalLossAgainstDepthPerArm) {
   EXPECT_EQ(empty.code, 2);
   EXPECT_NE(empty.err.find("no finished runs"), std::string::npos) << empty.err;
   EXPECT_FALSE(fs::exists(path("e.png")));
+}
+
+// `plot scatter`: final loss against parameters per arm from the flags, each arm's law on stderr;
+// the same from a saved view (--view); an unknown view or x exits 2 naming what there is.
+TEST_F(CliTest, PlotScatterDrawsFromFlagsOrASavedView) {
+  if (deepladder({"plot", "--help"}).code != 0) GTEST_SKIP() << "built without the plot renderer";
+  {
+    auto db = storage::Database::open(path("sc.db"));
+    const int64_t ladder = db->upsertLadder("sc", "[ladder]\nname = \"sc\"\n", "schash");
+    for (const char* arm : {"vanilla", "growth"})
+      for (int k = 0; k < 4; ++k) {
+        storage::RunRecord r;
+        r.ladder_id = ladder;
+        r.name = std::string(arm) + "-" + std::to_string(k);
+        r.arm = arm;
+        r.status = "finished";
+        r.params = static_cast<int64_t>(1e6 * std::pow(4.0, k));
+        const int64_t id = db->insertRun(r);
+        const double loss = (std::string(arm) == "growth" ? 9.5 : 10.0) *
+                            std::pow(static_cast<double>(r.params), -0.1);
+        db->writeMetrics({{id, "val/loss", 100, 1000, 1e12, loss + 0.5, 0},
+                          {id, "val/loss", 200, 2000, 2e12, loss, 0}});
+      }
+    db->saveView({"loss-vs-params",
+                  "scatter",
+                  R"({"x":"params","metric":"val/loss","stat":"final","group":"arm"})",
+                  {}});
+  }
+  CommandResult plot = deepladder({"plot", "scatter", "--db", path("sc.db"), "--x", "params", "--y",
+                                   "val/loss", "--group", "arm", "--out", path("sc.png")});
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_GT(fs::file_size(path("sc.png")), 1000u);
+  EXPECT_NE(plot.err.find("vanilla: y = 10 x^-0.1"), std::string::npos) << plot.err;
+  EXPECT_NE(plot.err.find("growth: y = 9.5 x^-0.1"), std::string::npos) << plot.err;
+  CommandResult view = deepladder({"plot", "scatter", "--db", path("sc.db"), "--view",
+                                   "loss-vs-params", "--out", path("view.png")});
+  ASSERT_EQ(view.code, 0) << view.err;
+  EXPECT_NE(view.err.find("vanilla: y = 10 x^-0.1"), std::string::npos) << view.err;
+  CommandResult missing = deepladder(
+      {"plot", "scatter", "--db", path("sc.db"), "--view", "nope", "--out", path("m.png")});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("saved scatter views: loss-vs-params"), std::string::npos)
+      << missing.err;
+  CommandResult bad_x = deepladder(
+      {"plot", "scatter", "--db", path("sc.db"), "--x", "parms", "--out", path("b.png")});
+  EXPECT_EQ(bad_x.code, 2);
+  EXPECT_NE(bad_x.err.find("Did you mean 'params'"), std::string::npos) << bad_x.err;
+  EXPECT_FALSE(fs::exists(path("m.png")));
+  EXPECT_FALSE(fs::exists(path("b.png")));
 }
 
 // `squaring generate`: --compat reference writes the benchmark's files (train.jsonl's sha256 as

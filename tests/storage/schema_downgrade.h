@@ -8,8 +8,14 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v6 (the live projection's error log); user_version becomes 5.
+// Undoes v7 (saved plot views); user_version becomes 6.
+inline void downgradeToSchemaV6(Database& db) {
+  db.execute("DROP TABLE saved_views; PRAGMA user_version = 6;");
+}
+
+// Undoes v7 and v6 (the live projection's error log); user_version becomes 5.
 inline void downgradeToSchemaV5(Database& db) {
+  downgradeToSchemaV6(db);
   db.execute("DROP TABLE projection_scores; PRAGMA user_version = 5;");
 }
 

@@ -131,9 +131,28 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
       source.smooth = std::make_shared<const std::vector<double>>(emaSmooth(ys, ema));
       source.ema = ema;
     }
+    if (!s.band_lo.empty() && s.band_lo.size() == xs.size() && s.band_hi.size() == xs.size()) {
+      QCPGraph* lower = plot.addGraph();
+      QCPGraph* upper = plot.addGraph();
+      makeBand(*upper, *lower, color, many ? 40 : 60);
+      lower->setName(QString());  // unnamed: a legend click on the series hides these with it
+      upper->setName(QString());
+      lower->setVisible(s.visible);
+      upper->setVisible(s.visible);
+      entries.push_back({lower, source.x, std::make_shared<const std::vector<double>>(s.band_lo)});
+      entries.push_back({upper, source.x, std::make_shared<const std::vector<double>>(s.band_hi)});
+      for (size_t i = 0; i < xs.size(); ++i) {
+        if (!std::isfinite(s.band_lo[i]) || !std::isfinite(s.band_hi[i]) ||
+            (input.log_y && !(s.band_lo[i] > 0)))
+          continue;
+        y_lo = std::min(y_lo, s.band_lo[i]);
+        y_hi = std::max(y_hi, s.band_hi[i]);
+      }
+    }
     if (raw_behind) {
       QCPGraph* faint = plot.addGraph();
       faint->setPen(QPen(faded(color, 60), 1.0));
+      faint->setName(QString());  // (addGraph names it "Graph N")
       faint->removeFromLegend();
       faint->setVisible(s.visible);
       entries.push_back({faint, source.x, source.y});
@@ -160,7 +179,7 @@ void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input) {
   plot.setAutoAddPlottableToLegend(true);
   store->entries = std::move(entries);
   if (!many) placeLegendRight(plot);
-  plot.setNotAntialiasedElements(many ? QCP::aePlottables : QCP::aeNone);
+  plot.setNotAntialiasedElements(many ? QCP::aePlottables | QCP::aeFills : QCP::aeNone);
   redecimateCurves(plot);
   plot.replot(QCustomPlot::rpImmediateRefresh);
 }

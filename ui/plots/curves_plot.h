@@ -33,6 +33,10 @@ struct CurveSeries {
   int64_t bucket_steps = 1;
   int64_t fine_lo = 0, fine_hi = -1, fine_bucket_steps = 1;
   double rows_per_point = 1.0;
+  // A group's seeds collapsed (core/run_grouping.h): y is their mean and [band_lo, band_hi] its
+  // band at each x (empty for a single run's curve); runs: the curves averaged (0 for one run).
+  std::vector<double> band_lo, band_hi;
+  int runs = 0;
 };
 
 struct CurvesPlotInput {
@@ -46,8 +50,9 @@ struct CurvesPlotInput {
 };
 
 // Draws the curves into `plot` (which keeps a copy of the full-resolution data for later
-// redecimation). Legend to the right. Redrawing the same series (a log or smoothing toggle)
-// reuses the kept copies and smoothed curves. Beyond 20 series there is no legend, no faint
+// redecimation). Legend to the right. A series with a band gets it filled in its colour behind
+// its line (two unnamed graphs just before the line). Redrawing the same series (a log or smoothing
+// toggle) reuses the kept copies and smoothed curves. Beyond 20 series there is no legend, no faint
 // raw curve behind the smoothed one and no antialiasing (100 runs draw in well under 100 ms).
 void drawCurves(QCustomPlot& plot, const CurvesPlotInput& input);
 // After the view changed: rebuild every graph from the full data at the new resolution (x

@@ -19,6 +19,7 @@ struct Draw {
   void operator()(const DepthPlotInput& in) const { drawDepthSweep(plot, in); }
   void operator()(const BacktestPlotInput& in) const { drawBacktest(plot, in); }
   void operator()(const SweepPlotInput& in) const { drawSweep(plot, in); }
+  void operator()(const ScatterPlotInput& in) const { drawScatter(plot, in); }
 };
 
 }  // namespace

@@ -13,14 +13,15 @@
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/lens_plot.h"
 #include "ui/plots/multiplier_plot.h"
+#include "ui/plots/scatter_plot.h"
 #include "ui/plots/squaring_plot.h"
 #include "ui/plots/sweep_plot.h"
 
 namespace deepladder::plots {
 
-using PlotInput =
-    std::variant<FrontierPlotInput, MultiplierPlotInput, LensPlotInput, CurvesPlotInput,
-                 SquaringPlotInput, DepthPlotInput, BacktestPlotInput, SweepPlotInput>;
+using PlotInput = std::variant<FrontierPlotInput, MultiplierPlotInput, LensPlotInput,
+                               CurvesPlotInput, SquaringPlotInput, DepthPlotInput,
+                               BacktestPlotInput, SweepPlotInput, ScatterPlotInput>;
 
 // Starts an off-screen application if none runs, draws `input` at width x height and writes
 // `path` (.png, .svg or .pdf). Throws UserError for an unknown extension or an unwritable file.

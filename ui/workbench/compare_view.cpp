@@ -24,18 +24,22 @@
 #include "core/metric_keys.h"
 #include "core/parallel_for.h"
 #include "storage/database.h"
+#include "storage/run_option_rows.h"
 #include "storage/run_plot_data.h"
 #include "ui/plots/curve_refinement.h"
 #include "ui/plots/curve_series.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/grouped_curves.h"
 #include "ui/workbench/gui_query_guard.h"
+#include "ui/workbench/scatter_pane.h"
 #include "ui/workbench/sweep_pane.h"
 
 namespace deepladder::ui {
 namespace {
 
 constexpr int kRunIdRole = Qt::UserRole + 1;
+constexpr int kOptionRole = Qt::UserRole + 2;  // a group-by item's option name
 
 // Each extra reading thread gets at least this many curves (fewer curves than twice this are read
 // on the calling thread alone), and there are at most kMaxReaders.
@@ -54,26 +58,62 @@ plots::CurveSeries runCurve(storage::Database& db, int64_t run_id, const std::st
 // reads through the metric pyramid; 0 reads every row. Many curves are read by up to one thread
 // per core, each on its own read-only connection (WAL readers do not block each other): a
 // 1,000-run overlay of 10,000-step curves reads some 600,000 pyramid rows, most of its load time.
-plots::CurvesPlotInput loadCurves(const QString& path, std::vector<int64_t> ids, std::string key,
-                                  plots::CurveAxis axis, int pixels) {
+// The curves, and each run's option values when grouping asks for them
+// (storage/run_option_rows.h: a config decode per run, left out of plain overlays).
+struct LoadedCurves {
+  plots::CurvesPlotInput input;
+  std::map<int64_t, OptionValues> rows;
+};
+
+LoadedCurves loadCurves(const QString& path, std::vector<int64_t> ids, std::string key,
+                        plots::CurveAxis axis, int pixels, bool with_rows) {
   const size_t readers =
       std::clamp<size_t>(ids.size() / kCurvesPerReader, 1,
                          std::clamp(std::thread::hardware_concurrency(), 1u, kMaxReaders));
   std::vector<std::vector<plots::CurveSeries>> slices(readers);
+  std::vector<std::vector<int64_t>> slice_ids(readers);
+  std::vector<std::vector<OptionValues>> slice_rows(readers);
   parallelFor(static_cast<int>(readers), [&](int t) {
     const auto r = static_cast<size_t>(t);
     auto db = openExistingDatabase(path, /*read_only=*/true);
     for (size_t i = ids.size() * r / readers; i < ids.size() * (r + 1) / readers; ++i) {
       auto s = runCurve(*db, ids[i], key, axis, pixels);
-      if (!s.x.empty()) slices[r].push_back(std::move(s));
+      if (!s.x.empty()) {
+        slices[r].push_back(std::move(s));
+        slice_ids[r].push_back(ids[i]);
+      }
     }
+    if (with_rows) slice_rows[r] = storage::runOptionRows(*db, slice_ids[r]);
   });
-  plots::CurvesPlotInput input;
-  input.axis = axis;
-  input.metric = QString::fromStdString(key);
-  for (auto& slice : slices)
-    for (auto& s : slice) input.series.push_back(std::move(s));
-  return input;
+  LoadedCurves loaded;
+  loaded.input.axis = axis;
+  loaded.input.metric = QString::fromStdString(key);
+  for (size_t r = 0; r < readers; ++r) {
+    for (auto& s : slices[r]) loaded.input.series.push_back(std::move(s));
+    for (size_t i = 0; i < slice_rows[r].size(); ++i)
+      loaded.rows[slice_ids[r][i]] = std::move(slice_rows[r][i]);
+  }
+  return loaded;
+}
+
+// The run list with the options worth grouping by: the runs table's, then every run option
+// whose value differs between the runs.
+struct RunList {
+  std::vector<storage::RunSummary> runs;
+  std::vector<std::string> groupable;
+};
+
+RunList readRunList(const QString& path) {
+  RunList list;
+  list.runs = openExistingDatabase(path, /*read_only=*/true)->listRuns();
+  std::vector<OptionValues> rows;
+  rows.reserve(list.runs.size());
+  for (const auto& s : list.runs) rows.push_back(storage::runOptionRow(s.run, s.ladder_name));
+  list.groupable = storage::runRecordOptions();
+  for (const auto& name : varyingOptions(rows))
+    if (std::find(list.groupable.begin(), list.groupable.end(), name) == list.groupable.end())
+      list.groupable.push_back(name);
+  return list;
 }
 
 // Finer reads of the visible steps of some series (their index in the input and the range).
@@ -105,6 +145,18 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   smoothing_->setRange(0, 99);
   smoothing_->setValue(60);
   smoothing_->setToolTip(tr("EMA smoothing weight (0 = raw); the raw curve stays faint behind"));
+  group_by_ = new QListWidget;
+  group_by_->setToolTip(
+      tr("Check options to group the runs by them: each group's runs (its seeds) collapse to "
+         "their mean curve with a band, on a common grid over the range they all cover."));
+  group_by_->setMaximumHeight(110);
+  group_by_->setObjectName(QStringLiteral("groupBy"));
+  band_ = new QComboBox;
+  band_->setObjectName(QStringLiteral("seedBand"));
+  band_->addItems({tr("min – max"), tr("±1 sd")});
+  band_->setToolTip(
+      tr("The band around each group's mean: the least and greatest run, or the "
+         "mean -+ the sample standard deviation"));
 
   auto* controls = new QFormLayout;
   controls->addRow(tr("Metric"), metric_);
@@ -114,6 +166,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   logs->addWidget(log_y_);
   controls->addRow(tr("Scale"), logs);
   controls->addRow(tr("Smoothing"), smoothing_);
+  controls->addRow(tr("Group by"), group_by_);
+  controls->addRow(tr("Seed band"), band_);
   auto* left = new QWidget;
   auto* left_layout = new QVBoxLayout(left);
   left_layout->setContentsMargins(0, 0, 0, 0);
@@ -147,8 +201,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* tabs = new QTabWidget;
   tabs->addTab(right, tr("Curves"));
   tabs->addTab(sweep_page_, tr("Sweep"));
+  scatter_page_ = new QWidget;
+  auto* scatter_layout = new QVBoxLayout(scatter_page_);
+  scatter_layout->setContentsMargins(0, 0, 0, 0);
+  tabs->addTab(scatter_page_, tr("Scatter"));
   connect(tabs, &QTabWidget::currentChanged, this, [this, tabs](int) {
     if (tabs->currentWidget() == sweep_page_) sweepPane();
+    if (tabs->currentWidget() == scatter_page_) scatterPane();
   });
   auto* split = new QSplitter;
   split->addWidget(left);
@@ -164,6 +223,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   connect(log_x_, &QCheckBox::toggled, this, [this] { draw(); });
   connect(log_y_, &QCheckBox::toggled, this, [this] { draw(); });
   connect(smoothing_, &QSlider::valueChanged, this, [this] { draw(); });
+  // Grouping needs the runs' option values: loaded with the curves once a group-by is checked.
+  connect(group_by_, &QListWidget::itemChanged, this, [this] { groupingChanged(); });
+  connect(band_, &QComboBox::currentIndexChanged, this, [this] { draw(); });
   // Pan, zoom or resize: redecimate once per replot, for whatever range it will draw.
   // A zoom that needs finer buckets than were loaded reads them once the view settles.
   refine_timer_ = new QTimer(this);
@@ -178,53 +240,57 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     plot_->rescaleAxes();
     plot_->replot();
   });
-  connect(
-      plot_, &QCustomPlot::legendClick, this,
-      [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
-        auto* pli = qobject_cast<QCPPlottableLegendItem*>(item);
-        if (!pli) return;
-        const QString label = pli->plottable()->name();
-        for (auto& s : input_.series)
-          if (s.label == label) s.visible = !s.visible;
-        // Keep the legend entry (greyed) so it can be clicked back on.
-        for (int i = 0; i < plot_->graphCount(); ++i) {
-          QCPGraph* g = plot_->graph(i);
-          if (g->name() == label || (i + 1 < plot_->graphCount() &&
-                                     plot_->graph(i + 1)->name() == label && g->name().isEmpty()))
-            g->setVisible(!g->visible());
-        }
-        pli->setTextColor(pli->plottable()->visible() ? plot_->legend->textColor()
-                                                      : QColor(150, 150, 150));
-        plots::redecimateCurves(*plot_);
-        plot_->replot();
-      });
+  connect(plot_, &QCustomPlot::legendClick, this,
+          [this](QCPLegend*, QCPAbstractLegendItem* item, QMouseEvent*) {
+            auto* pli = qobject_cast<QCPPlottableLegendItem*>(item);
+            if (!pli) return;
+            const QString label = pli->plottable()->name();
+            for (auto& s : (grouped() ? grouped_ : input_).series)
+              if (s.label == label) s.visible = !s.visible;
+            // Keep the legend entry (greyed) so it can be clicked back on. The series' unnamed
+            // graphs just before it (its faint raw curve, its band) go with it.
+            for (int i = 0; i < plot_->graphCount(); ++i) {
+              if (plot_->graph(i)->name() != label) continue;
+              const bool visible = !plot_->graph(i)->visible();
+              plot_->graph(i)->setVisible(visible);
+              for (int j = i - 1; j >= 0 && plot_->graph(j)->name().isEmpty(); --j)
+                plot_->graph(j)->setVisible(visible);
+            }
+            pli->setTextColor(pli->plottable()->visible() ? plot_->legend->textColor()
+                                                          : QColor(150, 150, 150));
+            plots::redecimateCurves(*plot_);
+            plot_->replot();
+          });
 }
 
 void CompareView::setDatabase(const QString& path) {
   db_path_ = path;
   runs_->clear();
   input_ = {};
+  grouped_ = {};
+  rows_.clear();
   plot_->clearGraphs();
   plot_->replot();
   if (sweep_) sweep_->setDatabase(path);
+  if (scatter_) scatter_->setDatabase(path);
   reloadRuns();
 }
 
 void CompareView::reloadRuns() {
   if (db_path_.isEmpty()) return;
   if (sweep_) sweep_->reload();
+  if (scatter_) scatter_->reload();
   const int generation = ++list_generation_;
   ++list_pending_;
-  using Runs = std::shared_ptr<const std::vector<storage::RunSummary>>;
+  using Runs = std::shared_ptr<const RunList>;
   std::function<Runs()> work = [path = db_path_]() -> Runs {
-    return std::make_shared<const std::vector<storage::RunSummary>>(
-        openExistingDatabase(path, /*read_only=*/true)->listRuns());
+    return std::make_shared<const RunList>(readRunList(path));
   };
   runInBackground<Runs>(
       this, work,
-      [this, generation](Runs runs) {
+      [this, generation](Runs list) {
         --list_pending_;
-        if (generation == list_generation_) showRunList(*runs);
+        if (generation == list_generation_) showRunList(list->runs, list->groupable);
       },
       [this, generation](const QString& message) {
         --list_pending_;
@@ -233,7 +299,20 @@ void CompareView::reloadRuns() {
       });
 }
 
-void CompareView::showRunList(const std::vector<storage::RunSummary>& runs) {
+void CompareView::showRunList(const std::vector<storage::RunSummary>& runs,
+                              const std::vector<std::string>& groupable) {
+  if (groupable != groupableOptions()) {  // refill, keeping what is checked
+    const auto by = groupBy();
+    QSignalBlocker block(group_by_);
+    group_by_->clear();
+    for (const auto& name : groupable) {
+      auto* item = new QListWidgetItem(QString::fromStdString(name), group_by_);
+      item->setData(kOptionRole, QString::fromStdString(name));
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setCheckState(std::find(by.begin(), by.end(), name) != by.end() ? Qt::Checked
+                                                                            : Qt::Unchecked);
+    }
+  }
   const auto checked = checkedRuns();
   const std::set<int64_t> keep(checked.begin(), checked.end());
   const bool wanted = wanted_checked_.has_value();
@@ -253,6 +332,58 @@ void CompareView::showRunList(const std::vector<storage::RunSummary>& runs) {
     }
   }
   if (wanted) setCheckedRuns(checked);
+}
+
+ScatterPane* CompareView::scatterPane() {
+  if (!scatter_) {
+    scatter_ = new ScatterPane;
+    scatter_page_->layout()->addWidget(scatter_);
+    scatter_->setDatabase(db_path_);
+    scatter_->reload();
+  }
+  return scatter_;
+}
+
+std::vector<std::string> CompareView::groupableOptions() const {
+  std::vector<std::string> names;
+  for (int i = 0; i < group_by_->count(); ++i)
+    names.push_back(group_by_->item(i)->data(kOptionRole).toString().toStdString());
+  return names;
+}
+
+void CompareView::setGroupBy(const std::vector<std::string>& options) {
+  {
+    QSignalBlocker block(group_by_);
+    for (int i = 0; i < group_by_->count(); ++i) {
+      auto* item = group_by_->item(i);
+      const std::string name = item->data(kOptionRole).toString().toStdString();
+      item->setCheckState(std::find(options.begin(), options.end(), name) != options.end()
+                              ? Qt::Checked
+                              : Qt::Unchecked);
+    }
+  }
+  groupingChanged();
+}
+
+std::vector<std::string> CompareView::groupBy() const {
+  std::vector<std::string> names;
+  for (int i = 0; i < group_by_->count(); ++i)
+    if (group_by_->item(i)->checkState() == Qt::Checked)
+      names.push_back(group_by_->item(i)->data(kOptionRole).toString().toStdString());
+  return names;
+}
+
+void CompareView::groupingChanged() {
+  const bool have_rows = std::all_of(input_.series.begin(), input_.series.end(),
+                                     [this](const auto& s) { return rows_.count(s.run_id) > 0; });
+  if (grouped() && !have_rows)
+    requestCurves();  // with the option values this time
+  else
+    draw();
+}
+
+void CompareView::setSeedBand(SeedBand band) {
+  band_->setCurrentIndex(band == SeedBand::kMinMax ? 0 : 1);
 }
 
 SweepPane* CompareView::sweepPane() {
@@ -296,14 +427,17 @@ int CompareView::plotPixels() const {
 void CompareView::requestCurves() {
   const int generation = ++generation_;
   const auto axis = static_cast<plots::CurveAxis>(axis_->currentIndex());
-  std::function<plots::CurvesPlotInput()> work =
-      [path = db_path_, ids = checkedRuns(), key = metric_->currentText().toStdString(), axis,
-       pixels = plotPixels()] { return loadCurves(path, ids, key, axis, pixels); };
-  runInBackground<plots::CurvesPlotInput>(
+  std::function<LoadedCurves()> work = [path = db_path_, ids = checkedRuns(),
+                                        key = metric_->currentText().toStdString(), axis,
+                                        pixels = plotPixels(), with_rows = grouped()] {
+    return loadCurves(path, ids, key, axis, pixels, with_rows);
+  };
+  runInBackground<LoadedCurves>(
       this, work,
-      [this, generation](plots::CurvesPlotInput input) {
+      [this, generation](LoadedCurves loaded) {
         if (generation != generation_) return;  // a newer request is on its way
-        input_ = std::move(input);
+        input_ = std::move(loaded.input);
+        rows_ = std::move(loaded.rows);
         draw();
       },
       [this](const QString& message) {
@@ -314,13 +448,16 @@ void CompareView::requestCurves() {
 void CompareView::loadNow(bool every_row) {
   AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
   ++generation_;
-  input_ = loadCurves(db_path_, checkedRuns(), metric_->currentText().toStdString(),
-                      static_cast<plots::CurveAxis>(axis_->currentIndex()),
-                      every_row ? 0 : plotPixels());
+  LoadedCurves loaded = loadCurves(db_path_, checkedRuns(), metric_->currentText().toStdString(),
+                                   static_cast<plots::CurveAxis>(axis_->currentIndex()),
+                                   every_row ? 0 : plotPixels(), grouped());
+  input_ = std::move(loaded.input);
+  rows_ = std::move(loaded.rows);
   draw();
 }
 
 void CompareView::refineVisibleCurves() {
+  if (grouped()) return;  // a group's mean is on its own grid: nothing finer to read for it
   const QCPRange view = plot_->xAxis->range();
   const int pixels = plotPixels();
   Refinement refinement;
@@ -370,13 +507,25 @@ void CompareView::draw() {
   input_.log_x = log_x_->isChecked();
   input_.log_y = log_y_->isChecked();
   input_.ema = smoothing_->value() / 100.0;
-  if (input_.series.empty()) {
-    plots::CurvesPlotInput empty = input_;
+  if (grouped()) {
+    CurveGrouping grouping;
+    grouping.by = groupBy();
+    grouping.band = band_->currentIndex() == 0 ? SeedBand::kMinMax : SeedBand::kStdDev;
+    grouping.ema = input_.ema;
+    grouping.log_grid = input_.log_x;
+    grouped_ = groupCurves(input_, rows_, grouping);
+  } else {
+    grouped_ = {};
+  }
+  const plots::CurvesPlotInput& shown = shownCurves();
+  if (shown.series.empty()) {
+    plots::CurvesPlotInput empty = shown;
     plots::drawCurves(*plot_, empty);
     const QString why =
-        checkedRuns().empty()
-            ? tr("No runs checked: check runs on the left.")
-            : tr("The checked runs have no \"%1\" points.").arg(metric_->currentText());
+        checkedRuns().empty() ? tr("No runs checked: check runs on the left.")
+        : input_.series.empty()
+            ? tr("The checked runs have no \"%1\" points.").arg(metric_->currentText())
+            : tr("No group's runs share a range of the x axis to average over.");
     readout_->setText(why);
     // Say it on the empty plot too, where the eye goes.
     auto* message = new QCPItemText(plot_);
@@ -386,18 +535,19 @@ void CompareView::draw() {
     message->setColor(palette().color(QPalette::PlaceholderText));
     plot_->replot();
   } else {
-    plots::drawCurves(*plot_, input_);
+    plots::drawCurves(*plot_, shown);
+    readout_->setText(tr("Hover over the plot to read values."));  // no earlier message stays
   }
-  emit curvesDrawn(static_cast<int>(input_.series.size()), timer.elapsed());
+  emit curvesDrawn(static_cast<int>(shown.series.size()), timer.elapsed());
 }
 
 void CompareView::onHover(QMouseEvent* event) {
-  if (input_.series.empty()) return;
+  const plots::CurvesPlotInput& input = shownCurves();
+  if (input.series.empty()) return;
   const double x = plot_->xAxis->pixelToCoord(event->position().x());
   QStringList parts;
-  const auto smoothed_weight = input_.ema;
   int shown = 0;
-  for (const auto& s : input_.series) {
+  for (const auto& s : input.series) {
     if (!s.visible || s.x.empty()) continue;
     auto it = std::lower_bound(s.x.begin(), s.x.end(), x);
     size_t i = it == s.x.end() ? s.x.size() - 1 : static_cast<size_t>(it - s.x.begin());
@@ -406,11 +556,15 @@ void CompareView::onHover(QMouseEvent* event) {
       parts << QStringLiteral("…");
       break;
     }
-    parts << QStringLiteral("%1: %2").arg(s.label, QString::number(s.y[i], 'g', 5));
+    QString part = QStringLiteral("%1: %2").arg(s.label, QString::number(s.y[i], 'g', 5));
+    if (!s.band_lo.empty())
+      part +=
+          QStringLiteral(" [%1, %2]")
+              .arg(QString::number(s.band_lo[i], 'g', 4), QString::number(s.band_hi[i], 'g', 4));
+    parts << part;
   }
-  (void)smoothed_weight;
   readout_->setText(QStringLiteral("%1 = %2   ")
-                        .arg(plots::curveAxisLabel(input_.axis), QString::number(x, 'g', 6)) +
+                        .arg(plots::curveAxisLabel(input.axis), QString::number(x, 'g', 6)) +
                     parts.join(QStringLiteral("   ")));
 }
 
