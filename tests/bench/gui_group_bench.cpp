@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "storage/database.h"
+#include "tests/bench/bench_goals.h"
 #include "ui/plots/offscreen_app.h"
 #include "ui/workbench/compare_view.h"
 #include "ui/workbench/grouped_curves.h"
@@ -70,7 +71,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int points = argc > 1 ? std::atoi(argv[1]) : 10000;
+  const bool smoke = deepladder::bench::takeSmokeFlag(argc, argv);  // make bench-smoke
+  const int points = argc > 1 ? std::atoi(argv[1]) : smoke ? 500 : 10000;
   plots::ensureGuiApplication();
   QTemporaryDir dir;
   const QString path = dir.filePath("group-bench.db");

@@ -26,6 +26,7 @@
 #include "core/tensorboard/tb_event.h"
 #include "core/tensorboard/tfrecord.h"
 #include "storage/database.h"
+#include "tests/bench/bench_goals.h"
 
 namespace fs = std::filesystem;
 using namespace deepladder::tensorboard;
@@ -106,6 +107,7 @@ Timing timed(const std::vector<std::string>& argv) {
 
 int main(int argc, char** argv) {
   int runs = 100, steps = 10000;
+  if (deepladder::bench::takeSmokeFlag(argc, argv)) runs = 3, steps = 200;  // make bench-smoke
   std::string python = "/usr/bin/python3";
   bool keep = false;
   for (int i = 1; i < argc; ++i) {
