@@ -28,6 +28,7 @@
 #include "fitting/scaling_table.h"
 #include "fitting/squaring_table.h"
 #include "storage/database.h"
+#include "storage/protected_outputs.h"
 #include "storage/result_points.h"
 
 namespace deepladder::app {
@@ -39,6 +40,7 @@ struct ExportOptions {
   std::string ladder;
   std::string format = "md";
   std::string out;
+  bool out_given = false;  // --out on the command line (an empty --out is refused, not stdout)
   std::string at = formatComputeList(fitting::FrontierOptions{}.at);
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   int backtest = 0;          // --backtest K (0: the scaling table)
@@ -52,6 +54,10 @@ int runExport(ExportOptions options) {
   options.frontier.estimator = fitting::parseEstimator(options.estimator);
   if (options.csv.empty() == options.db_path.empty())
     throw UserError("give either --csv FILE or --db FILE --ladder NAME");
+  // The output may not replace what this command reads: checked before any work.
+  ProtectedPaths inputs = storage::databaseInputs(options.db_path);
+  inputs.addFile(options.csv, "the results CSV");
+  if (options.out_given) requireOutputPath(options.out, "the --out file", inputs);
   fitting::ResultsTable table;
   std::string text;
   std::unique_ptr<storage::Database> db;
@@ -89,11 +95,11 @@ int runExport(ExportOptions options) {
     warnFitCaveats(result, table);
     text = fitting::scalingTable(result, options.format);
   }
-  if (options.out.empty()) {
+  if (!options.out_given) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  writeFileAtomically(options.out, text, "the --out file");  // whole, or not at all
+  writeFileAtomically(options.out, text, "the --out file", inputs);  // whole, or not at all
   std::fprintf(stderr, "wrote %s\n", options.out.c_str());
   return 0;
 }
@@ -111,7 +117,10 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
   cmd->add_option("--format", o->format, "md | csv | tex | json")
       ->check(CLI::IsMember({"md", "csv", "tex", "json"}))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output file (default: standard output)");
+  CLI::Option* out = cmd->add_option(
+      "--out", o->out,
+      "Output file (default: standard output); a regular file or a new one, not the database or "
+      "anything inside a work directory");
   cmd->add_option("--estimator", o->estimator, kEstimatorHelp)->capture_default_str();
   addFormOptions(cmd, o->law);
   cmd->add_option("--baseline", o->frontier.baseline, "Baseline arm")->capture_default_str();
@@ -127,8 +136,9 @@ CommandRegistrar reg("export", 51, [](CLI::App& cli) {
                   "Write the backtest table instead: every arm refitted without its k top rungs, "
                   "k = 1..K, and scored on them")
       ->check(CLI::Range(1, 1000));
-  cmd->callback([o, c_ref] {
+  cmd->callback([o, c_ref, out] {
     o->c_ref_given = c_ref->count() > 0;
+    o->out_given = out->count() > 0;
     commandExitCode() = runExport(*o);
   });
 });

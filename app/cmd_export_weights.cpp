@@ -2,19 +2,24 @@
 // [--db runs.db]`: a run's model as safetensors with a JSON description beside it. The CLI does
 // not link LibTorch: it finds the run's config and directory in the database and runs
 // deepladder-worker --export-weights (trainers/weights_export.h), which loads the checkpoint and
-// writes the files.
+// writes the files. Both files are checked before the worker starts (core/weights_outputs.h): not
+// the database or its -wal/-shm, nothing inside a work directory (the run's own checkpoints), a
+// regular file or a new one, and the description not the weights themselves (--out w.json).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "app/command_registry.h"
 #include "app/ladder_runner.h"
 #include "core/errors.h"
+#include "core/weights_outputs.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
+#include "storage/protected_outputs.h"
 
 namespace deepladder::app {
 namespace {
@@ -42,6 +47,13 @@ int runExportWeights(const ExportWeightsOptions& options) {
   if (run->workdir.empty() || access(run->workdir.c_str(), F_OK) != 0)
     throw UserError("run " + std::to_string(options.run_id) + ": its directory \"" + run->workdir +
                     "\" is gone, and its checkpoints with it");
+  // Neither file may replace the database, a checkpoint or anything else of a work directory.
+  ProtectedPaths inputs = storage::databaseInputs(*db, options.db_path);
+  inputs.addDirectory(run->workdir, "the run's directory");
+  requireWeightsOutputs(options.out, inputs);
+  db.reset();
+  // The worker runs in this folder too, but an absolute path leaves no doubt.
+  const std::string out = std::filesystem::absolute(options.out).string();
   // The config as stored with the run, beside its checkpoints.
   const std::string config_path = run->workdir + "/export-weights.config.json";
   {
@@ -58,7 +70,7 @@ int runExportWeights(const ExportWeightsOptions& options) {
                "--run-id",
                std::to_string(options.run_id),
                "--export-weights",
-               options.out,
+               out,
                "--names",
                options.names};
   if (options.step >= 0) {
@@ -81,7 +93,10 @@ CommandRegistrar reg("export-weights", 36, [](CLI::App& cli) {
       "export-weights",
       "Write a run's model as safetensors (+ a JSON description beside it) from a checkpoint");
   cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")->required();
-  cmd->add_option("--out", options->out, "The .safetensors file to write")->required();
+  cmd->add_option("--out", options->out,
+                  "The .safetensors file to write (its JSON description goes beside it, .json "
+                  "for its extension); not the database, nothing inside a work directory")
+      ->required();
   cmd->add_option("--step", options->step, "Checkpoint step (default: the newest valid one)");
   cmd->add_option("--names", options->names,
                   "Tensor names: deepladder, or hf-llama (Hugging Face Llama layout; refused "

@@ -1,12 +1,14 @@
 // `deepladder fit (--db runs.db --ladder NAME | --csv FILE) [--form frontier|chinchilla]
 // [--estimator paper|robust] [--baseline vanilla] [--c-ref 1e18] [--bootstrap N] [--at LIST]
-// [--joint] [--backtest K] [--json]`:
-// fits a ladder's finished runs, prints the scaling table (or exactly one JSON object with
-// --json) and, with --db, stores the fit in the fits table. A squaring ladder (task = "squaring")
-// is fitted on compute vs Max T and OOD accuracy instead (fitting/squaring_trend.h). --backtest K
-// adds the backtest (fitting/backtest.h): each arm refitted without its top 1..K rungs and scored
-// on them (JSON: "backtest" and "backtest_summary" in the same object). Wiring only:
-// the fits live in fitting/, the database in storage/.
+// [--joint] [--backtest K] [--json] [--record]`:
+// fits a ladder's finished runs and prints the scaling table (or exactly one JSON object with
+// --json). It only reads: the database is opened read-only (a read-only or immutable file works;
+// a fit cached by `run` or `watch` is reused, none is added), and with --record the fit is stored
+// in the fits table's history too (the database opened for writing then). A squaring ladder (task =
+// "squaring") is fitted on compute vs Max T and OOD accuracy instead (fitting/squaring_trend.h).
+// --backtest K adds the backtest (fitting/backtest.h): each arm refitted without its top 1..K rungs
+// and scored on them (JSON: "backtest" and "backtest_summary" in the same object). Wiring only: the
+// fits live in fitting/, the database in storage/.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -45,6 +47,7 @@ struct FitCommandOptions {
   std::string at = formatComputeList(fitting::FrontierOptions{}.at);
   std::string estimator = fitting::estimatorName(fitting::defaultFrontierOptions().estimator);
   bool json = false;
+  bool record = false;       // --record: store the fit in the fits table (history)
   int backtest = 0;          // --backtest K: rungs held out per arm, 1..K (0: no backtest)
   bool c_ref_given = false;  // --c-ref on the command line (squaring ladders default to 1e15)
   fitting::FrontierOptions frontier = fitting::defaultFrontierOptions();
@@ -137,13 +140,14 @@ void storeSquaringFits(storage::Database& db, const std::string& source,
 int runSquaringFit(const FitCommandOptions& options, storage::Database& db) {
   const double c_ref = options.c_ref_given ? options.frontier.c_ref : kSquaringDefaultCRef;
   const auto summary = readSquaringSummary(db, options.db_path, options.ladder, c_ref);
-  storeSquaringFits(db, options.ladder, summary);
+  if (options.record) storeSquaringFits(db, options.ladder, summary);
   if (options.json) {
     std::printf("%s\n", dumpJson(fitting::squaringToJson(summary)).c_str());
   } else {
     std::printf("%s", fitting::squaringTableMarkdown(summary).c_str());
-    std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
-                options.ladder.c_str());
+    if (options.record)
+      std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
+                  options.ladder.c_str());
   }
   return 0;
 }
@@ -221,7 +225,8 @@ int runFit(FitCommandOptions options) {
   if (from_db) {
     if (access(options.db_path.c_str(), F_OK) != 0)
       throw UserError(options.db_path + ": no such database. Check --db");
-    db = storage::Database::open(options.db_path);
+    // Read-only unless the fit is to be stored: looking at a fit never changes the file.
+    db = storage::Database::open(options.db_path, /*read_only=*/!options.record);
     requireOneLadderNamed(*db, options.ladder, options.db_path);
     if (isSquaringLadder(*db, options.ladder)) {
       if (options.law.form != "frontier")
@@ -247,7 +252,7 @@ int runFit(FitCommandOptions options) {
     const auto with_intervals = fitting::fitChinchillaWithIntervals(
         sizes, fitting::defaultChinchillaOptions(), options.frontier);
     const fitting::ChinchillaFit& fit = with_intervals.fit;
-    if (db) {
+    if (db && options.record) {
       storage::FitRecord rec;
       rec.source = source;
       rec.arm = "all";
@@ -277,12 +282,13 @@ int runFit(FitCommandOptions options) {
   }
 
   const std::string form_choice = applyFormOptions(options.law, options.frontier, table);
-  auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, false)
-                   : fitting::fitFrontier(table, options.frontier);
+  auto result =
+      db ? fitLadderCached(*db, options.ladder, table, options.frontier, !options.record)
+         : fitting::fitFrontier(table, options.frontier);
   result.form_choice = form_choice;
   warnArmsWithoutFit(result);
   warnFitCaveats(result, table);
-  if (db) storeFrontier(*db, source, result);
+  if (db && options.record) storeFrontier(*db, source, result);
   std::optional<fitting::BacktestResult> backtest;
   if (options.backtest > 0)
     backtest = fitting::backtestFrontier(table, options.frontier, options.backtest);
@@ -294,7 +300,7 @@ int runFit(FitCommandOptions options) {
     std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
     std::printf("%s", fitting::diagnosticsMarkdown(result).c_str());
     if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
-    if (db)
+    if (db && options.record)
       std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),
                   source.c_str());
   }
@@ -333,8 +339,13 @@ CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
                   "predictions of the rungs left out")
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--json", o->json, "Print exactly one JSON object instead of the table");
+  cmd->add_flag("--record", o->record,
+                "Store the fit in the database's fits table (its history; opens --db for "
+                "writing). Without it fit only reads, so a read-only database works");
   cmd->callback([o, c_ref] {
     o->c_ref_given = c_ref->count() > 0;
+    if (o->record && o->db_path.empty())
+      throw UserError("--record stores the fit in a database: give --db FILE --ladder NAME");
     commandExitCode() = runFit(*o);
   });
 });

@@ -24,6 +24,7 @@
 #include "storage/database.h"
 #include "storage/measured_throughput.h"
 #include "trainers/data/ladder_data.h"
+#include "trainers/data/run_data_check.h"
 
 namespace deepladder::app {
 namespace {
@@ -76,6 +77,9 @@ nlohmann::json jsonRow(const ladder::LadderSpec& spec, const ladder::PlannedRun&
   row["data_tokens_available"] =
       data.known ? nlohmann::json(data.budget.tokens_available) : nlohmann::json(nullptr);
   row["data_epochs"] = data.known ? nlohmann::json(data.budget.epochs()) : nlohmann::json(nullptr);
+  const std::string init_from = data::initFromProblem(run.config);
+  row["init_from_problem"] =
+      init_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(init_from);
   return row;
 }
 
@@ -87,6 +91,20 @@ int runPlan(const PlanOptions& options) {
   // data.max_epochs is refused before anything is printed.
   const std::vector<data::RunDataBudget> budgets = data::ladderDataBudgets(spec);
   data::requireDataBudgets(budgets, options.ladder_path);
+  // A train.init_from file that is not there: `run` refuses the ladder until it is; plan (which
+  // may run where the files are not) says so, once per file.
+  std::map<std::string, std::pair<std::string, int>> init_from_problems;  // path: first run, count
+  for (const auto& run : spec.runs)
+    if (!data::initFromProblem(run.config).empty()) {
+      auto& entry = init_from_problems[run.config.train.init_from];
+      if (entry.second++ == 0) entry.first = data::initFromProblem(run.config) + " (" + run.name;
+    }
+  for (const auto& [path, entry] : init_from_problems)
+    std::fprintf(
+        stderr, "deepladder: warning: %s%s); `run` refuses this ladder until it is there\n",
+        entry.first.c_str(),
+        entry.second > 1 ? (" and " + std::to_string(entry.second - 1) + " more run(s)").c_str()
+                         : "");
   scheduler::planForLocalDevices(spec);
   if (!options.db_path.empty()) {
     if (access(options.db_path.c_str(), F_OK) != 0)

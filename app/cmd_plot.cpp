@@ -40,6 +40,7 @@
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 #include "storage/depth_points.h"
+#include "storage/protected_outputs.h"
 #include "storage/result_points.h"
 #include "storage/run_plot_data.h"
 #include "storage/scatter_points.h"
@@ -160,7 +161,11 @@ plots::ScatterPlotInput scatterPlot(const PlotOptions& o) {
 }
 
 int runPlot(PlotOptions o) {
-  if (o.out.empty()) throw UserError("plot: give --out FILE.png|svg|pdf");
+  if (o.out.empty()) throw UserError("plot: --out is empty; give --out FILE.png|svg|pdf");
+  // The plot may not replace what this command reads: checked before any work.
+  ProtectedPaths inputs = storage::databaseInputs(o.db_path);
+  inputs.addFile(o.csv, "the results CSV");
+  requireOutputPath(o.out, "the plot", inputs);
   plots::PlotInput plot;
   const bool squaring_ladder =
       (o.kind == "frontier" || o.kind == "squaring") && o.csv.empty() && !o.ladder.empty() && [&] {
@@ -272,10 +277,14 @@ int runPlot(PlotOptions o) {
   }
   // Drawn into a temporary beside --out and renamed into place: a full disk leaves no partial
   // or empty plot behind.
-  AtomicOutputFile out(o.out, "the plot");
-  plots::writePlotFile(plot, QString::fromStdString(out.writePath()), o.width, o.height);
+  AtomicOutputFile out(o.out, "the plot", inputs);
+  try {
+    plots::writePlotFile(plot, QString::fromStdString(out.writePath()), o.width, o.height);
+  } catch (const UserError& e) {
+    throw UserError(out.namingTarget(e.what()));  // --out, not the temporary it was drawn into
+  }
   std::error_code ec;
-  if (out.writePath() != o.out && std::filesystem::file_size(out.writePath(), ec) == 0)
+  if (std::filesystem::file_size(out.writePath(), ec) == 0)
     throw UserError(o.out +
                     ": the plot could not be written (an empty file came out; is the disk "
                     "full?)");

@@ -30,6 +30,8 @@ struct GenerateOptions {
 };
 
 int runGenerate(const GenerateOptions& options) {
+  if (options.out.empty())  // "" would write the tier's files into the current folder
+    throw UserError("--out: the path is empty; give the folder to write the tier's files into");
   const squaring::TierPreset& tier = squaring::tierPreset(options.tier);  // UserError lists tiers
   const squaring::Compat compat = squaring::parseCompat(options.compat);
   if (compat == squaring::Compat::kReference && squaring::isControlTier(tier))

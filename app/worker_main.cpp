@@ -138,8 +138,11 @@ void keepWorkerLog(const std::string& workdir) {
 WorkerArgs parseArgs(const std::vector<std::string>& argv) {
   WorkerArgs args;
   const size_t argc = argv.size();
+  // An empty value is refused like a missing one: `--export-weights ""` once trained the run.
   auto value = [&](size_t& i, const std::string& flag) -> std::string {
-    if (i + 1 >= argc) throw UserError(flag + " needs a value. " + kUsage);
+    if (i + 1 >= argc || argv[i + 1].empty())
+      throw UserError(flag + " needs a value" + (i + 1 < argc ? " (\"\" was given)" : "") + ". " +
+                      kUsage);
     return argv[++i];
   };
   for (size_t i = 0; i < argc; ++i) {

@@ -5,14 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
 #include "core/errors.h"
+#include "core/names.h"
+#include "core/safe_text.h"
 
 namespace deepladder {
 
@@ -43,6 +48,25 @@ bool writeAll(int fd, const char* data, size_t size) {
     size -= static_cast<size_t>(n);
   }
   return true;
+}
+
+namespace fs = std::filesystem;
+
+// `path` made absolute, with the links and dot-dots of its existing part resolved.
+fs::path canonicalOf(const std::string& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  if (ec) absolute = path;
+  const fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
+}
+
+bool sameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string namedBy(const std::string& role, const std::string& path) {
+  return role + " (" + shownText(path, 200) + ")";
 }
 
 }  // namespace
@@ -96,36 +120,103 @@ std::string notRegularFileProblem(const std::string& path) {
   return {};
 }
 
+std::string pathLengthProblem(const std::string& path) {
+  if (path.size() >= PATH_MAX)
+    return "is " + std::to_string(path.size()) +
+           " bytes long, longer than the system allows for a path (" +
+           std::to_string(PATH_MAX - 1) + " bytes). Give a shorter path";
+  size_t begin = 0;
+  while (begin < path.size()) {
+    size_t end = path.find('/', begin);
+    if (end == std::string::npos) end = path.size();
+    if (end - begin > NAME_MAX)
+      return "holds a name of " + std::to_string(end - begin) + " bytes (\"" +
+             shownText(path.substr(begin, end - begin), 40) +
+             "\"), longer than the system allows for one name (" + std::to_string(NAME_MAX) +
+             " bytes). Give a shorter name";
+    begin = end + 1;
+  }
+  return {};
+}
+
+// --- outputs that cannot destroy inputs ----------------------------------------------------------
+
+void ProtectedPaths::addFile(const std::string& path, const std::string& role) {
+  if (!path.empty()) files.push_back({path, role});
+}
+
+void ProtectedPaths::addDatabase(const std::string& db_path) {
+  if (db_path.empty() || db_path == ":memory:") return;
+  addFile(db_path, "the database");
+  addFile(db_path + "-wal", "the database's write-ahead log");
+  addFile(db_path + "-shm", "the database's shared-memory index");
+  addFile(db_path + "-journal", "the database's journal");
+}
+
+void ProtectedPaths::addDirectory(const std::string& path, const std::string& role) {
+  if (!path.empty()) directories.push_back({path, role});
+}
+
+std::string outputPathProblem(const std::string& path, const ProtectedPaths& inputs) {
+  if (path.empty()) return "is empty; give a file name";
+  if (const std::string problem = pathLengthProblem(path); !problem.empty()) return problem;
+  struct stat target {};
+  const bool exists = ::lstat(path.c_str(), &target) == 0;
+  if (exists) {
+    if (S_ISLNK(target.st_mode))
+      return "is a symbolic link; deepladder does not write through links. Give the path it "
+             "points to, or remove it";
+    if (S_ISDIR(target.st_mode)) return "is a directory; give a file name";
+    if (!S_ISREG(target.st_mode))
+      return "is " + kindOf(target.st_mode) +
+             ", not a regular file; outputs are written only to a regular file or a new one "
+             "(to see it on the terminal, leave out --out where the command allows)";
+  }
+  const fs::path canonical = canonicalOf(path);
+  for (const auto& input : inputs.files) {
+    struct stat st {};
+    const bool input_exists = ::stat(input.path.c_str(), &st) == 0;
+    if ((exists && input_exists && sameFile(target, st)) || canonical == canonicalOf(input.path))
+      return "is " + namedBy(input.role, input.path) +
+             ", which this command reads; writing it would destroy it. Give another path";
+  }
+  for (const auto& dir : inputs.directories) {
+    struct stat st {};
+    bool inside = isInsideDirectory(canonicalOf(dir.path).string(), canonical.string());
+    if (!inside && ::stat(dir.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      // The same folder reached by another name (a bind mount, a hard-linked path): compare the
+      // existing folders above the target by device and inode.
+      for (fs::path up = canonical.parent_path(); !inside; up = up.parent_path()) {
+        struct stat above {};
+        if (::stat(up.c_str(), &above) == 0 && sameFile(above, st)) inside = true;
+        if (up == up.parent_path()) break;
+      }
+    }
+    if (inside)
+      return "lies inside " + namedBy(dir.role, dir.path) +
+             ", where deepladder keeps runs' checkpoints, logs and configs. Give a path outside "
+             "it";
+  }
+  return {};
+}
+
+void requireOutputPath(const std::string& path, const std::string& what,
+                       const ProtectedPaths& inputs) {
+  const std::string problem = outputPathProblem(path, inputs);
+  if (problem.empty()) return;
+  throw UserError((path.empty() ? what + ": the path " : shownText(path, 200) + ": " + what + " ") +
+                  problem + ". Nothing was written");
+}
+
 // --- AtomicOutputFile ----------------------------------------------------------------------------
 
-AtomicOutputFile::AtomicOutputFile(const std::string& path, const std::string& what)
+AtomicOutputFile::AtomicOutputFile(const std::string& path, const std::string& what,
+                                   const ProtectedPaths& inputs)
     : path_(path), what_(what) {
-  if (path.empty()) throw UserError(what + ": the output path is empty");
+  requireOutputPath(path, what, inputs);
   struct stat st {};
   mode_t mode = 0;  // of the file it replaces, or the umask's default
   if (::lstat(path.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      struct stat target {};
-      const bool stream =
-          ::stat(path.c_str(), &target) == 0 &&
-          (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode) || path.rfind("/dev/", 0) == 0);
-      if (stream)
-        st = target;  // /dev/stdout and the like: a stream, written in place
-      else
-        throw UserError(path + ": " + what +
-                        " is a symbolic link; deepladder does not write through links. Give the "
-                        "path it points to, or remove it");
-    }
-    if (S_ISDIR(st.st_mode))
-      throw UserError(path + ": " + what + " is a directory; give a file name");
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || path.rfind("/dev/", 0) == 0) {
-      fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd_ < 0) throw UserError(path + ": cannot open " + what + " (" + errnoText(errno) + ")");
-      direct_ = true;
-      write_path_ = path;
-      return;
-    }
-    if (!S_ISREG(st.st_mode)) throw UserError(path + ": " + what + " is " + kindOf(st.st_mode));
     mode = st.st_mode & 07777;
   } else {
     const mode_t mask = ::umask(0);
@@ -133,20 +224,29 @@ AtomicOutputFile::AtomicOutputFile(const std::string& path, const std::string& w
     mode = 0666 & ~mask;
   }
   // A temporary beside the target (same folder, so the rename is atomic), with its extension (a
-  // writer may choose the format by it).
+  // writer may choose the format by it), its name cut to fit the system's limit on one name.
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   const size_t dot = base.rfind('.');
-  const std::string ext = dot == std::string::npos || dot == 0 ? "" : base.substr(dot);
-  std::string temp = dir + "." + base.substr(0, base.size() - ext.size()) + ".partial-XXXXXX" + ext;
+  std::string ext = dot == std::string::npos || dot == 0 ? "" : base.substr(dot);
+  const std::string marker = ".partial-XXXXXX";
+  if (1 + marker.size() + ext.size() > NAME_MAX) ext.clear();
+  std::string stem = base.substr(0, base.size() - ext.size());
+  stem.resize(std::min(stem.size(), NAME_MAX - 1 - marker.size() - ext.size()));
+  std::string temp = dir + "." + stem + marker + ext;
   std::vector<char> buffer(temp.begin(), temp.end());
   buffer.push_back('\0');
   fd_ = ::mkostemps(buffer.data(), static_cast<int>(ext.size()), O_CLOEXEC);
   if (fd_ < 0) {
     const int error = errno;
-    throw UserError(path + ": cannot write " + what + " (" + errnoText(error) + " creating a " +
-                    "file in " + (dir.empty() ? std::string("the current folder") : dir) +
+    const std::string folder = dir.empty() ? std::string("the current folder") : dir;
+    if (error == ENAMETOOLONG)
+      throw UserError(shownText(path, 200) + ": cannot write " + what +
+                      ": the path is too long for the system (" + errnoText(error) +
+                      "). Give a shorter path");
+    throw UserError(shownText(path, 200) + ": cannot write " + what + " (" + errnoText(error) +
+                    " creating a file in " + shownText(folder, 200) +
                     "). Check the folder exists and is writable");
   }
   ::fchmod(fd_, mode);
@@ -155,22 +255,26 @@ AtomicOutputFile::AtomicOutputFile(const std::string& path, const std::string& w
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !direct_ && !write_path_.empty()) ::unlink(write_path_.c_str());
+  if (!committed_ && !write_path_.empty()) ::unlink(write_path_.c_str());
 }
 
 void AtomicOutputFile::write(const std::string& bytes) {
-  if (!writeAll(fd_, bytes.data(), bytes.size())) {
+  write(bytes.data(), bytes.size());
+}
+
+void AtomicOutputFile::write(const char* data, size_t size) {
+  if (!writeAll(fd_, data, size)) {
     const int error = errno;
-    throw UserError(path_ + ": cannot write " + what_ + " (" + errnoText(error) + ")" +
-                    (direct_ ? std::string() : "; nothing was written to it"));
+    throw UserError(path_ + ": cannot write " + what_ + " (" + errnoText(error) +
+                    "); nothing was written to it");
   }
 }
 
 void AtomicOutputFile::commit() {
   const int fd = fd_;
   fd_ = -1;
-  // A device or FIFO has nothing to sync (EINVAL); a regular file is on disk before the rename.
-  if (!direct_ && ::fsync(fd) != 0) {
+  // On disk before the rename: a crash leaves the old file or the new one, whole.
+  if (::fsync(fd) != 0) {
     const int error = errno;
     ::close(fd);
     throw UserError(path_ + ": cannot write " + what_ + " (" + errnoText(error) +
@@ -178,11 +282,8 @@ void AtomicOutputFile::commit() {
   }
   if (::close(fd) != 0) {
     const int error = errno;
-    throw UserError(path_ + ": cannot write " + what_ + " (" + errnoText(error) + ")");
-  }
-  if (direct_) {
-    committed_ = true;
-    return;
+    throw UserError(path_ + ": cannot write " + what_ + " (" + errnoText(error) +
+                    "); nothing was written to it");
   }
   if (::rename(write_path_.c_str(), path_.c_str()) != 0) {
     const int error = errno;
@@ -192,9 +293,17 @@ void AtomicOutputFile::commit() {
   committed_ = true;
 }
 
-void writeFileAtomically(const std::string& path, const std::string& bytes,
-                         const std::string& what) {
-  AtomicOutputFile out(path, what);
+std::string AtomicOutputFile::namingTarget(std::string message) const {
+  if (write_path_.empty() || write_path_ == path_) return message;
+  for (size_t at = message.find(write_path_); at != std::string::npos;
+       at = message.find(write_path_, at + path_.size()))
+    message.replace(at, write_path_.size(), path_);
+  return message;
+}
+
+void writeFileAtomically(const std::string& path, const std::string& bytes, const std::string& what,
+                         const ProtectedPaths& inputs) {
+  AtomicOutputFile out(path, what, inputs);
   out.write(bytes);
   out.commit();
 }

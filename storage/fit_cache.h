@@ -1,9 +1,12 @@
 // The fits table as the FitCacheStore of core/fit_cache_store.h: cached fits are rows with a
 // cache_key, found by it, and dropped by the schema's trigger when a run of one of their arms
-// finishes (so whichever process finishes the run, every reader's cache follows).
+// finishes (so whichever process finishes the run, every reader's cache follows). A cache is an
+// aid: an entry that cannot be stored (a read-only or full database) is skipped, never an error
+// of the command that computed the fit.
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -21,13 +24,21 @@ class SqliteFitCache : public FitCacheStore {
 
   std::optional<std::string> load(const std::string& key) override { return db_.cachedFit(key); }
   void save(const CachedFitEntry& entry) override {
-    if (!read_only_) db_.saveCachedFit(entry, ladder_id_);
+    if (read_only_ || !save_error_.empty()) return;
+    try {
+      db_.saveCachedFit(entry, ladder_id_);
+    } catch (const std::exception& e) {
+      save_error_ = e.what();  // the fit stands; it is only not cached
+    }
   }
+  // Why an entry could not be cached ("" when every save worked or none was tried).
+  const std::string& saveError() const { return save_error_; }
 
  private:
   Database& db_;
   std::optional<int64_t> ladder_id_;
   bool read_only_;
+  std::string save_error_;
 };
 
 }  // namespace deepladder::storage

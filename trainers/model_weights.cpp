@@ -37,6 +37,17 @@ void loadInitialWeights(GPT& model, const std::string& path) {
       throw UserError(path + ": train.init_from: tensor \"" + item.key() + "\" is " +
                       safetensors::dtypeName(saved.scalar_type()) + ", not a floating-point type." +
                       hint);
+    // Weights that are not finite would train to NaN at once and read as a divergence.
+    const torch::Tensor not_finite = torch::logical_not(torch::isfinite(saved)).flatten();
+    if (const int64_t count = not_finite.sum().item<int64_t>(); count > 0) {
+      const int64_t first = not_finite.nonzero()[0][0].item<int64_t>();
+      throw UserError(path + ": train.init_from: tensor \"" + item.key() + "\" holds " +
+                      std::to_string(count) + " non-finite value(s) (NaN or Inf; the first at " +
+                      "flat index " + std::to_string(first) + " is " +
+                      c10::str(saved.flatten()[first].item<double>()) +
+                      "). Start from weights that are all finite: export them from a run that "
+                      "did not diverge");
+    }
     copies.emplace_back(item.value(), saved);
     by_name.erase(found);
   }

@@ -36,8 +36,9 @@ safetensors::NamedTensors modelWeights(GPT& model);
 
 // train.init_from: copies the tensors of the safetensors file `path` into `model` (its
 // pre-growth structure). Every parameter must be in the file with its shape; the file may hold
-// nothing else. Throws UserError naming the file and the first missing, misshapen or unknown
-// tensor; the model is untouched then. float32 tensors are copied bit for bit; other float dtypes
+// nothing else, and every value must be finite. Throws UserError naming the file and the first
+// missing, misshapen, non-floating, non-finite (NaN or Inf) or unknown tensor, before training;
+// the model is untouched then. float32 tensors are copied bit for bit; other float dtypes
 // are converted.
 void loadInitialWeights(GPT& model, const std::string& path);
 

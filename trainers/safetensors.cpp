@@ -10,8 +10,10 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/errors.h"
+#include "core/safe_file.h"
 
 namespace deepladder::trainers::safetensors {
 
@@ -59,7 +61,7 @@ std::string dtypeName(torch::ScalarType dtype) {
   throw std::invalid_argument(std::string("safetensors has no dtype for ") + c10::toString(dtype));
 }
 
-void write(const std::string& path, const NamedTensors& tensors,
+void write(AtomicOutputFile& out, const NamedTensors& tensors,
            const std::map<std::string, std::string>& metadata) {
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
@@ -80,22 +82,20 @@ void write(const std::string& path, const NamedTensors& tensors,
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // the data starts 8-byte aligned
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot create " + temp + ": " + std::strerror(errno));
-    std::string prefix;
-    putLittleEndian64(prefix, text.size());
-    out.write(prefix.data(), static_cast<std::streamsize>(prefix.size()));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto& t : contiguous)
-      out.write(static_cast<const char*>(t.data_ptr()),
-                static_cast<std::streamsize>(t.numel() * t.element_size()));
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temp + ". Check free disk space");
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename " + temp + " to " + path + ": " + std::strerror(errno));
+  std::string prefix;
+  putLittleEndian64(prefix, text.size());
+  out.write(prefix);
+  out.write(text);
+  for (const auto& t : contiguous)
+    out.write(static_cast<const char*>(t.data_ptr()),
+              static_cast<size_t>(t.numel()) * static_cast<size_t>(t.element_size()));
+}
+
+void write(const std::string& path, const NamedTensors& tensors,
+           const std::map<std::string, std::string>& metadata) {
+  AtomicOutputFile out(path, "the safetensors file");
+  write(out, tensors, metadata);
+  out.commit();
 }
 
 File read(const std::string& path) {
@@ -118,12 +118,39 @@ File read(const std::string& path) {
   std::string text(header_bytes, '\0');
   in.read(text.data(), static_cast<std::streamsize>(header_bytes));
   if (!in) throw bad("cannot read the header");
+  // The format: the header begins with '{' and may be padded with spaces (0x20) only; no key
+  // may appear twice (a JSON parser would keep one of them silently).
+  if (text.empty() || text.front() != '{') throw bad("the header does not begin with '{'");
+  const size_t last = text.find_last_not_of(' ');
+  if (last == std::string::npos || text[last] != '}')
+    throw bad("the header's JSON is followed by something other than spaces (0x20)");
+  std::vector<std::set<std::string>> keys;  // of each object being parsed, outermost first
+  std::string entry_name, duplicate;        // the top-level key being read; the first repeat
+  const auto callback = [&](int depth, nlohmann::json::parse_event_t event,
+                            nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty()) {
+      const std::string key = parsed.get<std::string>();
+      if (depth == 1) entry_name = key;
+      if (!keys.back().insert(key).second && duplicate.empty())
+        duplicate = depth == 1
+                        ? (key == "__metadata__" ? "__metadata__ appears twice"
+                                                 : "tensor \"" + key + "\" appears twice")
+                        : "the entry of \"" + entry_name + "\" has the key \"" + key + "\" twice";
+    }
+    return true;
+  };
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(text);
+    header = nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::parse_error& e) {
     throw bad(std::string("the header is not valid JSON (") + e.what() + ")");
   }
+  if (!duplicate.empty())
+    throw bad("the header names a key twice: " + duplicate +
+              " (the format forbids duplicate keys; which entry counts would be a guess)");
   if (!header.is_object()) throw bad("the header is not a JSON object");
   const uint64_t data_bytes = size - 8 - header_bytes;
 
@@ -179,12 +206,30 @@ File read(const std::string& path) {
                 " bytes, its shape and dtype need " + std::to_string(expected));
     slices.push_back(std::move(slice));
   }
-  std::sort(slices.begin(), slices.end(),
-            [](const Slice& a, const Slice& b) { return a.begin < b.begin; });
-  for (size_t i = 1; i < slices.size(); ++i)
-    if (slices[i].begin < slices[i - 1].end)
-      throw bad("tensors \"" + slices[i - 1].name + "\" and \"" + slices[i].name +
+  // The tensors tile the data exactly, as the format requires: no byte of it belongs to two
+  // tensors, none to no tensor (a gap, or bytes after the last one).
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+  });
+  uint64_t covered = 0;  // the data bytes [0, covered) belong to the tensors seen so far
+  const Slice* previous = nullptr;
+  for (const Slice& slice : slices) {
+    if (slice.begin < covered)
+      throw bad("tensors \"" + previous->name + "\" and \"" + slice.name +
                 "\" overlap in the data");
+    if (slice.begin > covered)
+      throw bad("the data bytes [" + std::to_string(covered) + ", " + std::to_string(slice.begin) +
+                ") belong to no tensor (a gap before tensor \"" + slice.name +
+                "\"; the format requires the tensors to fill the data exactly)");
+    covered = slice.end;
+    previous = &slice;
+  }
+  if (covered != data_bytes)
+    throw bad(
+        std::to_string(data_bytes - covered) + " data bytes follow the end of " +
+        (previous ? "the last tensor, \"" + previous->name + "\"," : std::string("the header")) +
+        " and belong to no tensor (the format requires the tensors to fill the data "
+        "exactly)");
   const uint64_t data_start = 8 + header_bytes;
   for (const Slice& slice : slices) {
     torch::Tensor tensor = torch::empty(slice.shape, torch::TensorOptions().dtype(slice.dtype));

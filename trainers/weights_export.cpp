@@ -5,16 +5,14 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "core/safe_file.h"
+#include "core/weights_outputs.h"
 #include "trainers/checkpoint.h"
 #include "trainers/gpt.h"
 #include "trainers/model_weights.h"
 #include "trainers/safetensors.h"
 
 namespace deepladder::trainers {
-
-std::string descriptionPathFor(const std::string& out) {
-  return std::filesystem::path(out).replace_extension(".json").string();
-}
 
 WeightsExportResult exportWeights(const RunConfig& config, const WeightsExportOptions& options) {
   if (config.task != Task::lm)
@@ -27,6 +25,10 @@ WeightsExportResult exportWeights(const RunConfig& config, const WeightsExportOp
     if (const auto problem = hfLlamaProblem(config.model))
       throw UserError("--names hf-llama: this model is not a Llama: " + *problem +
                       ". Export it with deepladder's names (the default)");
+  // Checked again here (the CLI checked with the database too): never a checkpoint of this run.
+  ProtectedPaths inputs;
+  inputs.addDirectory(options.workdir, "the run's directory");
+  requireWeightsOutputs(options.out, inputs);
   torch::NoGradGuard no_grad;
   GPT model(config.model);
   std::vector<std::string> skipped;
@@ -56,16 +58,18 @@ WeightsExportResult exportWeights(const RunConfig& config, const WeightsExportOp
   std::error_code ignored;
   const auto parent = std::filesystem::path(options.out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
-  safetensors::write(options.out, tensors,
-                     {{"format", "pt"}, {"producer", "deepladder"}, {"names", options.names}});
   WeightsExportResult result;
   result.weights_path = options.out;
-  result.description_path = descriptionPathFor(options.out);
-  {
-    std::ofstream out(result.description_path);
-    out << description.dump(2) << "\n";
-    if (!out) throw UserError(result.description_path + ": cannot write the description");
-  }
+  result.description_path = weightsDescriptionPath(options.out);
+  // Both written whole before either is renamed into place.
+  AtomicOutputFile weights(result.weights_path, "the weights file", inputs);
+  AtomicOutputFile description_file(result.description_path, "the weights' JSON description",
+                                    inputs);
+  safetensors::write(weights, tensors,
+                     {{"format", "pt"}, {"producer", "deepladder"}, {"names", options.names}});
+  description_file.write(description.dump(2) + "\n");
+  weights.commit();
+  description_file.commit();
   result.step = state->step;
   result.tensors = static_cast<int64_t>(tensors.size());
   result.bytes = static_cast<int64_t>(std::filesystem::file_size(options.out));

@@ -2,8 +2,11 @@
 // checkpoint's parameters and writes them as safetensors (trainers/safetensors.h) under
 // deepladder's names or the Hugging Face Llama layout (trainers/model_weights.h), with the JSON
 // description beside it: <out> with its extension replaced by .json ("model.safetensors" ->
-// "model.json"). Under hf-llama that JSON is a LlamaConfig (copy it to config.json for
-// transformers) with deepladder's description under the key "deepladder".
+// "model.json", core/weights_outputs.h, which also checks both paths before anything is written:
+// never inside the run's own directory, nor the description over the weights). Both are written
+// to temporaries and renamed into place once both are whole. Under hf-llama that JSON is a
+// LlamaConfig (copy it to config.json for transformers) with deepladder's description under the key
+// "deepladder".
 #pragma once
 
 #include <cstdint>
@@ -29,11 +32,9 @@ struct WeightsExportResult {
   int64_t bytes = 0;  // of the safetensors file
 };
 
-// The path of the JSON description beside `out`.
-std::string descriptionPathFor(const std::string& out);
-
-// Throws UserError for a squaring run, an unknown --names, no usable checkpoint (saying which
-// steps exist and why each was passed over) or a model hf-llama cannot express.
+// Throws UserError for a squaring run, an unknown --names, an output path refused by
+// requireWeightsOutputs, no usable checkpoint (saying which steps exist and why each was passed
+// over) or a model hf-llama cannot express.
 WeightsExportResult exportWeights(const RunConfig& config, const WeightsExportOptions& options);
 
 }  // namespace deepladder::trainers

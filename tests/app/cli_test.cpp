@@ -181,7 +181,7 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
       db->writeEvals(rows);
     }
   }
-  CommandResult fit = deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1"});
+  CommandResult fit = deepladder({"fit", "--db", path("sq.db"), "--ladder", "sq-e1", "--record"});
   ASSERT_EQ(fit.code, 0) << fit.err << fit.out;
   EXPECT_NE(fit.out.find("| looped | 4 | 1e+14 | 4 | 0 | 0.556 | 0.5 | no "
                          "(squaring.deep_supervision) |"),

@@ -112,6 +112,20 @@ TEST_F(FitCacheTest, CachedFitIsReusedAndInvalidatedWhenARunFinishes) {
   EXPECT_EQ(cachedRows("deep"), 0);
 }
 
+// A cache entry that cannot be stored (the database opened read-only, or full) is skipped: the
+// fit stands and says why nothing was cached, instead of failing the command that asked for it.
+TEST_F(FitCacheTest, ACacheWriteThatFailsLeavesTheFitStanding) {
+  auto read_only = storage::Database::open((dir_ / "runs.db").string(), /*read_only=*/true);
+  storage::SqliteFitCache cache(*read_only, ladder_, /*read_only=*/false);
+  fitting::LadderFitter fitter(&cache, "cache");
+  fitting::FrontierResult result;
+  EXPECT_NO_THROW(
+      result = fitter.fit(storage::ladderResults(*read_only, ladder_, "cache"), options(), false));
+  EXPECT_EQ(result.arms.size(), 3u);
+  EXPECT_FALSE(cache.saveError().empty());
+  EXPECT_EQ(cachedRows(), 0);
+}
+
 TEST_F(FitCacheTest, RefreshAfterAFinishedRunChangesExactlyThatArmsFit) {
   storage::SqliteFitCache cache(*db_, ladder_);
   fitting::LiveProjection live(&cache, "cache", options(), 1e26);

@@ -106,4 +106,46 @@ TEST_F(SafeFileTest, AtomicOutputReplacesWholeOrNotAtAll) {
   EXPECT_EQ(read("out.md"), "second\n");
 }
 
+TEST_F(SafeFileTest, OutputsRefuseTheirInputsAndAnythingInsideAWorkDirectory) {
+  std::ofstream(path("runs.db")) << "database\n";
+  fs::create_directories(path("work/ladder/run"));
+  std::ofstream(path("work/ladder/run/ckpt-10.pt")) << "checkpoint\n";
+  ASSERT_EQ(::link(path("runs.db").c_str(), path("alias.md").c_str()), 0);
+  ProtectedPaths inputs;
+  inputs.addDatabase(path("runs.db"));
+  inputs.addDirectory(path("work"), "the work directory");
+  auto refused = [&](const std::string& out, const std::string& says) {
+    const std::string problem = outputPathProblem(out, inputs);
+    EXPECT_NE(problem.find(says), std::string::npos) << out << ": " << problem;
+  };
+  refused(path("runs.db"), "the database");
+  refused(path("./work/../runs.db"), "the database");     // another spelling
+  refused(path("alias.md"), "the database");              // a hard link: same inode
+  refused(path("runs.db-wal"), "write-ahead log");        // not there yet: by its path
+  refused(path("work/ladder/run/ckpt-10.pt"), "inside");  // a checkpoint
+  refused(path("work/new-folder/table.md"), "inside");    // below, though not there yet
+  refused("", "empty");
+  refused("/dev/null", "character device");
+  refused(path("work"), "directory");
+  refused(path(std::string(300, 'x')), "longer than the system allows for one name");
+  std::string deep;
+  for (int i = 0; i < 21; ++i) deep += std::string(200, 'd') + "/";
+  refused(path(deep + "t.md"), "longer than the system allows for a path");
+  EXPECT_EQ(outputPathProblem(path("table.md"), inputs), "");
+  EXPECT_EQ(outputPathProblem(path("workshop/table.md"), inputs), "") << "a prefix, not inside";
+  // The writer checks before it creates anything: the database and the checkpoint are kept.
+  EXPECT_THROW(writeFileAtomically(path("runs.db"), "x", "the table", inputs), UserError);
+  EXPECT_THROW(writeFileAtomically(path("work/ladder/run/ckpt-10.pt"), "x", "t", inputs),
+               UserError);
+  EXPECT_EQ(read("runs.db"), "database\n");
+  EXPECT_EQ(read("work/ladder/run/ckpt-10.pt"), "checkpoint\n");
+  EXPECT_FALSE(fs::exists(path("runs.db-wal")));
+}
+
+TEST_F(SafeFileTest, AnOutputWithALongNameGetsAShortEnoughTemporary) {
+  const std::string name = std::string(250, 'n') + ".md";  // 253 bytes: the limit is 255
+  writeFileAtomically(path(name), "whole\n", "the table");
+  EXPECT_EQ(read(name), "whole\n");
+}
+
 }  // namespace

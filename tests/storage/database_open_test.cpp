@@ -1,7 +1,10 @@
 // Opening databases: migration from empty, idempotent reopen, and every error a user can meet
 // (newer schema, corrupt or foreign file, unwritable or missing path) as a UserError that leaves
 // no half-created file behind.
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -23,6 +26,34 @@ std::string openError(const std::string& path, bool read_only = false) {
     return e.what();
   }
   return "(no UserError)";
+}
+
+// openError(path) as a process without root's privileges: root writes any file whatever its
+// mode, so as root a child drops to nobody (uid and gid 65534, no groups) first and sends its
+// message back through a pipe.
+std::string unprivilegedOpenError(const std::string& path) {
+  if (::geteuid() != 0) return openError(path);
+  int fds[2];
+  if (::pipe(fds) != 0) return "(pipe failed)";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(3);
+    if (::geteuid() == 0) _exit(4);
+    const std::string message = openError(path);
+    const ssize_t written = ::write(fds[1], message.data(), message.size());
+    _exit(written == static_cast<ssize_t>(message.size()) ? 0 : 5);
+  }
+  ::close(fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return "(the unprivileged child failed: status " + std::to_string(status) + ")";
+  return message;
 }
 
 TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
@@ -166,13 +197,15 @@ TEST(DatabaseOpen, ReadOnlyDirectoryIsAUserErrorAndCreatesNothing) {
 }
 
 TEST(DatabaseOpen, ReadOnlyFileIsAUserError) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root can write anywhere";
   TempDir dir;
   const auto path = dir.file("runs.db");
   Database::open(path);
-  std::filesystem::permissions(path, std::filesystem::perms::owner_read);
-  const std::string message = openError(path);
+  // Readable by all (the unprivileged child too), writable by nobody; the folder searchable.
+  ::chmod(dir.path().c_str(), 0755);
+  ::chmod(path.c_str(), 0444);
+  const std::string message = unprivilegedOpenError(path);
   EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+  EXPECT_NE(message.find(path), std::string::npos) << message;
 }
 
 TEST(DatabaseOpen, DirectoryAsPathIsAUserError) {

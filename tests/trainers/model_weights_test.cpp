@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/architecture.h"
@@ -112,6 +113,59 @@ TEST(Safetensors, RefusesTruncatedAndInconsistentFilesNamingTheTensor) {
             std::string::npos);
 }
 
+// A safetensors file laid out by hand: the 8-byte length, `header` padded with spaces to a
+// multiple of 8, then `data` (the format's specification, safetensors' README).
+void writeHandMade(const fs::path& path, const std::string& header, const std::string& data) {
+  std::string padded = header;
+  padded.append((8 - padded.size() % 8) % 8, ' ');
+  std::string bytes(8, '\0');
+  const uint64_t size = padded.size();
+  std::memcpy(bytes.data(), &size, 8);
+  writeBytes(path, bytes + padded + data);
+}
+
+TEST(Safetensors, RefusesWhatTheSpecificationForbidsNamingTheFileAndTensor) {
+  const fs::path path = fs::temp_directory_path() / "deepladder-spec.safetensors";
+  const std::string a = R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})";
+  const std::string eight(8, '\0');
+  struct Case {
+    std::string header, data, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           // The same name twice: a JSON parser keeps one silently (the second, pointing at no
+           // bytes, would have trained from zeros).
+           {"{" + a + R"(,"a":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}})", eight,
+            "tensor \"a\" appears twice"},
+           {R"({"a":{"dtype":"F32","dtype":"F16","shape":[2],"data_offsets":[0,8]}})", eight,
+            "has the key \"dtype\" twice"},
+           {R"({"__metadata__":{"k":"1"},"__metadata__":{"k":"2"},)" + a + "}", eight,
+            "__metadata__ appears twice"},
+           // Offsets that do not tile the data: a gap at the start, between two tensors, bytes
+           // after the last, data with no tensor at all.
+           {R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", std::string(12, '\0'),
+            "data bytes [0, 4) belong to no tensor"},
+           {"{" + a + R"(,"b":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})",
+            std::string(16, '\0'),
+            "data bytes [8, 12) belong to no tensor (a gap before tensor "
+            "\"b\""},
+           {"{" + a + "}", std::string(9, '\0'), "1 data bytes follow the end of the last tensor"},
+           {"{}", eight, "8 data bytes follow the end of the header"},
+           // The header begins with '{' and is padded with spaces only.
+           {" {" + a + "}", eight, "does not begin with '{'"},
+           {"{" + a + "}\n", eight, "followed by something other than spaces"},
+       }) {
+    SCOPED_TRACE(c.header);
+    writeHandMade(path, c.header, c.data);
+    const std::string message = errorOf([&] { safetensors::read(path.string()); });
+    EXPECT_NE(message.find(c.says), std::string::npos) << message;
+    EXPECT_EQ(message.rfind(path.string(), 0), 0u) << message;
+  }
+  // What the specification allows still reads: an empty tensor at the end, no bytes for it.
+  writeHandMade(path, "{" + a + R"(,"e":{"dtype":"F32","shape":[0,3],"data_offsets":[8,8]}})",
+                eight);
+  EXPECT_EQ(safetensors::read(path.string()).tensors.size(), 2u);
+}
+
 // --- init_from ----------------------------------------------------------------------------------
 
 ModelConfig smallModel() {
@@ -168,6 +222,27 @@ TEST(InitFrom, RefusesAWrongShapeAMissingAndAnUnknownTensorByName) {
   const std::string unknown = errorOf([&] { loadInitialWeights(source, path.string()); });
   EXPECT_NE(unknown.find("\"blocks.9.attn.qkv.weight\" is not a parameter"), std::string::npos)
       << unknown;
+}
+
+TEST(InitFrom, RefusesNonFiniteWeightsNamingTheFileAndTensor) {
+  torch::manual_seed(1);
+  GPT source(smallModel());
+  const fs::path path = fs::temp_directory_path() / "deepladder-init-nan.safetensors";
+  for (const double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    safetensors::NamedTensors weights = modelWeights(source);
+    auto& [name, tensor] = weights.back();
+    tensor = tensor.detach().clone();
+    tensor.view({-1})[3] = bad;
+    safetensors::write(path.string(), weights);
+    GPT target(smallModel());
+    const torch::Tensor before = target->named_parameters()[name].detach().clone();
+    const std::string message = errorOf([&] { loadInitialWeights(target, path.string()); });
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("tensor \"" + name + "\" holds 1 non-finite"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("flat index 3"), std::string::npos) << message;
+    EXPECT_TRUE(torch::equal(target->named_parameters()[name], before)) << "the model was touched";
+  }
 }
 
 TEST(InitFrom, AGrowArmLoadsThePreGrowthModelAndGrowsFromIt) {

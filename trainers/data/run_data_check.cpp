@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "core/safe_file.h"
 #include "trainers/data/token_data.h"
 
 namespace deepladder::data {
@@ -22,7 +23,20 @@ struct OpenedSection {
 
 }  // namespace
 
+std::string initFromProblem(const RunConfig& config) {
+  const std::string& path = config.train.init_from;
+  if (config.task != Task::lm || path.empty()) return {};
+  const std::string problem = notRegularFileProblem(path);
+  if (problem.empty()) return {};
+  return path + ": train.init_from: the weights file " + problem +
+         ". Check the path, or write the file with `deepladder export-weights`; \"\" starts "
+         "from the seed";
+}
+
 void checkRunData(const std::vector<RunDataUse>& runs) {
+  for (const RunDataUse& use : runs)
+    if (const std::string problem = initFromProblem(*use.config); !problem.empty())
+      throw UserError(problem + " (" + use.label + ")");
   // The longest window each data section must hold.
   std::map<SectionKey, int64_t> longest;
   for (const RunDataUse& use : runs) {
