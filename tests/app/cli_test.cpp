@@ -335,10 +335,11 @@ TEST_F(CliTest, FitBacktestPrintsHeldOutRungsInJsonTableExportAndPlot) {
   ASSERT_TRUE(j.at("backtest").is_array());
   EXPECT_EQ(j.at("backtest").size(), 8u * (1 + 2));  // eight arms, k = 1 and 2
   for (const auto& e : j.at("backtest")) {
-    for (const char* key : {"arm", "k", "compute", "measured_loss", "predicted_loss", "rel_error",
-                            "lo", "hi", "covered", "extrapolation"})
+    for (const char* key :
+         {"arm", "k", "compute", "measured_loss", "predicted_loss", "rel_error", "lo", "hi",
+          "covered", "fit_lo", "fit_hi", "no_interval", "extrapolation"})
       EXPECT_TRUE(e.contains(key)) << key << " in " << e.dump();
-    EXPECT_EQ(e.size() == 12,
+    EXPECT_EQ(e.size() == 15,
               e.contains("measured_multiplier") && e.contains("predicted_multiplier"));
     EXPECT_GT(e.at("extrapolation").get<double>(), 1.0);
   }

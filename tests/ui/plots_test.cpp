@@ -325,7 +325,7 @@ TEST(Plots, InsideLegendFitsANarrowPlotAndRecoversWhenWidened) {
   replotAt(plot, 1400, 800);
   const int wide_lines = plot.legend->itemCount();
   const double base_points = plot.legend->font().pointSizeF();
-  EXPECT_FALSE(legendLineWith(plot, "bootstrap band").isEmpty());
+  EXPECT_FALSE(legendLineWith(plot, "prediction band").isEmpty());
   replotAt(plot, 330, 300);
   EXPECT_LE(plot.legend->outerRect().width(), plot.axisRect()->width());
   EXPECT_LT(plot.legend->font().pointSizeF(), base_points);
