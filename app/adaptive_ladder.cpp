@@ -46,12 +46,13 @@ AdaptiveLadder::AdaptiveLadder(storage::Database& db, int64_t ladder_id, std::st
 
 std::vector<std::string> AdaptiveLadder::fillSlots(const fitting::ProjectionSnapshot& now) {
   std::vector<std::string> lines;
-  // The counted arms' intervals now (every arm with a projection, or the asked ones).
+  // The counted arms' fit intervals now (every arm with a projection, or the asked ones): what
+  // more runs narrow (the misfit part of a prediction interval is the law's, as suggest scores).
   std::vector<double> widths;
   for (const auto& a : now.arms) {
     const auto& only = options_.suggest.arms;
     if (only.empty() || std::find(only.begin(), only.end(), a.arm) != only.end())
-      widths.push_back(a.hi - a.lo);
+      widths.push_back(a.fit_hi - a.fit_lo);
   }
   while (!stopped_) {
     const storage::LadderState state = storage::loadLadderState(db_, ladder_id_);

@@ -38,7 +38,12 @@ ProjectionSnapshot snapshotOf(const FrontierResult& fit, const ResultsTable& tab
     a.arm = m.arm;
     a.points = points[m.arm];
     for (const auto& p : m.projected)
-      if (p.compute == target) a.multiplier = p.multiplier, a.lo = p.ci_lo, a.hi = p.ci_hi;
+      if (p.compute == target) {
+        a.multiplier = p.multiplier, a.lo = p.ci_lo, a.hi = p.ci_hi;
+        // A fit made without prediction intervals carries its bootstrap's interval in ci.
+        a.fit_lo = std::isfinite(p.fit_lo) ? p.fit_lo : p.ci_lo;
+        a.fit_hi = std::isfinite(p.fit_hi) ? p.fit_hi : p.ci_hi;
+      }
     for (const auto& f : fit.arms)
       if (f.arm == m.arm && !f.no_fit.empty()) a.note = f.no_fit;  // e.g. a loss below E
     s.arms.push_back(a);
