@@ -19,10 +19,10 @@ struct ArmProjection {
   double multiplier = kNaN;  // M(target) from the point fit
   double lo = kNaN;          // prediction interval of M(target) (fit + misfit); NaN: none
   double hi = kNaN;
-  double fit_lo = kNaN;  // fit interval: bootstrap percentile (1-level)/2 of M(target)
-  double fit_hi = kNaN;  // fit interval: bootstrap percentile (1+level)/2 of M(target)
   int points = 0;        // finished runs of the arm
   std::string note;      // why there is no projection ("" when there is one)
+  double fit_lo = kNaN;  // fit interval: bootstrap percentile (1-level)/2 of M(target)
+  double fit_hi = kNaN;  // fit interval: bootstrap percentile (1+level)/2 of M(target)
 };
 
 struct ProjectionSnapshot {
