@@ -246,6 +246,7 @@ Interval predictMultiplier(const FrontierResult& fit, size_t arm_index, double c
   if (arm_index == 0 || arm_index >= fit.arms.size()) return {};
   if (!noIntervalReason(fit, 0).empty() || !noIntervalReason(fit, arm_index).empty()) return {};
   if (!(multiplier > 0) || !(fit_lo > 0) || !(fit_hi > 0)) return {};
+  if (!(fit_hi - fit_lo > 1e-12 * multiplier)) return {};  // a zero-width band: no interval
   const ArmFit& base = fit.arms[0];
   const ArmFit& arm = fit.arms[arm_index];
   const FitForm& form = formOf(fit);
