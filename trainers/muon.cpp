@@ -51,6 +51,21 @@ double roundToBf16(double value) {
   return static_cast<double>(static_cast<float>(c10::BFloat16(static_cast<float>(value))));
 }
 
+double roundToDtype(double value, torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kBFloat16:
+      return roundToBf16(value);
+    case torch::kFloat32:
+      return static_cast<double>(static_cast<float>(value));
+    case torch::kFloat16:
+      return static_cast<double>(static_cast<float>(c10::Half(static_cast<float>(value))));
+    case torch::kFloat64:
+      return value;
+    default:
+      TORCH_CHECK(false, "roundToDtype: not a floating-point dtype: ", dtype);
+  }
+}
+
 torch::Tensor polarExpress(const torch::Tensor& g, torch::Dtype dtype) {
   TORCH_CHECK(g.dim() >= 2, "polarExpress: needs (..., rows, cols), got ", g.sizes());
   // "X = G' / (1.02 ||G'||_F + 1e-6) in bf16": cast first, then take the norm and divide in bf16,
@@ -104,12 +119,13 @@ torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance,
       ((mean_sq * reduce_size) * inverse_root.square()).sum({-2, -1}, /*keepdim=*/true).sqrt();
   // "Then rescaled to its previous Frobenius norm".
   const torch::Tensor scale = inverse_root * (norm_before / norm_after.clamp_min(1e-10));
-  // The paper rounds the scale to X's dtype (bf16) and multiplies in it (g *
-  // final_scale.to(g.dtype)); with exact scalars the product stays in the state's precision
-  // (float32), one rounding fewer.
+  // The paper rounds the scale to X's dtype (bf16 in the recipe, float32 when orthogonalizing in
+  // float32) and multiplies in it (g * final_scale.to(g.dtype)); with exact scalars the product
+  // stays in the state's precision (float32), one rounding fewer.
   if (scale_dtype) {
-    const torch::Tensor scale_b = scale.to(torch::kBFloat16).to(xf.scalar_type());
-    return (xf * scale_b).to(*scale_dtype).to(xf.scalar_type());  // exact, then one rounding
+    const torch::Tensor scale_s = scale.to(*scale_dtype).to(xf.scalar_type());
+    // A bf16 x bf16 product is exact in float32, then rounded once, as a bf16 multiply does.
+    return (xf * scale_s).to(*scale_dtype).to(xf.scalar_type());
   }
   return xf * scale;  // (..., R, C)
 }
@@ -134,13 +150,15 @@ void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, dou
 void applyPaperUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
                       double weight_decay, bool cautious, torch::ScalarType update_dtype) {
   torch::NoGradGuard no_grad;
-  // lr, wd_lr (= lr) and wd are float32 tensors cast .to(bf16); wd_lr * wd is a bf16 product.
-  const double lr_b = roundToBf16(step_size);
-  const double decay_b = roundToBf16(lr_b * roundToBf16(weight_decay));  // exact product, rounded
+  // lr, wd_lr (= lr) and wd are float32 tensors cast .to(g.dtype) (bf16 in the recipe);
+  // wd_lr * wd is a product in that dtype: exact in double, then rounded once.
+  const double lr_s = roundToDtype(step_size, update_dtype);
+  const double decay_s =
+      roundToDtype(lr_s * roundToDtype(weight_decay, update_dtype), update_dtype);
   const torch::Tensor x = update.to(weight.scalar_type());
   // lr * g in g's dtype: the product of a bf16 scalar and X is exact in float32, then rounded.
-  const torch::Tensor step_term = (x * lr_b).to(update_dtype).to(weight.scalar_type());
-  torch::Tensor decay_term = weight * decay_b;
+  const torch::Tensor step_term = (x * lr_s).to(update_dtype).to(weight.scalar_type());
+  torch::Tensor decay_term = weight * decay_s;
   if (cautious) decay_term = decay_term * (x * weight).ge(0).to(weight.scalar_type());
   weight.sub_(step_term + decay_term);
 }
@@ -221,12 +239,16 @@ void Muon::step(double lr, double momentum) {
   } else {
     for (auto& m : matrices) m = orthogonalize(m);
   }
+  // The paper casts its scalars to the orthogonalized X's dtype (lr_t.to(g.dtype)): they follow
+  // the orthogonalization dtype unless scalar_dtype says otherwise.
+  const torch::ScalarType scalar_dtype =
+      options_.scalar_dtype.value_or(options_.orthogonalization_dtype);
   for (size_t k = 0; k < pending.size(); ++k) {
     const ShapeBatch& batch = *pending[k].batch;
     torch::Tensor variance = torch::cat(pending[k].variances, 0);
     const torch::Tensor x =
-        paper ? normalizeVariance(matrices[k], variance, roundToBf16(options_.variance_beta),
-                                  options_.orthogonalization_dtype)
+        paper ? normalizeVariance(matrices[k], variance,
+                                  roundToDtype(options_.variance_beta, scalar_dtype), scalar_dtype)
               : normalizeVariance(matrices[k], variance, options_.variance_beta);
     const double step_size = lr * muonStepScale(batch.rows, batch.cols);
     int64_t offset = 0;
@@ -237,7 +259,7 @@ void Muon::step(double lr, double momentum) {
       const torch::Tensor update = x.narrow(0, offset, blocks).reshape(weight.sizes());
       if (paper)
         applyPaperUpdate(weight, update, step_size, options_.weight_decay,
-                         options_.cautious_weight_decay, options_.orthogonalization_dtype);
+                         options_.cautious_weight_decay, scalar_dtype);
       else if (options_.cautious_weight_decay)
         applyCautiousUpdate(weight, update, step_size, options_.weight_decay);
       else

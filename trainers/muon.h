@@ -18,10 +18,13 @@
 // Each choice that the recipe's wording leaves open is explained where it is made (muon.cpp).
 //
 // Scalars (MuonOptions::exact_scalars = false, the growth paper's muon_step_fused as eager PyTorch
-// evaluates it): eta, wd and beta are each rounded to float32 and then to bfloat16; the decay
-// factor is bf16(bf16(eta) bf16(wd)); 1 - mu is taken in float32; the variance scale is rounded
-// to bfloat16 and X times it, and eta times that, are rounded to the orthogonalization dtype; then
-//   W <- W - (round(eta_b X) + (eta wd)_b W [X W >= 0])   in float32.
+// evaluates it): the paper casts each scalar to the dtype of the orthogonalized X
+// (lr_t.to(g.dtype)), so they follow the orthogonalization dtype (MuonOptions::scalar_dtype
+// overrides it): with bf16, eta, wd and beta are each rounded to float32 and then to bfloat16, the
+// decay factor is bf16(bf16(eta) bf16(wd)), the variance scale is rounded to bfloat16 and X times
+// it, and eta times that, are rounded to bfloat16; with float32 the same happens in float32. 1 - mu
+// is taken in float32 either way; then
+//   W <- W - (round(eta_s X) + (eta wd)_s W [X W >= 0])   in float32.
 // With exact_scalars every scalar is used as the double it is and nothing is rounded on the way.
 //
 // What it does not do: it never touches a parameter whose .grad is undefined (an unused core of a
@@ -59,6 +62,9 @@ torch::Tensor normalizeRows(const torch::Tensor& g, double floor = kMuonRowNormF
 // `value` rounded to float32, then to bfloat16 (round to nearest even), as a double: what a
 // scalar becomes when filled into a float32 tensor and cast .to(bfloat16).
 double roundToBf16(double value);
+// `value` as a scalar filled into a float32 tensor and cast .to(dtype) becomes: roundToBf16 for
+// bfloat16, rounded to float32 (then half) for float32 (half), unchanged for float64.
+double roundToDtype(double value, torch::ScalarType dtype);
 
 // (..., R, C) -> (..., R, C) in `dtype`: scales by 1 / (1.02 ||.||_F + 1e-6) per matrix and runs
 // the five Polar-Express iterations, all in `dtype` (bf16 in the recipe; float64 lets a test
@@ -72,7 +78,7 @@ std::vector<int64_t> muonVarianceShape(int64_t rows, int64_t cols);
 // (..., R, C) any float dtype -> (..., R, C) float32. Updates `variance` ((..., R, 1) or
 // (..., 1, C), float32) in place with the EMA and returns X scaled by its inverse root, rescaled
 // to X's Frobenius norm (per matrix). With `scale_dtype` (the paper's rounding), the scale is
-// rounded to bfloat16 and the product X times it to `scale_dtype`.
+// rounded to `scale_dtype` (the orthogonalized X's dtype) and the product X times it too.
 torch::Tensor normalizeVariance(const torch::Tensor& x, torch::Tensor& variance, double beta,
                                 std::optional<torch::ScalarType> scale_dtype = std::nullopt);
 
@@ -83,8 +89,9 @@ double muonStepScale(int64_t rows, int64_t cols);
 void applyCautiousUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
                          double weight_decay);
 // The same as the growth paper computes it (see the header comment): eta and wd rounded to
-// bfloat16, eta X rounded to `update_dtype`, W <- W - (eta_b X + (eta wd)_b W mask), where mask is
-// [X W >= 0] when `cautious` and 1 otherwise.
+// `update_dtype` (the orthogonalized X's dtype), eta X and eta wd rounded to it too,
+// W <- W - (eta_s X + (eta wd)_s W mask), where mask is [X W >= 0] when `cautious` and 1
+// otherwise.
 void applyPaperUpdate(torch::Tensor& weight, const torch::Tensor& update, double step_size,
                       double weight_decay, bool cautious, torch::ScalarType update_dtype);
 
@@ -111,6 +118,9 @@ struct MuonOptions {
   // false: the growth paper's scalar rounding (see the header comment; the run option
   // train.muon_exact_scalars = false); true: exact scalars.
   bool exact_scalars = true;
+  // The dtype the paper's rounding casts scalars to; empty: orthogonalization_dtype, as the paper
+  // casts them to the orthogonalized X's dtype. Unused with exact_scalars.
+  std::optional<torch::ScalarType> scalar_dtype;
   double row_norm_floor = kMuonRowNormFloor;  // the row normalization's floor
   BatchOrthogonalizer orthogonalizer;         // empty: every matrix here (see BatchOrthogonalizer)
 };

@@ -224,9 +224,9 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "muon: rows are divided by max(row norm, this floor); 1e-7 as the growth paper (1e-12 "      \
     "before this option).")                                                                      \
   X(bool, muon_exact_scalars, false, 0, 0, "", kHashedOffDefault | kBothTasks,                   \
-    "muon: false rounds eta, wd, eta wd and beta to bfloat16 and applies the variance scale "    \
-    "in the orthogonalization dtype, as the growth paper; true keeps them exact (before this "   \
-    "option).")                                                                                  \
+    "muon: false rounds eta, wd, eta wd, beta and the variance scale to the orthogonalization "  \
+    "dtype (bf16 or fp32), as the growth paper casts them to X's dtype; true keeps them exact "  \
+    "(before this option).")                                                                     \
   X(std::string, init_from, "", 0, 0, "path", kHashedOffDefault | kLm,                           \
     "Start the model from this safetensors file (deepladder's parameter names; a grow arm's "    \
     "pre-growth model), optimizer state fresh; `deepladder export-weights` writes one. \"\" = "  \
