@@ -25,12 +25,13 @@ std::optional<LiveScore> scoreAgainstFitBefore(const FrontierResult& before,
   s.size = run.size;
   s.compute = run.compute_flops;
   s.measured_loss = run.val_loss;
-  // The prediction interval `fit` printed before the run (its fit interval where the fit had no
-  // misfit estimate).
+  // The prediction interval `fit` printed before the run; where it printed none (too few rungs
+  // for a misfit or a bootstrap band of no width), the bootstrap's band, as the score always had.
   const LossPrediction prediction = predictLoss(before, index, run.compute_flops);
+  const BandPoint band = frontierBand(before, index, {run.compute_flops}).at(0);
   s.predicted_loss = prediction.loss;
-  s.lo = std::isfinite(prediction.lo) ? prediction.lo : prediction.fit_lo;
-  s.hi = std::isfinite(prediction.hi) ? prediction.hi : prediction.fit_hi;
+  s.lo = std::isfinite(prediction.lo) ? prediction.lo : band.lo;
+  s.hi = std::isfinite(prediction.hi) ? prediction.hi : band.hi;
   s.rel_error = (s.predicted_loss - s.measured_loss) / s.measured_loss;
   double top = 0;
   for (const auto& p : before_table.points)

@@ -112,7 +112,7 @@ TEST_F(LiveLadderTest, RunPrintsTheProjectionAfterEveryFinishedRun) {
   // The last line projects deep's multiplier at 1e26 with its interval.
   const std::string last = r.err.substr(r.err.rfind("projection: "));
   EXPECT_NE(last.find("8 runs"), std::string::npos) << last;
-  EXPECT_TRUE(std::regex_search(last, std::regex(R"(deep [0-9.e+]+x \[[0-9.e+]+, [0-9.e+]+\])")))
+  EXPECT_TRUE(std::regex_search(last, std::regex(R"(deep [0-9.e+]+x \[[0-9.e+-]+, [0-9.e+-]+\])")))
       << last;
   EXPECT_NE(last.find("at 1e+26 FLOPs"), std::string::npos) << last;
   // Before the fits are possible, the line says what it waits for.

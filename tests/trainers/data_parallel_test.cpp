@@ -211,9 +211,12 @@ TEST(DataParallel, TwoRanksWithHalfTheBatchMatchOneRankAcrossGrowth) {
 
 // The recipe (Muon + AdamW groups, growth with fresh state for the copied cores): the ranks
 // stay replicas (checked at start and growth) and follow the one-rank curve up to the rounding
-// that bf16 Polar Express adds (measured: 2.4e-4 at loss ~2 over 50 steps).
+// that bf16 Polar Express adds. How much that is depends on the CPU's bf16 GEMM kernels: 2.4e-4
+// at loss ~2 over 50 steps on one machine, up to 2.2e-3 relative (0.0088 at loss 3.99, step 12)
+// on another, where the 424ca35 tree failed the old 2e-3 bound as well; 5e-3 holds both, and a
+// rank that stopped communicating or a growth step applied differently is off by far more.
 TEST(DataParallel, TwoRanksWithHalfTheBatchMatchOneRankWithMuonAcrossGrowth) {
-  expectSameCurves("untied_grow+muon", /*tolerance=*/2e-3);
+  expectSameCurves("untied_grow+muon", /*tolerance=*/5e-3);
 }
 
 // name -> parameter in the newest checkpoint of a run directory.
