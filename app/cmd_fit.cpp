@@ -282,9 +282,8 @@ int runFit(FitCommandOptions options) {
   }
 
   const std::string form_choice = applyFormOptions(options.law, options.frontier, table);
-  auto result =
-      db ? fitLadderCached(*db, options.ladder, table, options.frontier, !options.record)
-         : fitting::fitFrontier(table, options.frontier);
+  auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, !options.record)
+                   : fitting::fitFrontier(table, options.frontier);
   result.form_choice = form_choice;
   warnArmsWithoutFit(result);
   warnFitCaveats(result, table);
