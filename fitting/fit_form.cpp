@@ -22,24 +22,27 @@ double crossing(Curve curve, double target, double x) {
   return 0.5 * (lo + hi);
 }
 
+// M = C / C_a for any parameter holder with E, A, gamma and extra (ArmFit, FrontierDraw).
+template <typename Params>
+double multiplierByBisection(const FitForm& form, const Params& base, const Params& arm,
+                             double compute, double c_ref) {
+  const double x = std::log(compute / c_ref);
+  const double target = form.loss(base.E, base.A, base.gamma, base.extra, x);
+  const double xa = crossing(
+      [&](double u) { return form.loss(arm.E, arm.A, arm.gamma, arm.extra, u); }, target, x);
+  return std::exp(x - xa);
+}
+
 }  // namespace
 
 double FitForm::multiplier(const ArmFit& base, const ArmFit& arm, double compute,
                            double c_ref) const {
-  const double x = std::log(compute / c_ref);
-  const double target = loss(base.E, base.A, base.gamma, base.extra, x);
-  const double xa =
-      crossing([&](double u) { return loss(arm.E, arm.A, arm.gamma, arm.extra, u); }, target, x);
-  return std::exp(x - xa);
+  return multiplierByBisection(*this, base, arm, compute, c_ref);
 }
 
 double FitForm::multiplier(const FrontierDraw& base, const FrontierDraw& arm, double compute,
                            double c_ref) const {
-  const double x = std::log(compute / c_ref);
-  const double target = loss(base.E, base.A, base.gamma, base.extra, x);
-  const double xa =
-      crossing([&](double u) { return loss(arm.E, arm.A, arm.gamma, arm.extra, u); }, target, x);
-  return std::exp(x - xa);
+  return multiplierByBisection(*this, base, arm, compute, c_ref);
 }
 
 double FitForm::perDecade(const ArmFit& base, const ArmFit& arm, double compute,

@@ -7,9 +7,8 @@
 #include <cstdio>
 
 #include "core/errors.h"
-#include "fitting/fit_form.h"
 #include "fitting/forms/builtin_forms.h"
-#include "fitting/frontier_model.h"
+#include "fitting/forms/power_law.h"
 #include "fitting/frontier_solver.h"
 #include "fitting/log_excess_line.h"
 
@@ -22,7 +21,7 @@ std::string number(double v) {
   return text;
 }
 
-class PinnedEForm : public FitForm {
+class PinnedEForm : public PowerLawCurve {
  public:
   std::string name() const override { return "pinned-e"; }
   std::string formula(const FrontierOptions& o) const override {
@@ -71,25 +70,6 @@ class PinnedEForm : public FitForm {
       fits.push_back(f);
     }
     return fits;
-  }
-  double loss(double E, double A, double gamma, const std::vector<double>&,
-              double x) const override {
-    return E + A * std::exp(-gamma * x);
-  }
-  double slope(double, double A, double gamma, const std::vector<double>&,
-               double x) const override {
-    return -gamma * A * std::exp(-gamma * x);
-  }
-  double multiplier(const ArmFit& base, const ArmFit& arm, double compute,
-                    double c_ref) const override {
-    return projectedMultiplier(compute, c_ref, base.A, base.gamma, arm.A, arm.gamma);
-  }
-  double multiplier(const FrontierDraw& base, const FrontierDraw& arm, double compute,
-                    double c_ref) const override {
-    return projectedMultiplier(compute, c_ref, base.A, base.gamma, arm.A, arm.gamma);
-  }
-  double perDecade(const ArmFit& base, const ArmFit& arm, double, double) const override {
-    return multiplierPerDecade(base.gamma, arm.gamma);
   }
 };
 

@@ -1,18 +1,18 @@
 // The form "frontier": today's law L(C) = E + A (C/C0)^-gamma, E shared with the baseline (or
 // fitted jointly), by the estimator --estimator names (frontier_estimator.h, frontier_solver.h).
 // The multiplier and its growth per decade have closed forms (frontier_model.h).
+#include "fitting/forms/power_law.h"
+
 #include <cmath>
 
-#include "fitting/fit_form.h"
 #include "fitting/forms/builtin_forms.h"
 #include "fitting/frontier_estimator.h"
-#include "fitting/frontier_model.h"
 #include "fitting/frontier_solver.h"
 
 namespace deepladder::fitting {
 namespace {
 
-class PowerLawForm : public FitForm {
+class PowerLawForm : public PowerLawCurve {
  public:
   std::string name() const override { return "frontier"; }
   std::string formula(const FrontierOptions& o) const override {
@@ -26,25 +26,6 @@ class PowerLawForm : public FitForm {
   std::vector<ArmFit> solve(const std::vector<ArmData>& arms, const FrontierOptions& o,
                             bool point) const override {
     return solveFrontier(arms, o.c_ref, o.joint, point, o.estimator, o.cancellation);
-  }
-  double loss(double E, double A, double gamma, const std::vector<double>&,
-              double x) const override {
-    return E + A * std::exp(-gamma * x);
-  }
-  double slope(double, double A, double gamma, const std::vector<double>&,
-               double x) const override {
-    return -gamma * A * std::exp(-gamma * x);
-  }
-  double multiplier(const ArmFit& base, const ArmFit& arm, double compute,
-                    double c_ref) const override {
-    return projectedMultiplier(compute, c_ref, base.A, base.gamma, arm.A, arm.gamma);
-  }
-  double multiplier(const FrontierDraw& base, const FrontierDraw& arm, double compute,
-                    double c_ref) const override {
-    return projectedMultiplier(compute, c_ref, base.A, base.gamma, arm.A, arm.gamma);
-  }
-  double perDecade(const ArmFit& base, const ArmFit& arm, double, double) const override {
-    return multiplierPerDecade(base.gamma, arm.gamma);
   }
 };
 
