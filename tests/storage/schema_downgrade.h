@@ -8,8 +8,15 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v6 (the live projection's error log); user_version becomes 5.
+// Undoes v7 (ladder hashes of the parsed spec): the tables are v6's already, the caller sets the
+// hashes it wants; user_version becomes 6.
+inline void downgradeToSchemaV6(Database& db) {
+  db.execute("PRAGMA user_version = 6;");
+}
+
+// Undoes v7 and v6 (the live projection's error log); user_version becomes 5.
 inline void downgradeToSchemaV5(Database& db) {
+  downgradeToSchemaV6(db);
   db.execute("DROP TABLE projection_scores; PRAGMA user_version = 5;");
 }
 
