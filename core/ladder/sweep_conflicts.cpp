@@ -6,7 +6,7 @@
 
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
-#include "core/options/run_options.h"
+#include "core/options/option_schema.h"
 
 namespace deepladder::ladder {
 

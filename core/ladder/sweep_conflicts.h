@@ -18,9 +18,10 @@
 namespace deepladder::ladder {
 
 // Refuses, at the sweep's line, an axis over an option the ladder sets again after the sweep:
-// one flagged kSetByBudget (the budget or the recipe turns each rung's tokens into it) or one that
-// a size of [sizes] sets (a depth ladder's d_model, n_layer and n_head; an explicit list's keys).
-// Every point would otherwise train alike (or not as its name says) while `plan` counts each.
+// one the schema marks kSetByBudget (the budget or the recipe turns each rung's tokens into it) or
+// one that a size of [sizes] sets (a depth ladder's d_model, n_layer and n_head; an explicit list's
+// keys). Every point would otherwise train alike (or not as its name says) while `plan` counts
+// each.
 void requireSweepsTakeEffect(const std::map<std::string, Sweep>& sweeps,
                              const std::vector<SizeEntry>& sizes, const BudgetRule& budget,
                              bool recipe);

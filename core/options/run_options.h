@@ -14,8 +14,6 @@
 // kTaskTargets: off its default, the option makes training targets by evaluating the task's own
 // algorithm (deep supervision on computed intermediate squarings), which the serial benchmark's
 // rules forbid: a run with one is not admissible (core/options/admissibility.h).
-// kSetByBudget: a ladder's [budget] (or its recipe) sets the option of every run from the rung's
-// token budget, so a ladder cannot sweep it (core/ladder/sweep_conflicts.h says why).
 //
 // From these lists come the config structs (core/run_config.h), the TOML reader, the JSON
 // encoder and decoder, the config hash, the range checks of validate(), `deepladder options`,
@@ -40,7 +38,6 @@ enum OptionFlag : unsigned {
   kOnlyOffDefault = 8u,
   kHashedOffDefault = kHashed | kOnlyOffDefault,
   kTaskTargets = 64u,
-  kSetByBudget = 128u,
 };
 
 inline constexpr int64_t kMaxInt = std::numeric_limits<int64_t>::max();
@@ -153,7 +150,7 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "Seed of the initialization and the data order.")                                            \
   X(int64_t, batch_size, 16, 1, kMaxCount, "sequences", kHashed | kBothTasks | kShape,           \
     "Sequences per optimizer step (over all ranks).")                                            \
-  X(int64_t, steps, 200, 1, kMaxCount, "steps", kHashed | kBothTasks | kSetByBudget,             \
+  X(int64_t, steps, 200, 1, kMaxCount, "steps", kHashed | kBothTasks,                            \
     "Optimizer steps of the run.")                                                               \
   X(double, lr, 3e-3, 0.0, 10.0, "", kHashed | kBothTasks,                                       \
     "Peak learning rate (the matrix rate with muon).")                                           \
