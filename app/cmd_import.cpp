@@ -1,6 +1,7 @@
 // `deepladder import FILE.csv --db runs.db [--name NAME]`: stores a results CSV
 // (arm,compute_flops,val_loss[,params,tokens,depth]) as an external source that `fit`, `export`
-// and `plot` read like a ladder. Re-importing the same name replaces its points.
+// and `plot` read like a ladder. A trained ladder's name is refused; importing a name again
+// replaces its points only with --replace (storage/imported_source.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@
 #include "core/safe_text.h"
 #include "fitting/results_csv.h"
 #include "storage/database.h"
+#include "storage/imported_source.h"
 
 namespace deepladder::app {
 namespace {
@@ -25,6 +27,7 @@ struct ImportOptions {
   std::string db_path = "runs.db";
   std::string name;
   bool allow_duplicates = false;
+  bool replace = false;
 };
 
 std::optional<double> optionalValue(double v) {
@@ -83,7 +86,7 @@ int runImport(const ImportOptions& options) {
     points.push_back(e);
   }
   auto db = storage::Database::open(options.db_path);
-  db->replaceExternalPoints(name, points);
+  storage::storeImportedSource(*db, options.db_path, name, points, options.replace);
   std::printf(
       "imported %zu points as \"%s\" into %s; fit them with: deepladder fit --db %s --ladder %s\n",
       points.size(), name.c_str(), options.db_path.c_str(), options.db_path.c_str(), name.c_str());
@@ -99,6 +102,7 @@ CommandRegistrar reg("import", 49, [](CLI::App& cli) {
   cmd->add_option("--name", o->name, "Source name (default: the file name without .csv)");
   cmd->add_flag("--allow-duplicates", o->allow_duplicates,
                 "Accept several rows with the same arm and compute (distinct seeds of one rung)");
+  cmd->add_flag("--replace", o->replace, "Replace the points of a name imported before");
   cmd->callback([o] { commandExitCode() = runImport(*o); });
 });
 
