@@ -6,7 +6,9 @@
 //  - a curves CSV with the columns run,step,metric,value (+ wall_time, option columns): the same;
 //  - a results CSV (arm,compute_flops,val_loss[,params,tokens,depth]): points only, an external
 //    source that `fit`, `export` and `plot` read like a ladder.
-// Re-importing the same name replaces what was imported under it; nothing is half-imported.
+// A trained ladder's name is refused. Importing a results CSV under a name again replaces its points
+// only with --replace (storage/imported_source.h); a log directory or curves CSV imported again
+// replaces the earlier import of that name. Nothing is half-imported.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +28,7 @@
 #include "fitting/results_csv.h"
 #include "storage/database.h"
 #include "storage/imported_ladder.h"
+#include "storage/imported_source.h"
 
 namespace deepladder::app {
 namespace {
@@ -38,6 +41,7 @@ struct ImportOptions {
   std::vector<std::string> tags, sets;
   std::string final_metric = imports::defaultImportSettings().final_metric;
   std::string arm = imports::defaultImportSettings().default_arm;
+  bool replace = false;
 };
 
 std::optional<double> optionalValue(double v) {
@@ -95,7 +99,7 @@ int importResultsCsv(const ImportOptions& options, const std::string& name) {
     points.push_back(e);
   }
   auto db = storage::Database::open(options.db_path);
-  db->replaceExternalPoints(name, points);
+  storage::storeImportedSource(*db, options.db_path, name, points, options.replace);
   std::printf(
       "imported %zu points as \"%s\" into %s; fit them with: deepladder fit --db %s --ladder %s\n",
       points.size(), name.c_str(), options.db_path.c_str(), options.db_path.c_str(), name.c_str());
@@ -203,6 +207,7 @@ CommandRegistrar reg("import", 49, [](CLI::App& cli) {
   cmd->add_flag("--allow-duplicates", o->allow_duplicates,
                 "Results CSV: accept several rows with the same arm and compute (distinct seeds "
                 "of one rung)");
+  cmd->add_flag("--replace", o->replace, "Results CSV: replace the points of a name imported before");
   cmd->callback([o] { commandExitCode() = runImport(*o); });
 });
 

@@ -2,7 +2,8 @@
 // printing the projected multiplier of every arm at the target after each finished run;
 // `run LADDER --adaptive --budget FLOPS [--until-width W]`: spend a budget one suggested run at a
 // time; and `deepladder resume --db runs.db`: pick up queued and interrupted runs after a
-// scheduler died, and single runs (`deepladder train`) whose process was stopped or killed.
+// scheduler died, and single runs (`deepladder train`) whose process was stopped or killed
+// (`--retry ID` first queues a failed or cancelled run again, as the workbench's Retry does).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "app/fit_inputs.h"
 #include "app/ladder_runner.h"
 #include "app/live_ladder.h"
+#include "app/run_id_option.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
 #include "core/run_config.h"
@@ -47,7 +49,37 @@ struct RunOptions {
   double budget = 0;              // --adaptive: planned FLOPs the ladder may spend
   double until_width = 0;         // --adaptive: stop once every interval is narrower
   std::uint64_t seed = 20240520;  // --adaptive: suggestions' seed
+  int64_t threads = -1;           // resume: CPU threads per worker (-1: as queued)
+  std::vector<int64_t> retry;     // resume: failed or cancelled runs to queue again first
 };
+
+// The threads a resumed single run gets: --threads, else the threads it was started with
+// (`train --threads` stored them in its config; 0 = every core).
+int64_t singleRunThreads(const storage::RunRecord& run, int64_t threads_option) {
+  if (threads_option >= 0) return threads_option;
+  try {
+    return runConfigFromJson(nlohmann::json::parse(run.config_json)).train.threads;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// --retry: each run must be one that ended without a result (failed or cancelled); it is queued
+// again and resumes from its last checkpoint with the others. Checked before any is changed.
+void queueRetries(storage::Database& db, const std::vector<int64_t>& ids,
+                  const std::string& db_path) {
+  for (const int64_t id : ids) {
+    const std::optional<storage::RunRecord> run = db.run(id);
+    if (!run) throw UserError("--retry: run " + std::to_string(id) + " is not in " + db_path);
+    if (!storage::isRetryable(run->status))
+      throw UserError("--retry: run " + std::to_string(id) + " is " + run->status +
+                      "; only a failed or cancelled run is retried (queued and interrupted runs "
+                      "resume without --retry)");
+  }
+  for (const int64_t id : ids)
+    if (storage::retryRun(db, id))
+      std::fprintf(stderr, "deepladder: run %lld queued again\n", (long long)id);
+}
 
 // The live projection (and, with --adaptive, the decisions) after every run that ends. A squaring
 // ladder has no multiplier to project: no hooks (its numbers: `deepladder squaring eval --ladder`).
@@ -184,6 +216,7 @@ int resumeLadders(const RunOptions& options) {
                  "deepladder: %d run(s) were left running by a scheduler that stopped; "
                  "they resume from their last checkpoints\n",
                  orphans);
+  queueRetries(*db, options.retry, options.db_path);
   std::optional<int64_t> only;
   if (!options.ladder.empty()) {
     only = db->findLadder(options.ladder);
@@ -199,7 +232,8 @@ int resumeLadders(const RunOptions& options) {
   int unfinished = 0;
   for (const int64_t ladder_id : ladders) {
     // The resources the ladder was queued with (stored typed: no TOML is read again).
-    const ladder::Resources resources = storage::storedResources(*db, ladder_id);
+    ladder::Resources resources = storage::storedResources(*db, ladder_id);
+    if (options.threads >= 0) resources.threads_per_slot = options.threads;
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
     unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
@@ -210,6 +244,8 @@ int resumeLadders(const RunOptions& options) {
     ladder::Resources resources;
     resources.slots = 1;
     resources.retries = 0;
+    if (const auto run = db->run(run_id))
+      resources.threads_per_slot = singleRunThreads(*run, options.threads);
     std::fprintf(stderr, "deepladder: resuming run %lld (single run)\n", (long long)run_id);
     bool stopped = false;
     try {
@@ -269,6 +305,14 @@ CommandRegistrar reg_resume("resume", 9, [](CLI::App& cli) {
       "runs whose `deepladder train` was stopped");
   cmd->add_option("--db", options->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", options->ladder, "Only this ladder (name or hash)");
+  cmd->add_option("--retry", options->retry,
+                  "Queue these failed or cancelled runs again first (ids, as `status` lists "
+                  "them); they resume from their last checkpoints")
+      ->delimiter(',')
+      ->check(runIdCheck());
+  cmd->add_option("--threads", options->threads,
+                  "CPU threads per worker (default: as queued; 0 = all)")
+      ->check(CLI::Range(int64_t(0), int64_t(4096)));
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
   cmd->callback([options] { commandExitCode() = resumeLadders(*options); });

@@ -58,6 +58,7 @@
 #include <string>
 #include <vector>
 
+#include "core/disk_full.h"
 #include "core/errors.h"
 #include "core/parent_guard.h"
 #include "core/protocol.h"
@@ -318,6 +319,11 @@ int main(int argc, char** argv) {
     send(protocol::Error{deepladder::boundedText(e.what(), 4000)});
     std::cerr << "deepladder-worker: " << e.what() << "\n";
     return deepladder::kExitBadInput;
+  } catch (const deepladder::DiskFullError& e) {
+    // Not the run's fault: it is marked interrupted and `deepladder resume` continues it.
+    send(protocol::Error{"disk full: " + deepladder::boundedText(e.what(), 4000)});
+    std::cerr << "deepladder-worker: " << e.what() << "\n";
+    return deepladder::kExitDiskFull;
   } catch (const deepladder::trainers::distributed::PeerLostError& e) {
     // Another rank died or hung: stop now, no Done; the scheduler resumes the run. Only rank 0
     // speaks the protocol (under srun every rank shares one stdout).

@@ -1,6 +1,7 @@
 // Run outcome rule (see run_outcome.h).
 #include "core/run_outcome.h"
 
+#include "core/disk_full.h"
 #include "core/errors.h"
 #include "core/run_status.h"
 #include "core/safe_text.h"
@@ -23,6 +24,16 @@ RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
   if (interrupted)
     return {RunStatus::kInterrupted,
             "stopped before the end; resume continues from its last checkpoint"};
+  if (exit.exited && exit.code == kExitDiskFull) {
+    RunOutcome full{
+        RunStatus::kInterrupted,
+        "stopped by a full disk" +
+            (last_error.empty() ? std::string() : ": " + boundedText(last_error, 2000)) +
+            ". Free space, then `deepladder resume` continues it from its last "
+            "checkpoint"};
+    full.disk_full = true;
+    return full;
+  }
   std::string message = "worker ended without finishing (" + exit.describe() + ")";
   if (exit.exited && exit.code == 127) message += ": the worker program could not be started";
   const bool bad_input = isBadInputExit(exit);

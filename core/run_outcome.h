@@ -2,6 +2,7 @@
 // `train`, the local scheduler and the Slurm backend:
 //   done(finished|diverged) seen        -> that status (any other done status -> "failed")
 //   interrupted by the user/scheduler   -> "interrupted" (resumable from its last checkpoint)
+//   exit status kExitDiskFull           -> "interrupted", disk_full (core/disk_full.h)
 //   otherwise (crash, kill -9, OOM)     -> "failed" with the exit description and the last error
 // A failed run is retried unless the worker exited with status 2 (bad input: the same input fails
 // again); see isBadInputExit.
@@ -21,6 +22,9 @@ struct RunOutcome {
   // The worker exited with status 2 (kExitBadInput): the run's input is wrong, and a retry from
   // the last checkpoint would fail the same way.
   bool bad_input = false;
+  // The worker exited with kExitDiskFull: the run keeps its last whole checkpoint and resumes
+  // from it; the scheduler launches nothing more (every run would meet the same full disk).
+  bool disk_full = false;
 };
 
 // True when the worker said its input is bad (exit status 2, kExitBadInput): never retried.

@@ -349,17 +349,27 @@ FrontierResult fitWithScatter(const ResultsTable& table, const FrontierOptions& 
                            : FrontierDraw{});  // no band without a fit
       result.bootstrap_draws.push_back(std::move(draw));
     }
+    // An arm with no residual degrees of freedom (no more distinct computes than fitted
+    // parameters) passes through every resample's points exactly: the percentiles would only
+    // say which points were drawn, not how uncertain its law is. It gets no intervals (fit warns).
+    std::vector<bool> exact(result.arms.size());
+    for (size_t a = 0; a < result.arms.size(); ++a) {
+      const ArmFit& f = result.arms[a];
+      std::set<double> computes;
+      for (const auto& p : points_by_arm[f.arm]) computes.insert(p.compute_flops);
+      exact[a] = f.n_points > 0 && int(computes.size()) - (f.n_points - f.dof) <= 0;
+    }
     for (size_t a = 0; a < result.arms.size(); ++a) {
       ArmFit& f = result.arms[a];
       const auto E = collect(reps, [a](const Replicate& r) { return r.E[a]; });
       const auto A = collect(reps, [a](const Replicate& r) { return r.A[a]; });
       const auto g = collect(reps, [a](const Replicate& r) { return r.gamma[a]; });
-      if (f.E_free) f.E_ci_lo = percentile(E, lo), f.E_ci_hi = percentile(E, hi);
+      if (f.E_free && !exact[a]) f.E_ci_lo = percentile(E, lo), f.E_ci_hi = percentile(E, hi);
       for (const auto& r : reps)
         f.bootstrap_used += r.ok && std::isfinite(r.A[a]) && std::isfinite(r.gamma[a]);
       // An arm without a point fit has no intervals either: the resamples that happened to miss
       // its low points describe other data, not this arm's fit.
-      if (!f.no_fit.empty()) continue;
+      if (!f.no_fit.empty() || exact[a]) continue;
       f.A_ci_lo = percentile(A, lo), f.A_ci_hi = percentile(A, hi);
       f.gamma_ci_lo = percentile(g, lo), f.gamma_ci_hi = percentile(g, hi);
       if (a == 0) continue;

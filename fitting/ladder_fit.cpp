@@ -90,12 +90,33 @@ void LadderFitter::store(const std::string& name, const std::string& key, const 
   cache_->save(entry);
 }
 
+std::vector<FrontierResult> splitIntoShares(FrontierResult whole) {
+  // The per-arm parts are moved out first, so that each share copies only the fit's scalars and
+  // its own two arms. (A copy of the whole fit per share, trimmed afterwards, kept every
+  // replicate's room for every arm in each share: arms^2 x replicates draws, 24 GB at 3,331
+  // imported arms.)
+  const std::vector<ArmFit> arms = std::move(whole.arms);
+  const std::vector<ArmMultipliers> multipliers = std::move(whole.multipliers);
+  const std::vector<std::vector<FrontierDraw>> draws = std::move(whole.bootstrap_draws);
+  whole.arms.clear();
+  whole.multipliers.clear();
+  whole.bootstrap_draws.clear();
+  std::vector<FrontierResult> shares;
+  shares.reserve(arms.size() > 0 ? arms.size() - 1 : 0);
+  for (size_t a = 1; a < arms.size(); ++a) {
+    FrontierResult share = whole;
+    share.arms = {arms[0], arms[a]};
+    share.multipliers = {multipliers.at(a - 1)};
+    share.bootstrap_draws.reserve(draws.size());
+    for (const auto& replicate : draws)
+      share.bootstrap_draws.push_back({replicate.at(0), replicate.at(a)});
+    shares.push_back(std::move(share));
+  }
+  return shares;
+}
+
 FrontierResult shareOf(const FrontierResult& whole, size_t arm_index) {
-  FrontierResult share = whole;
-  share.arms = {whole.arms[0], whole.arms.at(arm_index)};
-  share.multipliers = {whole.multipliers.at(arm_index - 1)};
-  for (auto& replicate : share.bootstrap_draws) replicate = {replicate[0], replicate[arm_index]};
-  return share;
+  return splitIntoShares(whole).at(arm_index - 1);
 }
 
 FrontierResult LadderFitter::fit(const ResultsTable& swept, const FrontierOptions& options,
@@ -200,14 +221,14 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
     ResultsTable together{table.source, base};
     for (const Missing& m : missing)
       together.points.insert(together.points.end(), m.points->begin(), m.points->end());
-    const FrontierResult whole = fitFrontier(together, options);
-    for (size_t a = 1; a < whole.arms.size(); ++a)
-      for (const Missing& m : missing)
-        if (m.arm == whole.arms[a].arm) {
-          FrontierResult share = shareOf(whole, a);
-          store(m.arm, m.key, share, {options.baseline, m.arm});
-          found[m.arm] = std::move(share);
-        }
+    std::map<std::string, const Missing*> missing_by_arm;
+    for (const Missing& m : missing) missing_by_arm[m.arm] = &m;
+    for (FrontierResult& share : splitIntoShares(fitFrontier(together, options))) {
+      const auto m = missing_by_arm.find(share.arms.at(1).arm);
+      if (m == missing_by_arm.end()) continue;
+      store(m->second->arm, m->second->key, share, {options.baseline, m->second->arm});
+      found[m->second->arm] = std::move(share);
+    }
   }
   std::vector<FrontierResult> shares;
   for (auto& [arm, fit] : found) shares.push_back(std::move(fit));

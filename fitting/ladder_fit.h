@@ -29,8 +29,10 @@ struct SkippedArm {
 // order the source listed them in: the bootstrap picks points by position.
 std::map<std::string, std::vector<RunPoint>> pointsByArm(const std::vector<RunPoint>& points);
 
-// Arm `arm_index`'s share of a fit of the baseline with several arms: the baseline and that arm,
-// its multipliers and its bootstrap draws.
+// Every arm's share of a fit of the baseline with several arms (arms[1..] in order): the
+// baseline and that arm, its multipliers and its bootstrap draws. Memory linear in the whole fit.
+std::vector<FrontierResult> splitIntoShares(FrontierResult whole);
+// Arm `arm_index`'s share alone (splitIntoShares(whole)[arm_index - 1]).
 FrontierResult shareOf(const FrontierResult& whole, size_t arm_index);
 
 // The ladder's fit from per-arm shares (each the fit of the baseline and one arm, same options):

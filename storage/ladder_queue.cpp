@@ -11,6 +11,7 @@
 #include "core/run_status.h"
 #include "core/safe_file.h"
 #include "core/safe_text.h"
+#include "core/sha256.h"
 #include "storage/work_root.h"
 
 namespace deepladder::storage {
@@ -22,7 +23,16 @@ std::string defaultWorkRoot(const std::string& db_path) {
 }
 
 std::string ladderWorkDir(const ladder::LadderSpec& spec, const std::string& work_root) {
-  return (fs::path(work_root) / (spec.name + "-" + spec.hash.substr(0, 8))).string();
+  const fs::path dir = fs::path(work_root) / (spec.name + "-" + spec.hash.substr(0, 8));
+  // A ladder queued before its hash was of its parsed content (schema v7) has its directory
+  // named by the hash of its file's bytes: its new runs join the old ones there.
+  const fs::path by_bytes =
+      fs::path(work_root) /
+      (spec.name + "-" + sha256Hex(spec.text.data(), spec.text.size()).substr(0, 8));
+  std::error_code ec;
+  if (by_bytes != dir && !fs::exists(dir, ec) && fs::is_directory(by_bytes, ec))
+    return by_bytes.string();
+  return dir.string();
 }
 
 namespace {

@@ -29,6 +29,13 @@ ResultsTable ladderResults(Database& db, int64_t ladder_id, const std::string& s
 ResultsTable readResults(Database& db, const std::string& db_label, const std::string& name) {
   const std::string source = db_label + " (ladder " + name + ")";
   if (const auto id = db.findLadder(name)) {
+    // A database from before `import` refused a trained ladder's name may hold both: never
+    // read one of them silently.
+    if (!db.externalPoints(name).empty())
+      throw UserError("\"" + name + "\" in " + db_label +
+                      " names both a trained ladder and an imported source, and a fit reads one "
+                      "set of points. Name the ladder by its hash (see `deepladder status --db " +
+                      db_label + "`), or import the CSV again under another --name");
     ResultsTable table = ladderResults(db, *id, source);
     if (table.points.empty())
       throw UserError("ladder \"" + name + "\" in " + db_label +

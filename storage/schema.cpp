@@ -1,8 +1,8 @@
 // The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
 // adaptive ladders' decisions; v4 the metric decimation pyramid; v5 integer metric key ids; v6 the
-// live projection's error log; v7 saved plot views) and its
-// migration steps. Each step takes the database from version k-1 to k; add a step (never edit an
-// old one) when the schema changes.
+// live projection's error log; v7 saved plot views; v8 ladder hashes of the parsed spec,
+// storage/ladder_rehash.h) and its migration steps. Each step takes the database from version k-1
+// to k; add a step (never edit an old one) when the schema changes.
 #include "storage/schema.h"
 
 #include <sqlite3.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "storage/database.h"
+#include "storage/ladder_rehash.h"
 #include "storage/plan_backfill.h"
 #include "storage/pyramid_writer.h"
 #include "storage/statement.h"
@@ -374,7 +375,7 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 7, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 8, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
@@ -388,6 +389,7 @@ void migrate(sqlite3* db, int from_version) {
   if (from_version < 4) buildPyramidForAllMetrics(db);
   if (from_version < 6) exec(db, kSchemaV6, "adding the projection error log (schema v6)");
   if (from_version < 7) exec(db, kSchemaV7, "adding saved plot views (schema v7)");
+  if (from_version < 8) rehashLadderSpecs(db);  // no table changes: the stored hashes' meaning
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

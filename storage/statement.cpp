@@ -7,10 +7,29 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/disk_full.h"
+
 namespace deepladder::storage {
+
+namespace {
+
+// SQLITE_FULL, or an I/O error whose system error is a full disk: a DiskFullError naming the
+// database file, so that callers can stop cleanly and the user reads what happened.
+void throwIfDiskFull(sqlite3* db, int rc) {
+  const bool full = (rc & 0xff) == SQLITE_FULL || ((rc & 0xff) == SQLITE_IOERR && db &&
+                                                   isDiskFullErrno(sqlite3_system_errno(db)));
+  if (!full) return;
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  throw DiskFullError("the disk holding the database " +
+                      std::string(file && *file ? file : "(in memory)") +
+                      " is full (SQLite: " + sqlite3_errstr(rc) + ")");
+}
+
+}  // namespace
 
 void checkSqlite(sqlite3* db, int rc, const std::string& context) {
   if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
+  throwIfDiskFull(db, rc);
   throw std::runtime_error("SQLite error in " + context + ": " + sqlite3_errstr(rc) +
                            (db ? std::string(" (") + sqlite3_errmsg(db) + ")" : std::string()));
 }
@@ -30,6 +49,7 @@ Statement::~Statement() {
 }
 
 void Statement::fail(int rc, const char* what) const {
+  throwIfDiskFull(db_, rc);
   throw std::runtime_error(std::string("SQLite ") + what + " failed: " + sqlite3_errstr(rc) + " (" +
                            sqlite3_errmsg(db_) + ") in: " + sql_);
 }

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/disk_full.h"
 #include "core/sha256.h"
 
 namespace deepladder::trainers {
@@ -25,31 +26,45 @@ namespace {
 
 // --- atomic file writing ----------------------------------------------------------------------
 
-[[noreturn]] void ioFailure(const std::string& what, const std::string& path) {
-  throw std::runtime_error(what + " " + path + ": " + std::strerror(errno) +
+// Removes the half-written temporary (a full disk keeps none of it), then throws: a
+// DiskFullError when the disk is full (the run is resumable), else a runtime_error.
+[[noreturn]] void ioFailure(const std::string& what, const std::string& path,
+                            const std::string& temp) {
+  const int err = errno;
+  ::unlink(temp.c_str());
+  const std::string message = what + " " + path + ": " + std::strerror(err);
+  if (isDiskFullErrno(err))
+    throw DiskFullError(message +
+                        ". The disk of the work directory is full: free space, then `deepladder "
+                        "resume` continues the run from its last checkpoint");
+  throw std::runtime_error(message +
                            ". Check free disk space and permissions of the work directory");
 }
 
 void writeFileAtomically(const std::string& path, const std::string& bytes) {
   const std::string temp = path + ".tmp";
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) ioFailure("cannot create", temp);
+  if (fd < 0) ioFailure("cannot create", temp, temp);
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
+      const int err = errno;
       ::close(fd);
-      ioFailure("cannot write", temp);
+      errno = err;
+      ioFailure("cannot write", temp, temp);
     }
     written += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) {
+    const int err = errno;
     ::close(fd);
-    ioFailure("cannot fsync", temp);
+    errno = err;
+    ioFailure("cannot fsync", temp, temp);
   }
-  if (::close(fd) != 0) ioFailure("cannot close", temp);
-  if (::rename(temp.c_str(), path.c_str()) != 0) ioFailure("cannot rename into", path);
+  if (::close(fd) != 0) ioFailure("cannot close", temp, temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) ioFailure("cannot rename into", path, temp);
   const std::string dir = fs::path(path).parent_path().string();
   const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
@@ -112,8 +127,14 @@ CheckpointRecord saveCheckpoint(const std::string& workdir, torch::nn::Module& m
   // The checkpoint first, then its checksum: a crash in between leaves a checkpoint without a
   // sidecar, which a resume skips.
   writeFileAtomically(record.path, bytes);
-  writeFileAtomically(sidecarPath(record.path),
-                      record.sha256 + "  " + fs::path(record.path).filename().string() + "\n");
+  try {
+    writeFileAtomically(sidecarPath(record.path),
+                        record.sha256 + "  " + fs::path(record.path).filename().string() + "\n");
+  } catch (const std::exception&) {
+    std::error_code ec;
+    fs::remove(record.path, ec);  // unusable without its checksum: give its space back
+    throw;
+  }
   return record;
 }
 

@@ -12,14 +12,15 @@
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/ladder/growth_recipe.h"
+#include "core/ladder/ladder_identity.h"
 #include "core/ladder/ladder_sections.h"
 #include "core/ladder/memory_plan.h"
 #include "core/ladder/recipe_sections.h"
+#include "core/ladder/sweep_conflicts.h"
 #include "core/names.h"
 #include "core/options/option_toml.h"
 #include "core/options/validate.h"
 #include "core/safe_text.h"
-#include "core/sha256.h"
 #include "core/squaring/tokens.h"
 #include "core/toml_reader.h"
 
@@ -73,20 +74,6 @@ std::string readLadderHead(TomlReader& head, LadderSpec& spec) {
                 "list each seed once: two runs with one seed would share one directory");
   head.finish();
   return recipe;
-}
-
-// Arms x sizes x seeds x sweep points, refused beyond kMaxLadderRuns (a slip such as a huge seed
-// list), named at [ladder] seeds.
-void requirePlausibleRunCount(const LadderSpec& spec, size_t sizes, const TomlReader& head) {
-  double planned_runs = 0;
-  for (const std::string& arm : spec.arms)
-    planned_runs +=
-        double(sizes) * double(spec.seeds.size()) * double(sweepPoints(spec.sweeps.at(arm)).size());
-  if (planned_runs > kMaxLadderRuns)
-    head.fail("seeds",
-              "arms x sizes x seeds x sweep points is " + std::to_string(int64_t(planned_runs)) +
-                  " runs (at most " + std::to_string(kMaxLadderRuns) + ")",
-              "split the ladder, or use fewer seeds or sweep values");
 }
 
 // One arm at one size, before its sweep points: the defaults, the size's [model] overrides, the
@@ -240,7 +227,7 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   LadderSpec spec;
   spec.source = source_name;
   spec.text = text;
-  spec.hash = sha256Hex(text.data(), text.size()).substr(0, 16);
+  spec.hash = ladderIdentityHash(root);  // of what it says, not of its bytes
   TomlReader head = r.table("ladder");
   const std::string recipe = readLadderHead(head, spec);
   const Task task = *enumFromName<Task>(spec.task);
@@ -288,9 +275,12 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   auto armReader = [&](const std::string& arm) {
     return arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
   };
+  requireDeclaredSweptArms(arms);
   for (const std::string& arm : arm_names)
     spec.sweeps[arm] = overrideSweep(ladder_sweep, readSweep(armReader(arm).table("sweep")));
-  requirePlausibleRunCount(spec, in.sizes.size(), head);
+  // Refused before a single point is made: a product of many axes would not fit in memory.
+  requirePlausibleRunCount(spec.sweeps, in.sizes.size(), spec.seeds.size(), head);
+  requireSweepsTakeEffect(spec.sweeps, in.sizes, in.budget, !in.recipe.empty());
 
   RunNames run_names;  // run names must be distinct: one directory each
   for (const std::string& arm : arm_names) {

@@ -88,7 +88,7 @@ struct LadderSpec {
   std::string description;
   std::string source;  // file path (for messages)
   std::string text;    // the file's text, stored with the ladder
-  std::string hash;    // of the text: a changed spec is a new ladder
+  std::string hash;    // of the parsed content (ladder_identity.h): a changed spec is a new ladder
   std::vector<int64_t> seeds;
   std::vector<std::string> arms;
   std::vector<std::string> sizes;

@@ -145,6 +145,12 @@ std::vector<SweepPoint> sweepPoints(const Sweep& sweep) {
   return points;
 }
 
+double sweepPointCount(const Sweep& sweep) {
+  double points = 1;
+  for (const SweepAxis& axis : sweep) points *= double(axis.values.size());
+  return points;
+}
+
 void applySweepPoint(const Sweep& sweep, const SweepPoint& point, RunConfig& config,
                      options::OptionOrigins* origins) {
   for (size_t i = 0; i < sweep.size(); ++i) {

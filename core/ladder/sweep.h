@@ -52,6 +52,10 @@ Sweep overrideSweep(const Sweep& ladder, const Sweep& arm);
 // no axes.
 std::vector<SweepPoint> sweepPoints(const Sweep& sweep);
 
+// How many points sweepPoints would give (a double: a product of many axes may exceed any
+// integer), counted without making them.
+double sweepPointCount(const Sweep& sweep);
+
 // Sets the point's values on `config`, recording the sweep's lines as their origins.
 void applySweepPoint(const Sweep& sweep, const SweepPoint& point, RunConfig& config,
                      options::OptionOrigins* origins);

@@ -83,12 +83,19 @@ OptionSpec makeSpec(Section section, std::string_view key, double min, double ma
   return spec;
 }
 
+// What a ladder does to an option beside its run_options.h flags (option_schema.h's ladder
+// marks): the budget turns each rung's tokens into train.steps of every run.
+unsigned ladderMarks(Section section, std::string_view key) {
+  return section == Section::train && key == "steps" ? kSetByBudget : 0u;
+}
+
 std::vector<OptionSpec> buildSchema() {
   std::vector<OptionSpec> out;
 #define DEEPLADDER_SCHEMA_ROW(section, path, type, key, default_value, min, max, unit, flags, \
                               help)                                                           \
   out.push_back(makeSpec<type>(Section::section, #key, static_cast<double>(min),              \
-                               static_cast<double>(max), unit, flags, help,                   \
+                               static_cast<double>(max), unit,                                \
+                               (flags) | ladderMarks(Section::section, #key), help,           \
                                [](RunConfig& c) -> type& { return c path key; }));
 #define DEEPLADDER_ROOT_ROW(...) DEEPLADDER_SCHEMA_ROW(root, ., __VA_ARGS__)
 #define DEEPLADDER_MODEL_ROW(...) DEEPLADDER_SCHEMA_ROW(model, .model., __VA_ARGS__)

@@ -27,6 +27,11 @@ std::string_view sectionName(Section section);
 // A value as TOML and JSON spell it: enums are their names (a choice option's value is a string).
 using OptionValue = std::variant<int64_t, double, bool, std::string>;
 
+// Marks the schema adds to an option's flags (OptionFlag, core/options/run_options.h) for what a
+// ladder does to it. kSetByBudget: a ladder's [budget] (or its recipe) sets the option of every
+// run from its rung's tokens, so a ladder cannot sweep it (core/ladder/sweep_conflicts.h).
+inline constexpr unsigned kSetByBudget = 128u;
+
 struct OptionSpec {
   Section section = Section::root;
   std::string_view key;  // "d_model"

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/disk_full.h"
 #include "core/run_outcome.h"
 #include "core/run_status.h"
 
@@ -153,6 +154,8 @@ void Scheduler::settle(Active& active) {
   RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
                                         end->exit, interrupted, active.sink->lastError());
   if (active.cancelled) outcome = {RunStatus::kCancelled, "cancelled by the user"};
+  // A full disk stops the queue: every run would meet it, and each is resumable as it stands.
+  if (outcome.disk_full && !active.cancelled) stop_requested_ = true;
   if (active.hung)
     outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
                       " s (hung); killed. " + outcome.message;
@@ -174,6 +177,45 @@ void Scheduler::settle(Active& active) {
 }
 
 int Scheduler::run() {
+  try {
+    return runLoop();
+  } catch (const DiskFullError& e) {
+    const std::string what = e.what();
+    interruptAll(what);
+    throw DiskFullError(what +
+                        ". The runs in flight were stopped at their last checkpoints: free space, "
+                        "then `deepladder resume` continues them");
+  }
+}
+
+void Scheduler::interruptAll(const std::string& reason) {
+  for (auto& a : active_)
+    if (a) a->execution->terminate();
+  const double deadline = now() + 60;
+  for (auto& a : active_) {
+    if (!a) continue;
+    bool killed = false;
+    while (!a->execution->finished()) {
+      a->execution->pollOutput([](const std::string&) {});  // nothing more can be stored
+      if (!killed && now() > deadline) {
+        a->execution->kill();
+        killed = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(options_.poll_ms));
+    }
+    try {
+      store_.settle(a->run.id, toString(RunStatus::kInterrupted),
+                    "stopped: " + reason + "; resume continues it from its last checkpoint");
+      emitSettled(*a, RunStatus::kInterrupted, reason);
+    } catch (const std::exception&) {
+      // The database takes no write either: `resume` finds the run left running by a scheduler
+      // that is gone and treats it as interrupted.
+    }
+  }
+  active_.clear();
+}
+
+int Scheduler::runLoop() {
   start_ = 0;
   start_ = now();
   slots_ = backend_.slots();

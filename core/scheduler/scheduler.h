@@ -66,6 +66,9 @@ class Scheduler {
 
   // Runs until nothing is pending or active, or until stop() — then active runs are
   // interrupted (resumable). Returns the number of runs that ended finished or diverged.
+  // A DiskFullError from the store (the database's disk is full) stops every active worker,
+  // stores them interrupted where the database still takes that, and is thrown on with what to
+  // do; a worker that finds its own disk full (core/disk_full.h) stops the queue the same way.
   int run();
   void stop() { stop_requested_ = true; }  // safe from a signal handler or another thread
 
@@ -74,6 +77,10 @@ class Scheduler {
   void launchInto(const std::vector<size_t>& slot_indices, const PendingRun& run);
   void fillFreeSlots();
   void settle(Active& active);
+  int runLoop();
+  // Terminates every active worker (each checkpoints on SIGTERM), waits for it, and stores it
+  // interrupted with `reason` when the store still takes a write.
+  void interruptAll(const std::string& reason);
   void emit(SchedulerEvent::Kind kind, const Active& active, const std::string& detail,
             std::optional<protocol::Message> message = std::nullopt);
   void emitSettled(const Active& active, RunStatus status, const std::string& message);

@@ -26,6 +26,8 @@ namespace fs = std::filesystem;
 // A worker that reads its behaviour from <workdir>/behaviour: "ok SECONDS", "crash_first",
 // "crash_always", "hang", "rank1_crash_first" (rank 1 of a data-parallel run dies on the first
 // attempt while rank 0 waits for it forever), "bad_input" (an error, exit status 2),
+// "disk_full" (an error, exit status 74: core/disk_full.h's kExitDiskFull), "metric_then_sleep"
+// (one metric, then 30 s of silence),
 // "odd_done" (a done whose status is neither finished nor diverged). It records --resume,
 // CUDA_VISIBLE_DEVICES and the rendezvous variables in <workdir>/calls.
 inline constexpr const char* kFakeWorker = R"SH(#!/bin/sh
@@ -48,6 +50,8 @@ case "$kind" in
   crash_always) echo '{"type":"error","message":"out of memory"}'; kill -9 $$;;
   hang) sleep 30;;
   bad_input) echo '{"type":"error","message":"data.train: no such file"}'; exit 2;;
+  metric_then_sleep) echo '{"type":"metric","step":1,"values":{"train/loss":3}}'; sleep 30;;
+  disk_full) echo '{"type":"error","message":"disk full: cannot write ckpt-2.pt.tmp"}'; exit 74;;
   odd_done) echo '{"type":"done","status":"exploded","final_loss":1.0}'; exit 0;;
 esac
 [ -n "$seconds" ] && sleep "$seconds"

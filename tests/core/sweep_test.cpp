@@ -146,9 +146,99 @@ TEST(Sweep, RefusesBadValuesNamingTheField) {
 }
 
 TEST(Sweep, AValueThatBreaksARunIsRefusedAtTheSweepsLine) {
-  // head count 3 does not divide d_model 64: validate() names the sweep as the value's origin.
-  const std::string e = errorOf(ladderWith("[sweep]\nmodel.n_head = [2, 3]\n"));
-  EXPECT_NE(e.find("sweep.model.n_head"), std::string::npos) << e;
+  // boundary_source 5 is not an earlier block of 2 or 3: validate() names the sweep as the
+  // value's origin.
+  const std::string e = errorOf(ladderWith("[sweep]\nmodel.boundary_source = [1, 5]\n"));
+  EXPECT_NE(e.find("sweep.model.boundary_source"), std::string::npos) << e;
+  EXPECT_NE(e.find("earlier block"), std::string::npos) << e;
+}
+
+// issue 48 item 9: the budget turns each rung's tokens into train.steps after the sweep, so
+// steps4 and steps8 trained the same 8 steps while `plan` counted them apart.
+TEST(Sweep, RefusesSweepingStepsWhichTheBudgetSets) {
+  const std::string e = errorOf(ladderWith("[sweep]\ntrain.steps = [4, 8]\n"));
+  EXPECT_NE(e.find("ladder.toml:20"), std::string::npos) << e;
+  EXPECT_NE(e.find("sweep.train.steps"), std::string::npos) << e;
+  EXPECT_NE(e.find("[budget] (rule \"tokens\") sets train.steps"), std::string::npos) << e;
+  const std::string arm = errorOf(ladderWith("[arms.swiglu.sweep]\ntrain.steps = [4, 8]\n"));
+  EXPECT_NE(arm.find("arms.swiglu.sweep.train.steps"), std::string::npos) << arm;
+}
+
+// The options a sweep may not move are the ones [sizes] sets: a depth ladder's d_model, n_layer
+// and n_head, an explicit list's own keys (and no others).
+TEST(Sweep, RefusesSweepingWhatSizesSetNamingTheSize) {
+  for (const char* key :
+       {"model.n_layer = [2, 4]", "model.d_model = [64, 128]", "model.n_head = [2, 4]"}) {
+    const std::string e = errorOf(ladderWith(std::string("[sweep]\n") + key + "\n"));
+    const std::string option = std::string(key).substr(0, std::string(key).find(' '));
+    EXPECT_NE(e.find("sweep." + option), std::string::npos) << e;
+    EXPECT_NE(e.find("[sizes] sets " + option + " of each rung (size \"d2\""), std::string::npos)
+        << e;
+  }
+  const std::string explicit_list = R"(
+[ladder]
+name = "t"
+[model]
+seq_len = 32
+n_layer = 2
+[train]
+batch_size = 4
+[sizes]
+[[sizes.list]]
+name = "w64"
+d_model = 64
+n_head = 2
+[budget]
+rule = "tokens"
+tokens = 2048
+)";
+  const std::string e = errorOf(explicit_list + "[sweep]\nmodel.d_model = [32, 128]\n");
+  EXPECT_NE(e.find("[sizes] sets model.d_model of each rung (size \"w64\" at sizes.list[0].name)"),
+            std::string::npos)
+      << e;
+  // n_layer comes from [model], not from [sizes]: a depth sweep at this width is what it says.
+  const LadderSpec depth = parseLadder(explicit_list + "[sweep]\nmodel.n_layer = [2, 3]\n", "x");
+  ASSERT_EQ(depth.runs.size(), 2u);
+  EXPECT_EQ(depth.runs[1].config.model.n_layer, 3);
+}
+
+// `[arms.ghost.sweep]` alone made an arm "ghost" of the ladder's defaults.
+TEST(Sweep, RefusesAnArmDeclaredOnlyByItsSweepListingTheArms) {
+  const std::string e = errorOf(ladderWith("[arms.ghost.sweep]\ntrain.lr_mult = [0.5, 1]\n"));
+  EXPECT_NE(e.find("arms.ghost.sweep"), std::string::npos) << e;
+  EXPECT_NE(e.find("arm \"ghost\" is declared by nothing but its sweep table"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("the file's arms: vanilla, swiglu"), std::string::npos) << e;
+  // Declared with a header of its own (even an empty one), it is an arm.
+  const LadderSpec spec = parseLadder(
+      ladderWith("[arms.ghost]\n[arms.ghost.sweep]\ntrain.lr_mult = [0.5, 1]\n"), "ladder.toml");
+  EXPECT_EQ(spec.arms.size(), 3u);
+  const LadderSpec own =
+      parseLadder(ladderWith("[arms.vanilla.sweep]\ntrain.lr_mult = [0.5, 1]\n"), "ladder.toml");
+  EXPECT_EQ(own.arms.size(), 2u);
+}
+
+// issue 48 item 10: seven options of ten values each (1e7 points) ran 43 s and 3.4 GB before
+// std::bad_alloc; the product is counted before a point is made.
+TEST(Sweep, RefusesAHugeProductBeforeExpandingIt) {
+  const std::string sweep = R"(
+[sweep]
+train.lr_mult = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+train.beta1 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+train.beta2 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+train.weight_decay = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+train.min_lr_ratio = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+train.decay_fraction = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+train.grad_clip = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9]
+)";
+  const std::string e = errorOf(ladderWith(sweep));
+  EXPECT_NE(e.find("sweep.train.lr_mult"), std::string::npos) << e;
+  EXPECT_NE(e.find("is 80000000 runs (at most 10000)"), std::string::npos) << e;
+  EXPECT_NE(e.find("this sweep alone has 10000000 points"), std::string::npos) << e;
+  Sweep seven;
+  for (int axis = 0; axis < 30; ++axis)
+    seven.push_back({nullptr, std::vector<options::OptionValue>(10)});
+  EXPECT_DOUBLE_EQ(sweepPointCount(seven), 1e30);  // counted, never made
 }
 
 TEST(Sweep, RunNamesGiveTheirPointBack) {

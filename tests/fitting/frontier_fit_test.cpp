@@ -187,3 +187,39 @@ TEST(FrontierFit, ArmBelowSharedEIsFlaggedNotNanByTheRobustEstimator) {
 
 }  // namespace
 }  // namespace deepladder::fitting
+
+namespace deepladder::fitting {
+namespace {
+
+// issue 48, near miss: an arm of two rungs passes exactly through both (E fixed: two
+// parameters), so every resample of it is exact too; its "interval" only said which of the two
+// points each resample drew. `fit` warned and printed it anyway. Now it has none, and its
+// multiplier neither, while the baseline (six rungs) keeps its intervals.
+TEST(FrontierFit, AnArmWithNoResidualFreedomGetsNoBootstrapInterval) {
+  ResultsTable table = syntheticLadder(testing::designDocArms(), 6, 0.003, 5);
+  const std::string other = table.points.back().arm;
+  std::vector<RunPoint> kept;
+  int other_points = 0;
+  for (const RunPoint& p : table.points)
+    if (p.arm != other || other_points++ < 2) kept.push_back(p);
+  table.points = kept;
+  const FrontierResult result = fitFrontier(table, quickOptions(200));
+  ASSERT_EQ(result.arms.size(), 2u);
+  const ArmFit& two = result.arms[1];
+  ASSERT_EQ(two.arm, other);
+  ASSERT_EQ(two.n_points, 2);
+  EXPECT_TRUE(std::isfinite(two.gamma));
+  EXPECT_TRUE(std::isnan(two.gamma_ci_lo) && std::isnan(two.gamma_ci_hi));
+  EXPECT_TRUE(std::isnan(two.A_ci_lo) && std::isnan(two.A_ci_hi));
+  ASSERT_EQ(result.multipliers.size(), 1u);
+  for (const auto& p : result.multipliers[0].projected) {
+    EXPECT_TRUE(std::isfinite(p.multiplier));
+    EXPECT_TRUE(std::isnan(p.ci_lo) && std::isnan(p.ci_hi));
+  }
+  const ArmFit& base = result.arms[0];
+  EXPECT_TRUE(std::isfinite(base.gamma_ci_lo) && std::isfinite(base.gamma_ci_hi));
+  EXPECT_LT(base.gamma_ci_lo, base.gamma_ci_hi);
+}
+
+}  // namespace
+}  // namespace deepladder::fitting

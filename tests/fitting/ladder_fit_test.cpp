@@ -67,6 +67,42 @@ TEST(LadderFit, AShareFittedAloneIsItsShareOfTheWholeFit) {
   }
 }
 
+// issue 48 item 11: each share was a copy of the whole fit, trimmed; every replicate kept its
+// room for all arms, so a ladder of N arms held N x N x replicates draws (24 GB at 3,331
+// imported arms). A share holds its own two arms' draws and nothing more.
+TEST(LadderFit, SharesHoldOnlyTheirOwnArmsDraws) {
+  ResultsTable table;
+  for (int a = 0; a < 40; ++a) {
+    const std::string arm = a == 0 ? "vanilla" : "arm" + std::to_string(a);
+    const ResultsTable one = fitting::testing::syntheticLadder(
+        {{arm, 1.8, 1.2 - 0.001 * a, 0.111 + 0.0001 * a}}, 4, 0.003, 11 + a);
+    table.points.insert(table.points.end(), one.points.begin(), one.points.end());
+  }
+  table.source = "synthetic";
+  FrontierOptions o = quick();
+  o.bootstrap = 50;
+  const FrontierResult whole = fitFrontier(table, o);
+  ASSERT_EQ(whole.arms.size(), 40u);
+  const std::vector<FrontierResult> shares = splitIntoShares(whole);
+  ASSERT_EQ(shares.size(), 39u);
+  for (size_t a = 0; a < shares.size(); ++a) {
+    const FrontierResult& share = shares[a];
+    ASSERT_EQ(share.arms.size(), 2u);
+    EXPECT_EQ(share.arms[1].arm, whole.arms[a + 1].arm);
+    EXPECT_LE(share.arms.capacity(), 2u);
+    EXPECT_LE(share.multipliers.capacity(), 1u);
+    ASSERT_EQ(share.bootstrap_draws.size(), whole.bootstrap_draws.size());
+    for (const auto& replicate : share.bootstrap_draws) EXPECT_LE(replicate.capacity(), 2u);
+    EXPECT_EQ(share.bootstrap_draws[3][1].gamma, whole.bootstrap_draws[3][a + 1].gamma);
+  }
+  // The cached ladder fit assembles the same numbers from them.
+  MemoryFitCache cache;
+  LadderFitter fitter(&cache, "t");
+  const FrontierResult assembled = fitter.fit(table, o, false);
+  ASSERT_EQ(assembled.arms.size(), 40u);
+  EXPECT_NEAR(assembled.arms[39].gamma, whole.arms[39].gamma, 1e-7);
+}
+
 TEST(LadderFit, SharesAssembleToTheWholeLaddersFit) {
   const ResultsTable table = threeArms();
   const FrontierResult whole = fitFrontier(table, quick());

@@ -8,7 +8,13 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v7 (saved plot views); user_version becomes 6.
+// Undoes v8 (ladder hashes of the parsed spec): the tables are v7's already, the caller sets the
+// hashes it wants; user_version becomes 7.
+inline void downgradeToSchemaV7(Database& db) {
+  db.execute("PRAGMA user_version = 7;");
+}
+
+// Undoes v8 and v7 (saved plot views); user_version becomes 6.
 inline void downgradeToSchemaV6(Database& db) {
   db.execute("DROP TABLE saved_views; PRAGMA user_version = 6;");
 }
