@@ -1,6 +1,6 @@
 // The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
 // adaptive ladders' decisions; v4 the metric decimation pyramid; v5 integer metric key ids; v6 the
-// live projection's error log) and its
+// live projection's error log; v7 the status 'stopped' of sweep halving) and its
 // migration steps. Each step takes the database from version k-1 to k; add a step (never edit an
 // old one) when the schema changes.
 #include "storage/schema.h"
@@ -311,6 +311,37 @@ CREATE TABLE projection_scores(
 CREATE INDEX projection_scores_ladder ON projection_scores(ladder_id, created);
 )sql";
 
+// ---- version 7: the status 'stopped' (sweep halving, core/run_status.h) ----------------------
+// runs.status's CHECK constraint gains 'stopped'. Widening a CHECK changes no stored row, so it
+// is the edit of the table's text in sqlite_schema that SQLite documents for it ("Making Other
+// Kinds Of Table Schema Changes", lang_altertable.html): writable_schema on, the text replaced,
+// schema_version bumped so every connection re-reads it, writable_schema off. A new database gets
+// v1's text and this edit, like any other.
+constexpr const char* kRunsStatusV6 =
+    "('queued','running','finished','diverged','failed','interrupted','cancelled')";
+constexpr const char* kRunsStatusV7 =
+    "('queued','running','finished','diverged','failed','interrupted','cancelled','stopped')";
+
+void exec(sqlite3* db, const char* sql, const char* context);
+
+void widenRunStatusCheck(sqlite3* db) {
+  Statement version(db, "PRAGMA schema_version");
+  version.step();
+  const int64_t schema_version = version.columnInt(0);
+  exec(db, "PRAGMA writable_schema = ON", "allowing the status check's edit (schema v7)");
+  {
+    Statement edit(db,
+                   "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
+                   "WHERE type = 'table' AND name = 'runs'");
+    edit.bindText(1, kRunsStatusV6);
+    edit.bindText(2, kRunsStatusV7);
+    edit.step();
+  }
+  exec(db, ("PRAGMA schema_version = " + std::to_string(schema_version + 1)).c_str(),
+       "bumping schema_version (schema v7)");
+  exec(db, "PRAGMA writable_schema = OFF", "ending the status check's edit (schema v7)");
+}
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -362,7 +393,7 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 6, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 7, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
@@ -375,6 +406,7 @@ void migrate(sqlite3* db, int from_version) {
   if (from_version < 5) exec(db, kSchemaV5, "migrating to integer metric key ids (schema v5)");
   if (from_version < 4) buildPyramidForAllMetrics(db);
   if (from_version < 6) exec(db, kSchemaV6, "adding the projection error log (schema v6)");
+  if (from_version < 7) widenRunStatusCheck(db);
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

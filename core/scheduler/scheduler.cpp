@@ -152,7 +152,10 @@ void Scheduler::settle(Active& active) {
   const bool interrupted = end->killed_by_us && !active.hung && !active.cancelled;
   RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
                                         end->exit, interrupted, active.sink->lastError());
-  if (active.cancelled) outcome = {RunStatus::kCancelled, "cancelled by the user"};
+  if (active.cancelled) {
+    const auto [status, message] = store_.cancelledOutcome(active.run.id);
+    outcome = {status, message};
+  }
   if (active.hung)
     outcome.message = "no output for " + std::to_string(int(options_.heartbeat_timeout_s)) +
                       " s (hung); killed. " + outcome.message;

@@ -29,7 +29,7 @@ TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
-  EXPECT_EQ(Database::kSchemaVersion, 6);
+  EXPECT_EQ(Database::kSchemaVersion, 7);
   for (const char* table :
        {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events", "fits",
         "external_points", "decisions", "metric_pyramid", "metric_keys"}) {
@@ -92,10 +92,10 @@ TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
 TEST(DatabaseOpen, NewerSchemaIsAUserError) {
   TempDir dir;
   const auto path = dir.file("runs.db");
-  Database::open(path)->execute("PRAGMA user_version = 7");
+  Database::open(path)->execute("PRAGMA user_version = 8");
   const std::string message = openError(path);
   EXPECT_NE(message.find("newer deepladder"), std::string::npos) << message;
-  EXPECT_NE(message.find("schema v7"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema v8"), std::string::npos) << message;
   EXPECT_NE(message.find("upgrade"), std::string::npos) << message;
 }
 
