@@ -65,10 +65,11 @@ TEST(RungOpeners, PendingStartsOpenersBeforeBiggerRuns) {
   ASSERT_EQ(pending.size(), 6u);
   EXPECT_NE(pending[0].name.find("d7-s1-lr_mult1"), std::string::npos);  // openers, biggest first
   EXPECT_EQ(pending[1].id, small_centre);
-  size_t edge_at = 0;
-  for (size_t i = 0; i < pending.size(); ++i)
-    if (pending[i].id == big_edge) edge_at = i;
-  EXPECT_EQ(edge_at, 2u);  // the biggest of the others comes right after the openers
+  // Then the others, biggest first: d7's two edge points before d3's.
+  EXPECT_EQ(pending[2].flops, 1e14);
+  EXPECT_EQ(pending[3].flops, 1e14);
+  EXPECT_TRUE(pending[2].id == big_edge || pending[3].id == big_edge);
+  EXPECT_EQ(pending[5].flops, 1e12);
 }
 
 }  // namespace
