@@ -106,7 +106,7 @@ TEST(CurvePrediction, SyntheticCurveCutAtAQuarterPredictsItsEndWithinTheInterval
 
 TEST(CurvePrediction, GrownRunPredictedFromHalfBeforeItsGrowthAtSixTenths) {
   Synthetic s = plainArm();
-  s.group.g = 0.5;  // from the crossover on the reducible loss falls 1.5x as fast
+  s.group.g = 1.0;  // from the crossover on the reducible loss falls twice as fast
   std::mt19937 rng(11);
   std::vector<RunCurve> runs;
   const std::vector<std::tuple<int64_t, double, double>> sizes = {
