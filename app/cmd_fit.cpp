@@ -30,6 +30,7 @@
 #include "fitting/fit_diagnostics.h"
 #include "fitting/fit_json.h"
 #include "fitting/frontier_fit.h"
+#include "fitting/lr_transfer.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
 #include "fitting/squaring_table.h"
@@ -291,13 +292,17 @@ int runFit(FitCommandOptions options) {
   std::optional<fitting::BacktestResult> backtest;
   if (options.backtest > 0)
     backtest = fitting::backtestFrontier(table, options.frontier, options.backtest);
+  // Learning-rate transfer across sizes, from the swept rungs (fitting/lr_transfer.h).
+  const fitting::LrTransfer transfer = fitting::learningRateTransfer(table);
   if (options.json) {
     nlohmann::json out = fitting::frontierToJson(result);
     if (backtest) out.update(fitting::backtestToJson(*backtest));
+    if (!transfer.rungs.empty()) out["lr_transfer"] = fitting::lrTransferToJson(transfer);
     std::printf("%s\n", dumpJson(out).c_str());
   } else {
     std::printf("%s", fitting::scalingTableMarkdown(result).c_str());
     std::printf("%s", fitting::diagnosticsMarkdown(result).c_str());
+    std::printf("%s", fitting::lrTransferMarkdown(transfer).c_str());
     if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
     if (db && options.record)
       std::printf("\nstored in the fits table of %s (source %s)\n", options.db_path.c_str(),

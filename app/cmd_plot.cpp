@@ -34,6 +34,7 @@
 #include "fitting/backtest.h"
 #include "fitting/fit_types.h"
 #include "fitting/frontier_fit.h"
+#include "fitting/lr_transfer.h"
 #include "fitting/multipliers.h"
 #include "fitting/results_csv.h"
 #include "fitting/scatter_law.h"
@@ -216,7 +217,9 @@ int runPlot(PlotOptions o) {
                       .arg(o.backtest)};
   } else if (o.kind == "sweep") {
     plots::SweepPlotInput input;
-    input.rungs = fitting::sweepEnvelope(loadResults(o)).rungs;
+    const auto results = loadResults(o);
+    input.rungs = fitting::sweepEnvelope(results).rungs;
+    input.optima = fitting::learningRateTransfer(results).rungs;
     if (input.rungs.empty())
       throw UserError("plot sweep: ladder \"" + o.ladder + "\" has no sweep (or no finished " +
                       "sweep runs yet). See `deepladder status --db " + o.db_path + "`");

@@ -5,27 +5,35 @@
 // scheduler died, and single runs (`deepladder train`) whose process was stopped or killed
 // (`--retry ID` first queues a failed or cancelled run again, as the workbench's Retry does).
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
+#include "app/curve_inputs.h"
 #include "app/fit_inputs.h"
+#include "app/ladder_halving.h"
 #include "app/ladder_runner.h"
 #include "app/live_ladder.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
 #include "core/ladder/ladder_spec.h"
+#include "core/ladder/sweep.h"
 #include "core/run_config.h"
 #include "core/run_status.h"
 #include "core/scheduler/backend_factory.h"
 #include "core/scheduler/device_memory.h"
 #include "core/scheduler/scheduler_lock.h"
+#include "fitting/curve_prediction.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
 #include "storage/queue_execution.h"
+#include "storage/result_points.h"
 #include "storage/run_control.h"
 #include "storage/run_store_sqlite.h"
 #include "trainers/data/ladder_data.h"
@@ -41,7 +49,8 @@ struct RunOptions {
   std::string db_path = "runs.db";
   std::string workdir;
   std::string worker;
-  std::string ladder;  // resume: only this ladder
+  std::string ladder;            // resume: only this ladder
+  std::vector<int64_t> stopped;  // resume: reopen these runs sweep halving stopped first
   bool quiet = false;
   double target = 0;  // live projection at this compute (0: the largest of the default --at)
   int bootstrap = kLiveBootstrap;  // live projection's resamples
@@ -99,6 +108,35 @@ struct LiveHooks {
           for (const auto& score : live->lastScores())
             lines.push_back("prediction: " + fitting::liveScoreLine(score));
           lines.push_back("projection: " + fitting::projectionLine(last));
+          // Until the measured projection is complete: one with the running runs' predicted
+          // final losses in it (marked), so a full projection shows up before every rung ends.
+          if (!first_complete && !completeProjection(last, compared_arms) && predicted) {
+            const auto with = predictedProjection();
+            if (with.second > 0) {
+              lines.push_back("projection (with " + std::to_string(with.second) +
+                              " predicted final losses of running runs): " +
+                              fitting::projectionLine(with.first));
+              if (completeProjection(with.first, compared_arms)) {
+                first_complete = true;
+                char line[200];
+                std::snprintf(line, sizeof line,
+                              "projection: first complete projection (every arm projected, %d "
+                              "of its losses predicted) after %d finished runs, %.0f s into the "
+                              "ladder",
+                              with.second, last.runs, secondsSince(started));
+                lines.push_back(line);
+              }
+            }
+          }
+          if (!first_complete && completeProjection(last, compared_arms)) {
+            first_complete = true;
+            char line[160];
+            std::snprintf(line, sizeof line,
+                          "projection: first complete projection (every arm projected) after %d "
+                          "finished runs, %.0f s into the ladder",
+                          last.runs, secondsSince(started));
+            lines.push_back(line);
+          }
         }
       }
     } catch (const std::exception& e) {
@@ -114,6 +152,51 @@ struct LiveHooks {
   }
   fitting::ProjectionSnapshot last;
   bool last_seen = false;
+  bool first_complete = false;  // the first complete projection was announced
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  size_t compared_arms = 1;  // the ladder's arms but the baseline
+  storage::Database* db = nullptr;
+  int64_t ladder_id = 0;
+  std::unique_ptr<fitting::LiveProjection> predicted;  // no cache: its inputs are predictions
+
+  // The finished runs and, for every running run with a curve prediction
+  // (fitting/curve_prediction.h), its predicted final loss at its planned compute; how many of
+  // the latter went in.
+  std::pair<fitting::ProjectionSnapshot, int> predictedProjection() {
+    ResultsTable table = storage::ladderResults(*db, ladder_id, "predicted");
+    const LadderCurves curves = readLadderCurves(*db, ladder_id);
+    int added = 0;
+    for (const auto& p :
+         fitting::predictFinalLosses(curves.curves, fitting::defaultCurveLawOptions(),
+                                     /*calibrate=*/false)) {
+      const storage::RunRecord& r = curves.runs.at(p.run_id);
+      if (!p.loss || r.status != RunStatus::kRunning) continue;
+      RunPoint point;
+      point.arm = r.arm;
+      point.size = r.size;
+      point.seed = r.seed;
+      point.run_id = r.id;
+      point.compute_flops = r.plan.flops;
+      point.val_loss = *p.loss;
+      if (r.plan.params > 0) point.params = double(r.plan.params);
+      point.sweep = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
+      table.points.push_back(std::move(point));
+      ++added;
+    }
+    if (added == 0) return {{}, 0};
+    return {predicted->refresh(table), added};
+  }
+  // Every arm compared with the baseline has a projected multiplier.
+  static bool completeProjection(const fitting::ProjectionSnapshot& s, size_t arms) {
+    if (s.arms.empty() || s.arms.size() < arms) return false;
+    for (const auto& a : s.arms)
+      if (!std::isfinite(a.multiplier)) return false;
+    return true;
+  }
+  static double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
 };
 
 LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::LadderSpec& spec,
@@ -124,6 +207,11 @@ LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::
   fit.bootstrap = options.bootstrap;
   const double target = options.target > 0 ? options.target : defaultTarget(fit);
   hooks.live = std::make_unique<LiveLadder>(db, ladder_id, spec.name, fit, target);
+  hooks.compared_arms = spec.arms.size() > 1 ? spec.arms.size() - 1 : 1;
+  hooks.db = &db;
+  hooks.ladder_id = ladder_id;
+  hooks.predicted =
+      std::make_unique<fitting::LiveProjection>(nullptr, spec.name + " (predicted)", fit, target);
   if (options.adaptive) {
     AdaptiveOptions a;
     a.budget_flops = options.budget;
@@ -193,10 +281,17 @@ int runLadder(const RunOptions& options) {
   LiveHooks hooks = makeLiveHooks(*db, queued.ladder_id, spec,
                                   storage::ladderWorkDir(spec, root.string()), options);
   for (const auto& line : hooks.runEnded("start")) std::fprintf(stderr, "%s\n", line.c_str());
-  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
+  LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}, {}};
   run_options.on_run_ended = [&hooks](int64_t, const std::string& status) {
     return hooks.runEnded(status);
   };
+  std::unique_ptr<LadderHalving> halving;
+  if (spec.sweep_stop.halving && spec.task != "squaring") {
+    halving = std::make_unique<LadderHalving>(*db, queued.ladder_id, spec.sweep_stop);
+    run_options.on_progress = [&halving](int64_t run_id, int64_t step) {
+      return halving->onProgress(run_id, step);
+    };
+  }
   const int unfinished = runLadderQueue(*db, queued.ladder_id, spec.resources, run_options);
   printLadderStatus(*db, queued.ladder_id);
   if (hooks.adaptive && hooks.adaptive->stopped())
@@ -210,6 +305,17 @@ int resumeLadders(const RunOptions& options) {
     throw UserError(options.db_path + ": no such database. Pass --db");
   auto db = storage::Database::open(options.db_path);
   scheduler::SchedulerLock lock(options.db_path);
+  for (const int64_t id : options.stopped) {
+    const auto run = db->run(id);
+    if (!run)
+      throw UserError("--stopped " + std::to_string(id) + ": no such run in " + options.db_path);
+    if (!storage::reopenStoppedRun(*db, id, double(std::time(nullptr))))
+      throw UserError("--stopped " + std::to_string(id) + ": run " + run->name + " is " +
+                      run->status + ", not stopped by sweep halving. See `deepladder status`");
+    std::fprintf(stderr,
+                 "deepladder: run %lld (%s) reopened; it resumes from its last checkpoint\n",
+                 (long long)id, run->name.c_str());
+  }
   const int orphans = storage::markOrphanedRunsInterrupted(*db, std::nullopt);
   if (orphans > 0)
     std::fprintf(stderr,
@@ -234,7 +340,7 @@ int resumeLadders(const RunOptions& options) {
     // The resources the ladder was queued with (stored typed: no TOML is read again).
     ladder::Resources resources = storage::storedResources(*db, ladder_id);
     if (options.threads >= 0) resources.threads_per_slot = options.threads;
-    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
+    LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}, {}};
     unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
   }
@@ -249,9 +355,9 @@ int resumeLadders(const RunOptions& options) {
     std::fprintf(stderr, "deepladder: resuming run %lld (single run)\n", (long long)run_id);
     bool stopped = false;
     try {
-      stopped =
-          runSingleRunQueue(*db, run_id, resources,
-                            LadderRunOptions{options.db_path, options.worker, !options.quiet, {}});
+      stopped = runSingleRunQueue(
+          *db, run_id, resources,
+          LadderRunOptions{options.db_path, options.worker, !options.quiet, {}, {}});
     } catch (const UserError& e) {  // another process runs it (it holds the run's owner lock)
       std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
     }
@@ -313,6 +419,9 @@ CommandRegistrar reg_resume("resume", 9, [](CLI::App& cli) {
   cmd->add_option("--threads", options->threads,
                   "CPU threads per worker (default: as queued; 0 = all)")
       ->check(CLI::Range(int64_t(0), int64_t(4096)));
+  cmd->add_option("--stopped", options->stopped,
+                  "Reopen these runs (ids) that sweep halving stopped, then resume them to their "
+                  "end from their last checkpoints");
   cmd->add_option("--worker", options->worker, "Path of deepladder-worker");
   cmd->add_flag("--quiet", options->quiet, "No progress lines");
   cmd->callback([options] { commandExitCode() = resumeLadders(*options); });

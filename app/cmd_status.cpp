@@ -1,6 +1,8 @@
 // `deepladder status --db runs.db`: every run with its status, progress and last losses; under a
 // squaring run its latest score, test and OOD exact and Max T with its admissibility under the
-// benchmark's rules; for a ladder with a sweep, loss against the swept value per rung.
+// benchmark's rules; under a running, interrupted or stopped run its last curve prediction (the
+// predicted final validation loss and its 95% interval, stored by sweep halving); for a ladder
+// with a sweep, loss against the swept value per rung and the learning-rate transfer check.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +20,7 @@
 #include "core/options/admissibility.h"
 #include "core/run_status.h"
 #include "core/terminal_progress.h"
+#include "fitting/lr_transfer.h"
 #include "fitting/sweep_envelope.h"
 #include "storage/database.h"
 
@@ -65,6 +68,24 @@ std::string squaringLine(storage::Database& db, const storage::RunRecord& run) {
   return text;
 }
 
+// The run's last stored curve prediction (fitting/curve_prediction.h), "" when it has none or
+// has finished.
+std::string predictionLine(storage::Database& db, const storage::RunRecord& run) {
+  if (run.status != RunStatus::kRunning && run.status != RunStatus::kInterrupted &&
+      run.status != RunStatus::kStopped)
+    return "";
+  const auto loss = db.readMetric(run.id, metric_keys::kPredictedFinalLoss);
+  const auto lo = db.readMetric(run.id, metric_keys::kPredictedFinalLossLo);
+  const auto hi = db.readMetric(run.id, metric_keys::kPredictedFinalLossHi);
+  if (loss.empty() || lo.empty() || hi.empty()) return "";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "       predicted final val loss %.4f [%.4f, %.4f] (95%% prediction interval, "
+                "made at step %lld)\n",
+                loss.back().value, lo.back().value, hi.back().value, (long long)loss.back().step);
+  return text;
+}
+
 // Ladders with a sweep: loss against the swept value, one row per rung, from the envelope the
 // fits use (fitting/sweep_envelope.h): * marks the point a fit uses, ! one at an edge.
 void printSweepTable(const std::vector<storage::RunSummary>& runs) {
@@ -80,6 +101,7 @@ void printSweepTable(const std::vector<storage::RunSummary>& runs) {
     p.compute_flops = r.flops;
     p.val_loss = *r.final_loss;
     p.sweep = label;
+    if (r.params > 0) p.params = double(r.params);
     table.points.push_back(std::move(p));
   }
   if (table.points.empty()) return;
@@ -122,6 +144,8 @@ void printSweepTable(const std::vector<storage::RunSummary>& runs) {
     }
     std::printf("\n");
   }
+  // Does the best learning rate transfer across sizes? (fitting/lr_transfer.h)
+  std::printf("%s", fitting::lrTransferMarkdown(fitting::learningRateTransfer(table)).c_str());
 }
 
 int runStatus(const StatusOptions& options) {
@@ -164,6 +188,7 @@ int runStatus(const StatusOptions& options) {
     if (!r.error.empty() && r.status != RunStatus::kFinished)
       std::printf("       %s\n", r.error.c_str());
     std::printf("%s", squaringLine(*db, r).c_str());
+    std::printf("%s", predictionLine(*db, r).c_str());
   }
   printSweepTable(runs);
   return 0;

@@ -103,7 +103,7 @@ int runTrain(const TrainOptions& options) {
   resources.slots = 1;
   resources.threads_per_slot = config.train.threads;
   resources.retries = 0;
-  LadderRunOptions run_options{options.db_path, options.worker, true, {}};
+  LadderRunOptions run_options{options.db_path, options.worker, true, {}, {}};
   const bool stopped = runSingleRunQueue(*db, run.id, resources, run_options);
   const std::optional<storage::RunRecord> settled = db->run(run.id);
   struct {

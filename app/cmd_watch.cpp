@@ -1,14 +1,17 @@
 // `deepladder watch --db runs.db --ladder NAME [--target C] [--interval S] [--once]`: follows a
 // ladder another process (or Slurm) is running: after every finished run it prints the projected
 // multiplier of every arm at the target with its interval, as `run` does (and, before it, how the
-// finished run compared with the loss the fit before it predicted), and ends when the
-// ladder has no queued, interrupted or running run left. Wiring only (app/live_ladder.h).
+// finished run compared with the loss the fit before it predicted), every new curve prediction of
+// a running run (pred/final_loss, stored by sweep halving) and every halving decision, and ends
+// when the ladder has no queued, interrupted or running run left. Wiring only
+// (app/live_ladder.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -16,6 +19,8 @@
 #include "app/fit_inputs.h"
 #include "app/live_ladder.h"
 #include "core/errors.h"
+#include "core/metric_keys.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -58,7 +63,27 @@ int runWatch(const WatchOptions& o) {
       "SELECT count(*) FROM runs WHERE ladder_id = " + std::to_string(*id) +
       " AND status IN ('queued', 'interrupted', 'running')";
   int printed_for = -1;
+  std::map<int64_t, int64_t> prediction_step;  // run -> step of the last prediction printed
+  size_t decisions_printed = 0;
   for (;;) {
+    for (const storage::RunSummary& r : db->listRuns(*id)) {
+      if (r.run.status != RunStatus::kRunning) continue;
+      const auto loss = db->readMetric(r.run.id, metric_keys::kPredictedFinalLoss);
+      const auto lo = db->readMetric(r.run.id, metric_keys::kPredictedFinalLossLo);
+      const auto hi = db->readMetric(r.run.id, metric_keys::kPredictedFinalLossHi);
+      if (loss.empty() || lo.empty() || hi.empty()) continue;
+      auto [it, inserted] = prediction_step.try_emplace(r.run.id, -1);
+      if (it->second == loss.back().step) continue;
+      it->second = loss.back().step;
+      std::printf("%s curve: %s predicted final val loss %.4f [%.4f, %.4f] at step %lld\n",
+                  clock().c_str(), r.run.name.c_str(), loss.back().value, lo.back().value,
+                  hi.back().value, (long long)loss.back().step);
+    }
+    const auto decisions = db->decisions(*id);
+    for (; decisions_printed < decisions.size(); ++decisions_printed)
+      if (decisions[decisions_printed].kind.rfind("halving", 0) == 0)
+        std::printf("%s %s: %s\n", clock().c_str(), decisions[decisions_printed].kind.c_str(),
+                    decisions[decisions_printed].reason.c_str());
     const int finished = static_cast<int>(db->finishedRuns(*id).size());
     if (finished != printed_for) {
       const fitting::ProjectionSnapshot s = live.onRunFinished();

@@ -93,6 +93,13 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
     if (update->val_loss) st.val_loss = *update->val_loss;
     if (update->tokens_per_s) st.tokens_per_s = *update->tokens_per_s;
     done_flops[e.run_id] = update->flops;
+    if (options.on_progress)
+      for (const std::string& line : options.on_progress(e.run_id, update->step)) {
+        if (options.show_progress)
+          progress.note(line);
+        else
+          std::fprintf(stderr, "%s\n", line.c_str());
+      }
     if (!options.show_progress) return;
     progress.update(e.run_id, st, e.time_s);
     if (e.time_s - last_redraw > 0.2) {
@@ -125,7 +132,8 @@ int runLadderQueue(storage::Database& db, int64_t ladder_id, const ladder::Resou
   runQueue(execution, options);
   int unfinished = 0;
   for (const auto& s : db.listRuns(ladder_id))
-    if (s.run.status != RunStatus::kFinished) ++unfinished;
+    // A point sweep halving stopped is settled: its rung went on without it.
+    if (s.run.status != RunStatus::kFinished && s.run.status != RunStatus::kStopped) ++unfinished;
   return unfinished;
 }
 

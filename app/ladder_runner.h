@@ -27,6 +27,9 @@ struct LadderRunOptions {
   // after its status is stored: the one place `run` reacts to a run's end (live projection,
   // adaptive decisions). Returns lines to print. Runs it queues are picked up by the scheduler.
   std::function<std::vector<std::string>(int64_t run_id, const std::string& status)> on_run_ended;
+  // Called on every progress line of a running run (its step so far): sweep halving
+  // (app/ladder_halving.h). Returns lines to print; must be cheap when it has nothing to do.
+  std::function<std::vector<std::string>(int64_t run_id, int64_t step)> on_progress;
 };
 
 // Path of the worker program: $DEEPLADDER_WORKER, else deepladder-worker beside this executable.

@@ -18,6 +18,13 @@ inline constexpr const char* kPeakMemoryGb = "peak_memory_gb";    // decimal GB
 inline constexpr const char* kCommSeconds = "comm_s";             // data-parallel collectives
 inline constexpr const char* kLensCostSteps = "lens/cost_steps";  // logit lens, in train steps
 
+// Curve predictions (fitting/curve_prediction.h), written by the ladder's scheduler process at
+// the step a prediction was made: the predicted final validation loss and its 95% prediction
+// interval.
+inline constexpr const char* kPredictedFinalLoss = "pred/final_loss";
+inline constexpr const char* kPredictedFinalLossLo = "pred/final_loss_lo";
+inline constexpr const char* kPredictedFinalLossHi = "pred/final_loss_hi";
+
 // `deepladder eval --depth`: val loss at each core pass count K' (step = K').
 inline constexpr const char* kValLossAtPasses = "val/loss@passes";
 

@@ -19,6 +19,8 @@ const char* toString(RunStatus status) {
       return "interrupted";
     case RunStatus::kCancelled:
       return "cancelled";
+    case RunStatus::kStopped:
+      return "stopped";
   }
   return "failed";
 }

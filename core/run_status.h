@@ -18,14 +18,16 @@ enum class RunStatus {
   kFailed,       // ended without finishing (crash, bad input, retries spent)
   kInterrupted,  // stopped before the end; resumable from its last checkpoint
   kCancelled,    // stopped by the user
+  kStopped,      // stopped early by sweep halving (fitting/sweep_halving.h): its point could not
+                 // win; resumable from its last checkpoint (`resume --stopped`)
 };
 
 inline constexpr RunStatus kAllRunStatuses[] = {
-    RunStatus::kQueued, RunStatus::kRunning,     RunStatus::kFinished, RunStatus::kDiverged,
-    RunStatus::kFailed, RunStatus::kInterrupted, RunStatus::kCancelled};
+    RunStatus::kQueued, RunStatus::kRunning,     RunStatus::kFinished,  RunStatus::kDiverged,
+    RunStatus::kFailed, RunStatus::kInterrupted, RunStatus::kCancelled, RunStatus::kStopped};
 
 // The stored word: "queued", "running", "finished", "diverged", "failed", "interrupted",
-// "cancelled".
+// "cancelled", "stopped".
 const char* toString(RunStatus status);
 
 // The status a stored word names; nullopt for any other text.

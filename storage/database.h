@@ -23,7 +23,7 @@ class Transaction;
 class Database {
  public:
   using Transaction = ::deepladder::storage::Transaction;
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   // Opens (creating the file and the schema when missing) and migrates to kSchemaVersion.
   // read_only: never creates or migrates; the file must exist at the current schema.

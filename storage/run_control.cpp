@@ -38,6 +38,26 @@ bool retryRun(Database& db, int64_t run_id) {
   return true;
 }
 
+bool reopenStoppedRun(Database& db, int64_t run_id, double now) {
+  const std::optional<RunRecord> run = db.run(run_id);
+  if (!run || run->status != RunStatus::kStopped) return false;
+  Transaction tx(db);
+  db.setRunStatus(run_id, RunStatus::kInterrupted,
+                  "reopened after sweep halving stopped it (" + run->error +
+                      "); resumes from its last checkpoint");
+  if (run->ladder_id) {
+    DecisionRecord d;
+    d.ladder_id = *run->ladder_id;
+    d.created = now;
+    d.kind = "halving-reopen";
+    d.run_id = run_id;
+    d.reason = "reopened by the user (resume --stopped)";
+    db.insertDecision(d);
+  }
+  tx.commit();
+  return true;
+}
+
 std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only) {
   std::set<int64_t> ladders;
   for (const auto& s : db.listRuns(only))

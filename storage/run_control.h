@@ -30,6 +30,11 @@ int cancelRuns(Database& db, const std::vector<RunRecord>& runs);
 // run is missing or its status is not retryable.
 bool retryRun(Database& db, int64_t run_id);
 
+// Reopens a point sweep halving stopped (status stopped): it becomes interrupted, so the next
+// `resume` continues it from its last checkpoint to its end, and the reopening goes to the
+// ladder's decision log (kind "halving-reopen"). False when the run is missing or not stopped.
+bool reopenStoppedRun(Database& db, int64_t run_id, double now);
+
 // Ladders (ids, ascending) with queued or interrupted runs; `only`: just that ladder.
 std::vector<int64_t> laddersToResume(Database& db, std::optional<int64_t> only = std::nullopt);
 // Runs outside any ladder (`deepladder train`) that are queued or interrupted, by id.

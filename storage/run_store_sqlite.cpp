@@ -3,12 +3,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
 
 #include "core/errors.h"
+#include "core/ladder/sweep.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
@@ -59,7 +64,52 @@ class IngestingSink : public scheduler::RunSink {
   int64_t last_step_ = 0;
 };
 
+// The numbers of a sweep label's values, for ordering points ({} for no label; NaN for a choice).
+std::vector<double> labelValues(const std::string& label) {
+  std::vector<double> values;
+  for (const auto& [key, text] : ladder::parseSweepLabel(label))
+    values.push_back(ladder::sweepValueNumber(text));
+  return values;
+}
+
 }  // namespace
+
+std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs) {
+  struct Rung {
+    std::map<std::string, std::vector<double>> labels;  // label -> its values
+    int64_t first_seed = 0;
+    bool any = false;
+  };
+  using Key = std::tuple<int64_t, std::string, std::string>;  // ladder, arm, size
+  std::map<Key, Rung> rungs;
+  std::map<int64_t, std::string> label_of;
+  for (const RunRecord& r : runs) {
+    const std::string label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
+    label_of[r.id] = label;
+    Rung& rung = rungs[Key{r.ladder_id.value_or(-1), r.arm, r.size}];
+    rung.labels[label] = labelValues(label);
+    rung.first_seed = rung.any ? std::min(rung.first_seed, r.seed) : r.seed;
+    rung.any = true;
+  }
+  std::map<Key, std::string> centre;
+  for (const auto& [key, rung] : rungs) {
+    std::vector<std::pair<std::vector<double>, std::string>> ordered;
+    for (const auto& [label, values] : rung.labels) ordered.emplace_back(values, label);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+      for (size_t i = 0; i < std::min(a.first.size(), b.first.size()); ++i)
+        if (a.first[i] != b.first[i] && !std::isnan(a.first[i]) && !std::isnan(b.first[i]))
+          return a.first[i] < b.first[i];
+      return false;  // the label order (map order) for the rest
+    });
+    centre[key] = ordered[(ordered.size() - 1) / 2].second;
+  }
+  std::set<int64_t> out;
+  for (const RunRecord& r : runs) {
+    const Key key{r.ladder_id.value_or(-1), r.arm, r.size};
+    if (label_of[r.id] == centre[key] && r.seed == rungs[key].first_seed) out.insert(r.id);
+  }
+  return out;
+}
 
 std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
                                                       IngestMode mode) {
@@ -99,8 +149,11 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
   } else {
     for (const RunSummary& summary : db_.listRuns(ladder_id_)) runs.push_back(summary.run);
   }
+  const std::set<int64_t> first = rungOpeners(runs);
+  std::set<int64_t> openers;
   for (const RunRecord& r : runs) {
     if (r.status != RunStatus::kQueued && r.status != RunStatus::kInterrupted) continue;
+    if (first.count(r.id)) openers.insert(r.id);
     scheduler::PendingRun p;
     p.id = r.id;
     p.name = r.name;
@@ -112,8 +165,13 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     p.flops = r.plan.flops;  // both growth phases
     out.push_back(p);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.flops > b.flops; });
+  // Every rung's opener (its centre sweep point's first seed) first, so that each rung has a
+  // measured point early; biggest first within each group.
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    const bool a_first = openers.count(a.id) > 0, b_first = openers.count(b.id) > 0;
+    if (a_first != b_first) return a_first;
+    return a.flops > b.flops;
+  });
   return out;
 }
 
@@ -144,7 +202,13 @@ void SqliteRunStore::settle(int64_t id, const std::string& status, const std::st
 
 bool SqliteRunStore::cancelRequested(int64_t id) {
   std::optional<RunRecord> run = db_.run(id);
-  return run && run->status == RunStatus::kCancelled;
+  return run && (run->status == RunStatus::kCancelled || run->status == RunStatus::kStopped);
+}
+
+std::pair<RunStatus, std::string> SqliteRunStore::cancelledOutcome(int64_t id) {
+  std::optional<RunRecord> run = db_.run(id);
+  if (run && run->status == RunStatus::kStopped) return {RunStatus::kStopped, run->error};
+  return {RunStatus::kCancelled, "cancelled by the user"};
 }
 
 bool isSingleRunAlive(const RunRecord& run) {

@@ -4,12 +4,21 @@
 #pragma once
 
 #include <optional>
+#include <set>
+#include <vector>
 
 #include "core/scheduler/run_store.h"
 #include "storage/database.h"
 #include "storage/ingester.h"
 
 namespace deepladder::storage {
+
+// The runs that open their rung (arm, size of a ladder): the centre point of its sweep (the middle
+// of its points in the order of their values; the lower middle of an even count) at its first
+// seed. pending() starts them before every other run, so each rung has a measured point, and the
+// live projection a complete set of rungs, early. Every run of a ladder without a sweep and with
+// one seed opens its rung.
+std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
 
 class SqliteRunStore : public scheduler::RunStore {
  public:
@@ -27,6 +36,7 @@ class SqliteRunStore : public scheduler::RunStore {
   std::unique_ptr<scheduler::RunSink> sink(int64_t id) override;
   void settle(int64_t id, const std::string& status, const std::string& message) override;
   bool cancelRequested(int64_t id) override;
+  std::pair<RunStatus, std::string> cancelledOutcome(int64_t id) override;
 
  private:
   Database& db_;

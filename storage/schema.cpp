@@ -1,8 +1,9 @@
 // The schema (design.md, "Storage sketch": v1; v2 adds the stored plan; v3 the fit cache and the
 // adaptive ladders' decisions; v4 the metric decimation pyramid; v5 integer metric key ids; v6 the
 // live projection's error log; v7 saved plot views; v8 ladder hashes of the parsed spec,
-// storage/ladder_rehash.h) and its migration steps. Each step takes the database from version k-1
-// to k; add a step (never edit an old one) when the schema changes.
+// storage/ladder_rehash.h; v9 the status 'stopped' of sweep halving) and its migration steps. Each
+// step takes the database from version k-1 to k; add a step (never edit an old one) when the
+// schema changes.
 #include "storage/schema.h"
 
 #include <sqlite3.h>
@@ -324,6 +325,37 @@ CREATE TABLE saved_views(
 );
 )sql";
 
+// ---- version 9: the status 'stopped' (sweep halving, core/run_status.h) ----------------------
+// runs.status's CHECK constraint gains 'stopped'. Widening a CHECK changes no stored row, so it
+// is the edit of the table's text in sqlite_schema that SQLite documents for it ("Making Other
+// Kinds Of Table Schema Changes", lang_altertable.html): writable_schema on, the text replaced,
+// schema_version bumped so every connection re-reads it, writable_schema off. A new database gets
+// v1's text and this edit, like any other.
+constexpr const char* kRunsStatusV8 =
+    "('queued','running','finished','diverged','failed','interrupted','cancelled')";
+constexpr const char* kRunsStatusV9 =
+    "('queued','running','finished','diverged','failed','interrupted','cancelled','stopped')";
+
+void exec(sqlite3* db, const char* sql, const char* context);
+
+void widenRunStatusCheck(sqlite3* db) {
+  Statement version(db, "PRAGMA schema_version");
+  version.step();
+  const int64_t schema_version = version.columnInt(0);
+  exec(db, "PRAGMA writable_schema = ON", "allowing the status check's edit (schema v9)");
+  {
+    Statement edit(db,
+                   "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
+                   "WHERE type = 'table' AND name = 'runs'");
+    edit.bindText(1, kRunsStatusV8);
+    edit.bindText(2, kRunsStatusV9);
+    edit.step();
+  }
+  exec(db, ("PRAGMA schema_version = " + std::to_string(schema_version + 1)).c_str(),
+       "bumping schema_version (schema v9)");
+  exec(db, "PRAGMA writable_schema = OFF", "ending the status check's edit (schema v9)");
+}
+
 void exec(sqlite3* db, const char* sql, const char* context) {
   char* message = nullptr;
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
@@ -375,7 +407,7 @@ std::string schemaProblem(sqlite3* db) {
 }
 
 void migrate(sqlite3* db, int from_version) {
-  static_assert(Database::kSchemaVersion == 8, "add the migration step for the new version");
+  static_assert(Database::kSchemaVersion == 9, "add the migration step for the new version");
   if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
@@ -390,6 +422,7 @@ void migrate(sqlite3* db, int from_version) {
   if (from_version < 6) exec(db, kSchemaV6, "adding the projection error log (schema v6)");
   if (from_version < 7) exec(db, kSchemaV7, "adding saved plot views (schema v7)");
   if (from_version < 8) rehashLadderSpecs(db);  // no table changes: the stored hashes' meaning
+  if (from_version < 9) widenRunStatusCheck(db);
   exec(db, ("PRAGMA user_version = " + std::to_string(Database::kSchemaVersion)).c_str(),
        "setting user_version");
 }

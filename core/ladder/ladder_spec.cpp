@@ -270,14 +270,19 @@ LadderSpec parseLadder(const std::string& text, const std::string& source_name) 
   for (const auto& size : in.sizes) spec.sizes.push_back(size.name);
   spec.arms = arm_names;
   // Sweeps: the ladder's [sweep], each arm's own lists on top (core/ladder/sweep.h).
-  const Sweep ladder_sweep = readSweep(r.table("sweep"));
+  TomlReader sweep_table = r.table("sweep");
+  spec.sweep_stop = readSweepStop(sweep_table);  // consumed here, so readSweep leaves them
+  const Sweep ladder_sweep = readSweep(sweep_table);
   const toml::table no_overrides;
   auto armReader = [&](const std::string& arm) {
     return arms.has(arm) ? arms.table(arm) : TomlReader(no_overrides, source_name);
   };
   requireDeclaredSweptArms(arms);
-  for (const std::string& arm : arm_names)
-    spec.sweeps[arm] = overrideSweep(ladder_sweep, readSweep(armReader(arm).table("sweep")));
+  for (const std::string& arm : arm_names) {
+    TomlReader arm_sweep = armReader(arm).table("sweep");
+    refuseArmSweepStop(arm_sweep);
+    spec.sweeps[arm] = overrideSweep(ladder_sweep, readSweep(arm_sweep));
+  }
   // Refused before a single point is made: a product of many axes would not fit in memory.
   requirePlausibleRunCount(spec.sweeps, in.sizes.size(), spec.seeds.size(), head);
   requireSweepsTakeEffect(spec.sweeps, in.sizes, in.budget, !in.recipe.empty());

@@ -14,7 +14,8 @@
 //                core/architecture.h), model = {...}, train = {...} overrides
 //   [sweep]      run options and their values, e.g. train.lr_mult = [0.25, 0.5, 1, 2]: every
 //                (arm, size, seed) runs once per point of their product (core/ladder/sweep.h);
-//                [arms.NAME.sweep] replaces the list of an option it names, for that arm
+//                [arms.NAME.sweep] replaces the list of an option it names, for that arm;
+//                stop = "halving" (stop_fractions) stops losing points early (sweep_stop.h)
 //   [resources]  backend = "local"|"slurm", devices = "auto"|"cpu"|"0,1", slots, threads_per_slot,
 //                retries, heartbeat_timeout_s, peer_timeout_s, device_memory_gb (for the memory
 //                plan), throughput_flops or peak_flops / fp32_peak_flops x mfu (for time
@@ -28,6 +29,7 @@
 
 #include "core/ladder/run_plan.h"
 #include "core/ladder/sweep.h"
+#include "core/ladder/sweep_stop.h"
 #include "core/memory_model.h"
 #include "core/run_config.h"
 
@@ -94,6 +96,7 @@ struct LadderSpec {
   std::vector<std::string> sizes;
   Resources resources;
   std::map<std::string, Sweep> sweeps;  // each arm's sweep (empty: none), by arm
+  SweepStop sweep_stop;                 // [sweep] stop = "halving" (core/ladder/sweep_stop.h)
   std::vector<PlannedRun> runs;         // arms x sizes x sweep points x seeds, in that order
   // What planning changed of what the file says, one line each ("ladder.toml:12:
   // train.warmup_steps = 500 is more than a fifth of ..."); `run` and `plan` print them.

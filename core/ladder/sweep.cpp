@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/ladder/sweep_stop.h"
 #include "core/names.h"
 
 namespace deepladder::ladder {
@@ -94,6 +95,7 @@ void readSectionAxes(TomlReader& section_table, options::Section section, Sweep&
 Sweep readSweep(TomlReader table) {
   Sweep out;
   for (const std::string& key : table.keys()) {
+    if (isSweepStopKey(key)) continue;  // the ladder's early stopping (sweep_stop.h)
     bool is_section = false;
     for (options::Section section : options::allSections()) {
       if (section == options::Section::root || options::sectionName(section) != key) continue;

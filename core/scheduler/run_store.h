@@ -6,9 +6,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/protocol.h"
+#include "core/run_status.h"
 
 namespace deepladder::scheduler {
 
@@ -50,8 +52,14 @@ class RunStore {
   virtual std::unique_ptr<RunSink> sink(int64_t id) = 0;
   // Final or intermediate status: finished, diverged, failed, interrupted, queued (retry).
   virtual void settle(int64_t id, const std::string& status, const std::string& message) = 0;
-  // True when someone cancelled the run (e.g. `deepladder cancel` from another process).
+  // True when someone cancelled the run (e.g. `deepladder cancel` from another process) or sweep
+  // halving stopped it (its status is then stopped already).
   virtual bool cancelRequested(int64_t id) = 0;
+  // How a run ended by cancelRequested() is settled: cancelled by the user, or, for a run sweep
+  // halving stopped, stopped with the decision's reason (storage keeps both).
+  virtual std::pair<RunStatus, std::string> cancelledOutcome(int64_t /*id*/) {
+    return {RunStatus::kCancelled, "cancelled by the user"};
+  }
 };
 
 }  // namespace deepladder::scheduler

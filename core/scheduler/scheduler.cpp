@@ -153,7 +153,10 @@ void Scheduler::settle(Active& active) {
   const bool interrupted = end->killed_by_us && !active.hung && !active.cancelled;
   RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
                                         end->exit, interrupted, active.sink->lastError());
-  if (active.cancelled) outcome = {RunStatus::kCancelled, "cancelled by the user"};
+  if (active.cancelled) {
+    const auto [status, message] = store_.cancelledOutcome(active.run.id);
+    outcome = {status, message};
+  }
   // A full disk stops the queue: every run would meet it, and each is resumable as it stands.
   if (outcome.disk_full && !active.cancelled) stop_requested_ = true;
   if (active.hung)

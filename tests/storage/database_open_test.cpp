@@ -60,7 +60,7 @@ TEST(DatabaseOpen, MigratesEmptyFileToTheCurrentSchema) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   EXPECT_EQ(db->schemaVersion(), Database::kSchemaVersion);
-  EXPECT_EQ(Database::kSchemaVersion, 8);
+  EXPECT_EQ(Database::kSchemaVersion, 9);
   for (const char* table :
        {"ladders", "runs", "metrics", "checkpoints", "lens", "evals", "events", "fits",
         "external_points", "decisions", "metric_pyramid", "metric_keys"}) {

@@ -8,14 +8,28 @@
 
 namespace deepladder::storage::testing {
 
-// Undoes v8 (ladder hashes of the parsed spec): the tables are v7's already, the caller sets the
-// hashes it wants; user_version becomes 7.
+// Undoes v9 (runs.status's CHECK gains 'stopped'): the table's text as v1 wrote it, by the same
+// documented edit of sqlite_schema the migration makes; user_version becomes 8.
+inline void downgradeToSchemaV8(Database& db) {
+  const int64_t version = db.queryInt("PRAGMA schema_version");
+  db.execute(
+      "PRAGMA writable_schema = ON;"
+      "UPDATE sqlite_schema SET sql = replace(sql, ',''cancelled'',''stopped'')', "
+      "',''cancelled'')') WHERE type = 'table' AND name = 'runs';"
+      "PRAGMA schema_version = " +
+      std::to_string(version + 1) + "; PRAGMA writable_schema = OFF; PRAGMA user_version = 8;");
+}
+
+// Undoes v9 and v8 (ladder hashes of the parsed spec): the tables are v7's then, the caller sets
+// the hashes it wants; user_version becomes 7.
 inline void downgradeToSchemaV7(Database& db) {
+  downgradeToSchemaV8(db);
   db.execute("PRAGMA user_version = 7;");
 }
 
-// Undoes v8 and v7 (saved plot views); user_version becomes 6.
+// Undoes v9, v8 and v7 (saved plot views); user_version becomes 6.
 inline void downgradeToSchemaV6(Database& db) {
+  downgradeToSchemaV7(db);
   db.execute("DROP TABLE saved_views; PRAGMA user_version = 6;");
 }
 
@@ -25,7 +39,7 @@ inline void downgradeToSchemaV5(Database& db) {
   db.execute("DROP TABLE projection_scores; PRAGMA user_version = 5;");
 }
 
-// Undoes v6 and v5 (metric key ids): metrics and metric_pyramid get their text key column back,
+// Undoes v7, v6 and v5 (metric key ids): metrics and metric_pyramid get their text key column back,
 // as schema v4 had them (rows kept); user_version becomes 4.
 inline void downgradeToSchemaV4(Database& db) {
   downgradeToSchemaV5(db);
@@ -64,9 +78,9 @@ PRAGMA user_version = 4;
 )sql");
 }
 
-// Undoes v6, v5 and v4 (the metric pyramid), v3 (the fit cache columns, its trigger and indexes,
-// the decisions table) and v2 (the stored plan's columns); user_version becomes 1. SQLite >= 3.35
-// drops columns.
+// Undoes v7, v6, v5 and v4 (the metric pyramid), v3 (the fit cache columns, its trigger and
+// indexes, the decisions table) and v2 (the stored plan's columns); user_version becomes 1. SQLite
+// >= 3.35 drops columns.
 inline void downgradeToSchemaV1(Database& db) {
   downgradeToSchemaV4(db);
   db.execute("DROP TABLE metric_pyramid");

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/ladder/ladder_spec.h"
 #include "core/ladder/resources_json.h"
@@ -80,13 +81,22 @@ TEST(StoredPlan, QueuedRunsCarryThePlannersFiguresAndTheQueueReadsThem) {
   }
   EXPECT_TRUE(saw_growth);
 
-  // The queue: biggest planned FLOPs first, growth counted, ranks from the plan. A config the
-  // queue cannot parse no longer matters: nothing parses it.
+  // The queue: every rung's opener (its first seed, rungOpeners) first, then the rest, biggest
+  // planned FLOPs first in each, growth counted, ranks from the plan. A config the queue cannot
+  // parse no longer matters: nothing parses it.
   db->execute("UPDATE runs SET config = 'not json'");
   SqliteRunStore store(*db, queued.ladder_id);
   const auto pending = store.pending();
   ASSERT_EQ(pending.size(), 8u);
-  for (size_t i = 1; i < pending.size(); ++i) EXPECT_GE(pending[i - 1].flops, pending[i].flops);
+  std::vector<RunRecord> records;
+  for (const auto& s : db->listRuns(queued.ladder_id)) records.push_back(s.run);
+  const std::set<int64_t> openers = rungOpeners(records);
+  for (size_t i = 1; i < pending.size(); ++i) {
+    const bool before = openers.count(pending[i - 1].id) > 0,
+               now = openers.count(pending[i].id) > 0;
+    EXPECT_TRUE(before || !now) << "an opener after another run";
+    if (before == now) EXPECT_GE(pending[i - 1].flops, pending[i].flops);
+  }
   double largest = 0;
   for (const auto& planned : spec.runs) largest = std::max(largest, planned.flops);
   EXPECT_EQ(pending[0].flops, largest);

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/learning_rate_schedule.h"
+#include "trainers/growth.h"
+
 namespace deepladder::trainers {
 namespace {
 
@@ -48,6 +51,23 @@ TEST(LearningRate, NoWarmupStartsAtThePeak) {
   TrainConfig t = schedule(Schedule::cosine);
   t.warmup_steps = 0;
   EXPECT_DOUBLE_EQ(learningRate(t, 0), 1e-2);
+}
+
+// core/learning_rate_schedule.h reimplements these rates for code that does not link LibTorch:
+// the two agree at every update, with and without growth.
+TEST(LearningRate, CoreReimplementationAgreesAtEveryUpdate) {
+  for (Schedule kind : {Schedule::cosine, Schedule::wsd}) {
+    RunConfig c;
+    c.train = schedule(kind);
+    c.model.n_layer = 2;
+    c.model.grow_layers = 4;
+    c.model.grow_fraction = 0.55;
+    c.model.rewarm_steps = 7;
+    const std::vector<double> core = learningRates(c);
+    for (int64_t s = 0; s < c.train.steps; ++s)
+      EXPECT_DOUBLE_EQ(core[size_t(s)], learningRate(c.train, s) * rewarmFactor(c.model, 100, s))
+          << "step " << s;
+  }
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ void drawSweep(QCustomPlot& plot, const SweepPlotInput& input) {
   }
 
   int line = 0;
-  QCPGraph* edge_key = nullptr;  // the first edge ring: the one that has a legend line
+  QCPGraph* edge_key = nullptr;     // the first edge ring: the one that has a legend line
+  QCPGraph* optimum_key = nullptr;  // the first optimum marker: the one in the legend
   for (const auto& r : input.rungs) {
     if (r.arm != arm) continue;
     // One line per further-axes value, through the points sorted by the first axis's value.
@@ -84,6 +85,29 @@ void drawSweep(QCustomPlot& plot, const SweepPlotInput& input) {
       std::sort(points.begin(), points.end(),
                 [](const auto& a, const auto& b) { return a.first < b.first; });
       const QColor color = seriesColor(line++);
+      // The rung's fitted optimum (one-axis sweeps only, so only for the line without rest).
+      for (const auto& o : input.optima)
+        if (rest.empty() && o.arm == r.arm && o.size == r.size && o.fitted &&
+            std::isfinite(o.min_loss)) {
+          QCPGraph* opt = plot.addGraph();
+          opt->setLineStyle(QCPGraph::lsNone);
+          opt->setScatterStyle(
+              QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(color, 1.5), QBrush(color), 10));
+          opt->addData(o.optimum, o.min_loss);
+          if (std::isfinite(o.lo) && std::isfinite(o.hi)) {
+            auto* bar = new QCPErrorBars(plot.xAxis, plot.yAxis);
+            bar->setDataPlottable(opt);
+            bar->setErrorType(QCPErrorBars::etKeyError);
+            bar->setPen(QPen(color, 1.2));
+            bar->addData(o.optimum - o.lo, o.hi - o.optimum);
+            bar->removeFromLegend();
+          }
+          opt->setName(QStringLiteral("fitted optimum, 95% interval"));
+          if (optimum_key)
+            opt->removeFromLegend();
+          else
+            optimum_key = opt;
+        }
       QCPGraph* g = plot.addGraph();
       g->setPen(QPen(color, 1.8));
       g->setScatterStyle(
@@ -111,10 +135,11 @@ void drawSweep(QCustomPlot& plot, const SweepPlotInput& input) {
       }
     }
   }
-  if (edge_key) {  // its legend line goes below the sizes', not between them
-    edge_key->removeFromLegend();
-    edge_key->addToLegend();
-  }
+  for (QCPGraph* key : {edge_key, optimum_key})
+    if (key) {  // their legend lines go below the sizes', not between them
+      key->removeFromLegend();
+      key->addToLegend();
+    }
   if (log_x)
     plot.xAxis->setRange(x_min / 1.4, x_max * 1.4);
   else {

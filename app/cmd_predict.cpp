@@ -1,0 +1,192 @@
+// `deepladder predict --db runs.db --ladder NAME [--backtest] [--fractions 0.25,0.5,0.75]
+// [--json]`: the curve predictions of a ladder (fitting/curve_prediction.h). Without --backtest:
+// each unfinished run's predicted final validation loss with its 95% prediction interval, from
+// its curve so far and its schedule. With --backtest: every finished run cut at each fraction and
+// predicted from the others (the interval calibrated without the run's own error), then per
+// fraction the mean |relative error| and the coverage of the 95% interval. Wiring only.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/command_registry.h"
+#include "app/curve_inputs.h"
+#include "app/fit_inputs.h"
+#include "core/errors.h"
+#include "fitting/curve_prediction.h"
+#include "storage/database.h"
+
+namespace deepladder::app {
+namespace {
+
+struct PredictOptions {
+  std::string db_path = "runs.db";
+  std::string ladder;
+  bool backtest = false;
+  std::string fractions = "0.25,0.5,0.75";
+  bool json = false;
+};
+
+// "0.25,0.5" -> {0.25, 0.5}; UserError for an empty list or anything outside (0, 1).
+std::vector<double> parseFractions(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || *end != '\0' || !(v > 0 && v < 1))
+      throw UserError("--fractions: '" + item +
+                      "' is not a fraction in (0, 1). Give e.g. 0.25,0.5");
+    out.push_back(v);
+  }
+  if (out.empty()) throw UserError("--fractions: give one or more, e.g. 0.25,0.5,0.75");
+  return out;
+}
+
+nlohmann::json predictionJson(const fitting::CurvePrediction& p) {
+  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  nlohmann::json j = {{"run_id", p.run_id},       {"name", p.name},
+                      {"fraction", p.fraction},   {"calibrated", p.calibrated},
+                      {"backtests", p.backtests}, {"misfit", num(p.misfit)}};
+  if (p.loss) {
+    j["predicted"] = *p.loss;
+    j["lo"] = p.lo;
+    j["hi"] = p.hi;
+  } else {
+    j["predicted"] = nullptr;
+    j["reason"] = p.reason;
+  }
+  return j;
+}
+
+void printPredictions(const std::vector<fitting::CurvePrediction>& predictions) {
+  std::printf(
+      "| run | measured | predicted final val loss | 95%% prediction interval | "
+      "calibrated by |\n|---|---|---|---|---|\n");
+  for (const auto& p : predictions) {
+    if (!p.loss) {
+      std::printf("| %s | %.0f%% | - | %s | |\n", p.name.c_str(), 100 * p.fraction,
+                  p.reason.c_str());
+      continue;
+    }
+    std::printf("| %s | %.0f%% | %.4f | [%.4f, %.4f] | %s |\n", p.name.c_str(), 100 * p.fraction,
+                *p.loss, p.lo, p.hi,
+                p.calibrated ? (std::to_string(p.backtests) + " finished runs").c_str()
+                             : "the prior (too few finished runs)");
+  }
+}
+
+int runPredict(const PredictOptions& o) {
+  if (access(o.db_path.c_str(), F_OK) != 0)
+    throw UserError(o.db_path + ": no such database. Check --db");
+  if (o.ladder.empty()) throw UserError("predict: --ladder NAME is required");
+  const std::vector<double> fractions = parseFractions(o.fractions);
+  auto db = storage::Database::open(o.db_path, /*read_only=*/true);
+  requireOneLadderNamed(*db, o.ladder, o.db_path);
+  const auto ladder_id = db->findLadder(o.ladder);
+  if (!ladder_id) throw UserError("ladder \"" + o.ladder + "\" is not in " + o.db_path);
+  const LadderCurves curves = readLadderCurves(*db, *ladder_id);
+  const fitting::CurveLawOptions law = fitting::defaultCurveLawOptions();
+
+  if (!o.backtest) {
+    const auto predictions = fitting::predictFinalLosses(curves.curves, law);
+    if (o.json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& p : predictions) out.push_back(predictionJson(p));
+      std::printf("%s\n", nlohmann::json{{"predictions", out}}.dump().c_str());
+    } else if (predictions.empty()) {
+      std::printf("no unfinished run with a curve in ladder %s\n", o.ladder.c_str());
+    } else {
+      printPredictions(predictions);
+    }
+    return 0;
+  }
+
+  const auto backtests = fitting::backtestCurves(curves.curves, fractions, law);
+  if (backtests.empty())
+    throw UserError("ladder \"" + o.ladder + "\" has no finished run with a curve to backtest");
+  struct Summary {
+    int runs = 0, predicted = 0, covered = 0, calibrated = 0;
+    double abs_error = 0;
+  };
+  std::map<double, Summary> summary;
+  nlohmann::json rows = nlohmann::json::array();
+  if (!o.json)
+    std::printf(
+        "| run | fraction | measured | predicted | 95%% interval | error | covered |\n"
+        "|---|---|---|---|---|---|---|\n");
+  for (const auto& b : backtests) {
+    Summary& s = summary[b.fraction];
+    ++s.runs;
+    if (b.prediction.loss) {
+      ++s.predicted;
+      s.abs_error += std::abs(b.relError());
+      s.covered += b.covered();
+      s.calibrated += b.prediction.calibrated;
+    }
+    if (o.json) {
+      nlohmann::json j = predictionJson(b.prediction);
+      j["measured"] = b.measured;
+      j["cut_at"] = b.fraction;
+      j["covered"] = b.covered();
+      rows.push_back(j);
+    } else if (b.prediction.loss) {
+      std::printf("| %s | %.2f | %.4f | %.4f | [%.4f, %.4f] | %+.2f%% | %s |\n", b.name.c_str(),
+                  b.fraction, b.measured, *b.prediction.loss, b.prediction.lo, b.prediction.hi,
+                  100 * b.relError(), b.covered() ? "yes" : "NO");
+    } else {
+      std::printf("| %s | %.2f | %.4f | - | %s | | |\n", b.name.c_str(), b.fraction, b.measured,
+                  b.prediction.reason.c_str());
+    }
+  }
+  nlohmann::json sums = nlohmann::json::array();
+  if (!o.json)
+    std::printf(
+        "\n| cut at | runs | predicted | calibrated | mean abs error | 95%% coverage |\n"
+        "|---|---|---|---|---|---|\n");
+  for (const auto& [f, s] : summary) {
+    const double mae = s.predicted ? s.abs_error / s.predicted : NAN;
+    const double coverage = s.predicted ? double(s.covered) / s.predicted : NAN;
+    if (o.json)
+      sums.push_back({{"cut_at", f},
+                      {"runs", s.runs},
+                      {"predicted", s.predicted},
+                      {"calibrated", s.calibrated},
+                      {"mean_abs_rel_error", std::isfinite(mae) ? nlohmann::json(mae) : nullptr},
+                      {"coverage", std::isfinite(coverage) ? nlohmann::json(coverage) : nullptr}});
+    else
+      std::printf("| %.2f | %d | %d | %d | %.3f%% | %.0f%% (%d of %d) |\n", f, s.runs, s.predicted,
+                  s.calibrated, 100 * mae, 100 * coverage, s.covered, s.predicted);
+  }
+  if (o.json)
+    std::printf("%s\n", nlohmann::json{{"backtests", rows}, {"summary", sums}}.dump().c_str());
+  return 0;
+}
+
+CommandRegistrar reg("predict", 52, [](CLI::App& cli) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* cmd = cli.add_subcommand(
+      "predict",
+      "Predict each unfinished run's final validation loss from its curve so far and its "
+      "learning-rate schedule (Tissue et al.'s law L = L0 + A S1^-alpha - C S2, with a growth "
+      "term; alpha, C and the growth gain shared per arm), with a 95% prediction interval "
+      "calibrated on the arm's finished runs; --backtest scores it on the finished runs");
+  cmd->add_option("--db", o->db_path, "SQLite database")->capture_default_str();
+  cmd->add_option("--ladder", o->ladder, "Ladder name or hash")->required();
+  cmd->add_flag("--backtest", o->backtest,
+                "Cut every finished run at each --fractions, predict it from the others and "
+                "print mean |relative error| and the 95% interval's coverage per fraction");
+  cmd->add_option("--fractions", o->fractions, "--backtest: where runs are cut, comma-separated")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print exactly one JSON object instead of the tables");
+  cmd->callback([o] { commandExitCode() = runPredict(*o); });
+});
+
+}  // namespace
+}  // namespace deepladder::app

@@ -1,0 +1,148 @@
+// Sweep halving during `run` (see ladder_halving.h).
+#include "app/ladder_halving.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "app/curve_inputs.h"
+#include "core/ladder/sweep.h"
+#include "core/metric_keys.h"
+#include "core/run_status.h"
+#include "fitting/curve_prediction.h"
+#include "fitting/sweep_halving.h"
+
+namespace deepladder::app {
+namespace {
+
+fitting::HalvingState halvingState(const std::string& status) {
+  if (status == RunStatus::kFinished) return fitting::HalvingState::kFinished;
+  if (status == RunStatus::kRunning) return fitting::HalvingState::kRunning;
+  if (status == RunStatus::kStopped) return fitting::HalvingState::kStopped;
+  if (status == RunStatus::kQueued || status == RunStatus::kInterrupted)
+    return fitting::HalvingState::kQueued;
+  return fitting::HalvingState::kFailed;
+}
+
+}  // namespace
+
+LadderHalving::LadderHalving(storage::Database& db, int64_t ladder_id, ladder::SweepStop stop)
+    : db_(db), ladder_id_(ladder_id), stop_(std::move(stop)) {
+  refreshPoints();
+}
+
+void LadderHalving::refreshPoints() {
+  for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
+    const storage::RunRecord& r = s.run;
+    Point& p = points_[r.id];
+    p.arm = r.arm;
+    p.size = r.size;
+    p.label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
+    p.swept = !p.label.empty();
+    p.total_steps = r.plan.steps;
+  }
+}
+
+std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step) {
+  if (!stop_.halving) return {};
+  auto it = points_.find(run_id);
+  if (it == points_.end()) {
+    refreshPoints();  // a run queued since (an adaptive decision)
+    it = points_.find(run_id);
+    if (it == points_.end()) return {};
+  }
+  const Point& p = it->second;
+  if (!p.swept || p.total_steps <= 0) return {};
+  const double due =
+      fitting::dueHalvingFraction(stop_.fractions, p.judged, double(step) / double(p.total_steps));
+  if (std::isnan(due)) return {};
+  try {
+    std::vector<std::string> lines = judge(run_id, step);
+    it->second.judged = std::max(it->second.judged, due);  // not again at this fraction
+    return lines;
+  } catch (const std::exception& e) {
+    it->second.judged = std::max(it->second.judged, due);
+    return {std::string("halving: no decision this time (") + e.what() + ")"};
+  }
+}
+
+std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigger_step) {
+  std::vector<std::string> lines;
+  const LadderCurves curves = readLadderCurves(db_, ladder_id_);
+  const std::vector<fitting::CurvePrediction> predictions =
+      fitting::predictFinalLosses(curves.curves, fitting::defaultCurveLawOptions());
+  std::map<int64_t, const fitting::CurvePrediction*> by_run;
+  std::vector<storage::MetricRow> rows;
+  const double now = double(std::time(nullptr));
+  for (const fitting::CurvePrediction& pr : predictions) {
+    by_run[pr.run_id] = &pr;
+    const auto run = curves.runs.find(pr.run_id);
+    if (!pr.loss || run == curves.runs.end() || run->second.status != RunStatus::kRunning) continue;
+    const storage::RunRecord& r = run->second;
+    for (const auto& [key, value] : {std::pair{metric_keys::kPredictedFinalLoss, *pr.loss},
+                                     std::pair{metric_keys::kPredictedFinalLossLo, pr.lo},
+                                     std::pair{metric_keys::kPredictedFinalLossHi, pr.hi}})
+      rows.push_back({r.id, key, r.step, r.tokens, r.flops, value, now});
+  }
+  if (!rows.empty()) db_.writeMetrics(rows);
+
+  // Rungs with a due point, halved one by one.
+  std::map<std::pair<std::string, std::string>, std::vector<fitting::HalvingPoint>> rungs;
+  for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
+    const storage::RunRecord& r = s.run;
+    Point& p = points_[r.id];
+    if (!p.swept) continue;
+    fitting::HalvingPoint h;
+    h.run_id = r.id;
+    h.label = p.label;
+    h.state = halvingState(r.status);
+    if (h.state == fitting::HalvingState::kFinished && r.final_loss) {
+      h.loss = r.final_loss;
+      h.lo = h.hi = *r.final_loss;
+    } else if (const auto pr = by_run.find(r.id); pr != by_run.end() && pr->second->loss) {
+      h.loss = pr->second->loss;
+      h.lo = pr->second->lo;
+      h.hi = pr->second->hi;
+      h.calibrated = pr->second->calibrated;
+    }
+    if (h.state == fitting::HalvingState::kRunning && p.total_steps > 0) {
+      // The stored step may lag the progress line that called (the ingester writes in batches).
+      const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
+      h.due = fitting::dueHalvingFraction(stop_.fractions, p.judged,
+                                          double(step) / double(p.total_steps));
+      if (!std::isnan(h.due)) p.judged = h.due;
+    }
+    rungs[{r.arm, r.size}].push_back(std::move(h));
+  }
+  for (auto& [rung, points] : rungs) {
+    for (const fitting::HalvingDecision& d : fitting::halveRung(points)) {
+      ++decisions_;
+      const std::string reason = "halving: " + d.reason;
+      db_.setRunStatus(d.run_id, RunStatus::kStopped, reason);
+      storage::DecisionRecord record;
+      record.ladder_id = ladder_id_;
+      record.created = now;
+      record.kind = "halving-stop";
+      record.run_id = d.run_id;
+      record.reason = d.reason;
+      record.candidates_json = nlohmann::json::array({{{"label", d.label},
+                                                       {"fraction", d.fraction},
+                                                       {"predicted", d.predicted},
+                                                       {"lo", d.lo},
+                                                       {"hi", d.hi},
+                                                       {"best_label", d.best_label},
+                                                       {"best_loss", d.best_loss},
+                                                       {"best_lo", d.best_lo},
+                                                       {"best_hi", d.best_hi},
+                                                       {"best_measured", d.best_measured}}})
+                                   .dump();
+      db_.insertDecision(record);
+      lines.push_back("stopped  " + rung.first + " " + rung.second + " " + d.label + ": " +
+                      d.reason);
+    }
+  }
+  return lines;
+}
+
+}  // namespace deepladder::app

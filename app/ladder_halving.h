@@ -1,0 +1,50 @@
+// Wiring of sweep halving for `run` (`[sweep] stop = "halving"`, core/ladder/sweep_stop.h): on a
+// running sweep point's progress, when it has passed a halving fraction it was not judged at yet,
+// every running point of the ladder is predicted (fitting/curve_prediction.h, curves read by
+// app/curve_inputs.h), the predictions are stored with the runs' metrics (pred/final_loss and its
+// interval, core/metric_keys.h), and each rung with a due point is halved
+// (fitting/sweep_halving.h). A stopped point's status becomes stopped with the decision's reason,
+// and the decision with its figures goes to the ladder's decision log (kind "halving-stop"); the
+// scheduler, which polls for cancelled runs, then ends its worker and settles it stopped
+// (resumable: `resume --stopped RUN`).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/ladder/sweep_stop.h"
+#include "storage/database.h"
+
+namespace deepladder::app {
+
+class LadderHalving {
+ public:
+  LadderHalving(storage::Database& db, int64_t ladder_id, ladder::SweepStop stop);
+
+  // A run of the ladder reported progress at `step`: cheap unless a halving fraction fell due.
+  // Returns the lines to print (predictions made, points stopped). Never throws.
+  std::vector<std::string> onProgress(int64_t run_id, int64_t step);
+
+  // Runs judged so far at each fraction (for tests and the bench).
+  int decisionsTaken() const { return decisions_; }
+
+ private:
+  struct Point {
+    std::string arm, size, label;
+    int64_t total_steps = 0;
+    double judged = 0;  // the largest halving fraction it was judged at
+    bool swept = false;
+  };
+  void refreshPoints();
+  std::vector<std::string> judge(int64_t trigger_run, int64_t trigger_step);
+
+  storage::Database& db_;
+  int64_t ladder_id_;
+  ladder::SweepStop stop_;
+  std::map<int64_t, Point> points_;
+  int decisions_ = 0;
+};
+
+}  // namespace deepladder::app

@@ -1,0 +1,178 @@
+// Curve predictions with calibrated intervals, and their backtests (see curve_prediction.h).
+#include "fitting/curve_prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "fitting/student_t.h"
+
+namespace deepladder::fitting {
+namespace {
+
+// The law's point prediction of `target` (a run without a final loss) from the finished runs of
+// its group and the target's partial curve; the reason when there is none.
+CurvePrediction pointPrediction(const RunCurve& target, const std::vector<const RunCurve*>& peers,
+                                const CurveLawOptions& options) {
+  CurvePrediction out;
+  out.run_id = target.run_id;
+  out.name = target.name;
+  out.fraction = curveFraction(target);
+  std::vector<RunCurve> fitted;
+  fitted.reserve(peers.size() + 1);
+  for (const RunCurve* p : peers) fitted.push_back(*p);
+  fitted.push_back(target);
+  const CurveLawFit fit = fitCurveLaw(fitted, options);
+  const auto group = fit.groups.find(target.group);
+  if (group == fit.groups.end() || !fit.runs.count(target.run_id)) {
+    out.reason = "too few points measured yet";
+    return out;
+  }
+  const ScheduleAreas areas = scheduleAreas(target.rates, options);
+  if (target.crossover >= 0 && !group->second.growth_seen) {
+    out.reason = "no run of " + target.group + " has been measured past its growth yet";
+    return out;
+  }
+  if (areas.s2.back() > 0 && !group->second.decay_seen) {
+    out.reason = "no run of " + target.group + " has reached its learning-rate decay yet";
+    return out;
+  }
+  out.loss =
+      curveLawValidationLoss(fit, target, static_cast<int64_t>(target.rates.size()), options);
+  if (out.loss && !std::isfinite(*out.loss)) {
+    out.loss.reset();
+    out.reason = "the fit did not converge";
+  }
+  return out;
+}
+
+std::vector<const RunCurve*> finishedPeers(const std::vector<RunCurve>& runs,
+                                           const std::string& group, int64_t except) {
+  std::vector<const RunCurve*> peers;
+  for (const RunCurve& r : runs)
+    if (r.final_loss && r.group == group && r.run_id != except) peers.push_back(&r);
+  return peers;
+}
+
+// The interval of `p` from relative backtest errors (excluding the run's own).
+void setInterval(CurvePrediction& p, const std::vector<double>& errors,
+                 const CurveLawOptions& options) {
+  if (!p.loss) return;
+  const int m = static_cast<int>(errors.size());
+  double half;
+  if (m >= options.min_backtests && m >= 2) {
+    double sum_sq = 0;
+    for (double e : errors) sum_sq += e * e;
+    p.misfit = std::sqrt(sum_sq / m);
+    half = studentTQuantile(0.975, m - 1) * std::sqrt(1.0 + 1.0 / m) * p.misfit;
+    p.calibrated = true;
+  } else {
+    p.misfit = options.prior_misfit;
+    half = 1.96 * p.misfit;
+  }
+  p.backtests = m;
+  p.lo = *p.loss * (1.0 - half);
+  p.hi = *p.loss * (1.0 + half);
+}
+
+// Relative errors of the group's finished runs cut at `fraction` (each predicted from the
+// others), keyed by run id.
+std::map<int64_t, double> groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
+                                      double fraction, const CurveLawOptions& options) {
+  std::map<int64_t, double> errors;
+  for (const RunCurve& r : runs) {
+    if (!r.final_loss || r.group != group) continue;
+    const CurvePrediction p =
+        pointPrediction(truncateCurve(r, fraction), finishedPeers(runs, group, r.run_id), options);
+    if (p.loss) errors[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
+  }
+  return errors;
+}
+
+// Calibration fractions are rounded to 1/40 of a run, so runs at nearly the same point share
+// their backtests.
+double calibrationFraction(double fraction) {
+  return std::clamp(std::round(fraction * 40.0) / 40.0, 0.025, 1.0);
+}
+
+}  // namespace
+
+double curveFraction(const RunCurve& run) {
+  if (run.points.empty() || run.rates.empty()) return 0.0;
+  int64_t last = 0;
+  for (const CurveObservation& o : run.points) last = std::max(last, o.updates);
+  return std::min(1.0, double(last) / double(run.rates.size()));
+}
+
+RunCurve truncateCurve(const RunCurve& run, double fraction) {
+  RunCurve out = run;
+  out.final_loss.reset();
+  const double limit = fraction * double(run.rates.size());
+  out.points.clear();
+  for (const CurveObservation& o : run.points)
+    if (double(o.updates) <= limit) out.points.push_back(o);
+  return out;
+}
+
+std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& runs,
+                                                const CurveLawOptions& options, bool calibrate) {
+  std::vector<CurvePrediction> out;
+  std::map<std::pair<std::string, double>, std::map<int64_t, double>> calibration;
+  for (const RunCurve& r : runs) {
+    if (r.final_loss) continue;
+    CurvePrediction p = pointPrediction(r, finishedPeers(runs, r.group, r.run_id), options);
+    if (p.loss && !calibrate) setInterval(p, {}, options);
+    if (p.loss && calibrate) {
+      const auto key = std::make_pair(r.group, calibrationFraction(p.fraction));
+      auto it = calibration.find(key);
+      if (it == calibration.end())
+        it = calibration.emplace(key, groupErrors(runs, r.group, key.second, options)).first;
+      std::vector<double> errors;
+      for (const auto& [id, e] : it->second) errors.push_back(e);
+      setInterval(p, errors, options);
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
+                                          const std::vector<double>& fractions,
+                                          const CurveLawOptions& options) {
+  std::vector<CurveBacktest> out;
+  std::map<std::string, bool> groups;
+  for (const RunCurve& r : runs)
+    if (r.final_loss) groups[r.group] = true;
+  for (const auto& [group, unused] : groups) {
+    (void)unused;
+    for (double f : fractions) {
+      std::map<int64_t, CurvePrediction> predictions;
+      std::map<int64_t, double> errors;
+      for (const RunCurve& r : runs) {
+        if (!r.final_loss || r.group != group) continue;
+        CurvePrediction p =
+            pointPrediction(truncateCurve(r, f), finishedPeers(runs, group, r.run_id), options);
+        if (p.loss) errors[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
+        predictions.emplace(r.run_id, std::move(p));
+      }
+      for (const RunCurve& r : runs) {
+        if (!r.final_loss || r.group != group) continue;
+        CurveBacktest b;
+        b.run_id = r.run_id;
+        b.name = r.name;
+        b.group = group;
+        b.fraction = f;
+        b.measured = *r.final_loss;
+        b.prediction = predictions.at(r.run_id);
+        std::vector<double> others;
+        for (const auto& [id, e] : errors)
+          if (id != r.run_id) others.push_back(e);
+        setInterval(b.prediction, others, options);
+        out.push_back(std::move(b));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace deepladder::fitting

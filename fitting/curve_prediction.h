@@ -1,0 +1,72 @@
+// Curve predictions: each unfinished run's final validation loss from its curve so far and its
+// known schedule (the law of fitting/loss_curve_law.h, fitted jointly with the finished runs of
+// its arm), with a 95% prediction interval calibrated on the arm's own finished runs: each one is
+// cut at the same fraction, predicted as if it were running (the others in full), and the
+// interval's half-width is t(0.975, m-1) sqrt(1 + 1/m) x the RMS relative error of those m
+// backtests (bias included). Before an arm has min_backtests finished runs the interval uses the
+// options' prior misfit with z = 1.96, and the prediction says it is uncalibrated; sweep halving
+// acts on calibrated predictions only (fitting/sweep_halving.h).
+//
+// What it does not do: read curves (storage/curve_inputs.h) or decide anything.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fitting/loss_curve_law.h"
+
+namespace deepladder::fitting {
+
+struct CurvePrediction {
+  int64_t run_id = 0;
+  std::string name;
+  double fraction = 0;         // updates measured / updates planned
+  std::optional<double> loss;  // predicted final validation loss; nullopt: see `reason`
+  double lo = 0, hi = 0;       // its 95% prediction interval
+  double misfit = 0;           // relative error behind the interval (backtest RMS or the prior)
+  int backtests = 0;           // finished runs of the arm that calibrated it (0: the prior)
+  bool calibrated = false;     // backtests >= options.min_backtests
+  std::string reason;          // why there is no prediction ("" when there is one)
+};
+
+// The run cut after `fraction` of its planned updates: its points up to there, no final loss.
+RunCurve truncateCurve(const RunCurve& run, double fraction);
+
+// Updates measured so far / planned (0 without points).
+double curveFraction(const RunCurve& run);
+
+// A prediction for every run of `runs` without a final loss; the runs with one are the finished
+// runs that share parameters and calibrate the intervals. calibrate = false: point predictions
+// only (no backtests; every interval is the prior's, uncalibrated), for the live projection.
+std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& runs,
+                                                const CurveLawOptions& options,
+                                                bool calibrate = true);
+
+// One finished run cut at one fraction and predicted: what the bench and the interval's
+// calibration score.
+struct CurveBacktest {
+  int64_t run_id = 0;
+  std::string name, group;
+  double fraction = 0;
+  double measured = 0;
+  CurvePrediction prediction;
+  double relError() const {
+    return prediction.loss ? (*prediction.loss - measured) / measured
+                           : std::numeric_limits<double>::quiet_NaN();
+  }
+  bool covered() const {
+    return prediction.loss && prediction.lo <= measured && measured <= prediction.hi;
+  }
+};
+
+// Every finished run of `runs` cut at each fraction and predicted from the other finished runs
+// of its group in full; each interval is calibrated by the other runs' backtests at the same
+// fraction (never by the run's own error).
+std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
+                                          const std::vector<double>& fractions,
+                                          const CurveLawOptions& options);
+
+}  // namespace deepladder::fitting

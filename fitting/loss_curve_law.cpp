@@ -1,0 +1,271 @@
+// The loss-curve law and its joint Ceres fit (see loss_curve_law.h).
+#include "fitting/loss_curve_law.h"
+
+#include <ceres/ceres.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "fitting/ceres_logging.h"
+
+namespace deepladder::fitting {
+
+CurveLawOptions defaultCurveLawOptions() {
+  // prior_misfit: the relative error a prediction is given before its group has min_backtests
+  // finished runs to calibrate against. Deliberately wide (3%, ~6 times the goal for a
+  // calibrated prediction at half a run), so an uncalibrated interval errs towards covering.
+  return CurveLawOptions{};
+}
+
+int64_t warmupEnd(const std::vector<double>& rates) {
+  if (rates.empty()) return 0;
+  const double top = *std::max_element(rates.begin(), rates.end());
+  for (size_t i = 0; i < rates.size(); ++i)
+    if (rates[i] >= top * (1 - 1e-12)) return static_cast<int64_t>(i);
+  return 0;
+}
+
+ScheduleAreas scheduleAreas(const std::vector<double>& rates, const CurveLawOptions& options) {
+  const size_t total = rates.size();
+  ScheduleAreas areas;
+  areas.s1.assign(total + 1, 0.0);
+  areas.s2.assign(total + 1, 0.0);
+  const double memory = std::max(2.0, options.memory_fraction * static_cast<double>(total));
+  const double lambda = 1.0 - 1.0 / memory;
+  // The warmup's rise is not an anneal (Tissue et al. leave it out of S2): S2 starts at the first
+  // update that reaches the run's peak rate.
+  const size_t peak = static_cast<size_t>(warmupEnd(rates));
+  double momentum = 0;
+  for (size_t u = 1; u <= total; ++u) {
+    areas.s1[u] = areas.s1[u - 1] + rates[u - 1];
+    double step_down = 0;
+    if (u >= 2 && u - 1 > peak) step_down = rates[u - 2] - rates[u - 1];
+    momentum = lambda * momentum + step_down;
+    areas.s2[u] = areas.s2[u - 1] + momentum;
+  }
+  return areas;
+}
+
+double curveLawLoss(const CurveGroupParameters& group, const CurveRunParameters& run,
+                    const ScheduleAreas& areas, int64_t crossover, int64_t updates,
+                    bool validation) {
+  const size_t u =
+      static_cast<size_t>(std::clamp<int64_t>(updates, 0, int64_t(areas.s1.size()) - 1));
+  const double s1 = std::max(areas.s1[u], 1e-300);
+  double reducible = std::pow(s1, -group.alpha);
+  if (crossover >= 0 && updates > crossover) {
+    const double s1c = std::max(areas.s1[static_cast<size_t>(crossover)], 1e-300);
+    reducible -= group.g * (std::pow(s1c, -group.alpha) - reducible);
+  }
+  return run.l0 + run.a * reducible - group.c * areas.s2[u] + (validation ? group.delta : 0.0);
+}
+
+namespace {
+
+// ---- one fitted point --------------------------------------------------------------------------
+struct CurveResidual {
+  double s1, s2, s1c;  // s1c: S1 at the crossover (0 when the point is before it or no growth)
+  bool validation;
+  double loss, weight;
+
+  template <typename T>
+  bool operator()(const T* l0, const T* log_a, const T* alpha, const T* c, const T* g,
+                  const T* delta, T* residual) const {
+    T reducible = ceres::pow(T(s1), -alpha[0]);
+    if (s1c > 0) reducible = reducible - g[0] * (ceres::pow(T(s1c), -alpha[0]) - reducible);
+    T predicted = l0[0] + ceres::exp(log_a[0]) * reducible - c[0] * T(s2);
+    if (validation) predicted = predicted + delta[0];
+    residual[0] = T(weight) * (predicted - T(loss));
+    return true;
+  }
+};
+
+// The first update a fit reads: past the warmup's end and skip_fraction of the run.
+int64_t firstFittedUpdate(const RunCurve& run, const CurveLawOptions& options) {
+  const int64_t total = static_cast<int64_t>(run.rates.size());
+  const int64_t skip = static_cast<int64_t>(std::ceil(options.skip_fraction * double(total)));
+  return std::max<int64_t>({warmupEnd(run.rates) + 1, skip, 1});
+}
+
+// The run's fitted points: validation points as they are, train points averaged into bins of
+// equal update width (at their mean update; weight: the batches behind them).
+std::vector<CurveObservation> fittedPoints(const RunCurve& run, const CurveLawOptions& options) {
+  const int64_t total = static_cast<int64_t>(run.rates.size());
+  const int64_t first = firstFittedUpdate(run, options);
+  const int64_t width =
+      std::max<int64_t>(1, (total - first + options.bins - 1) / std::max(1, options.bins));
+  struct Bin {
+    double updates = 0, loss = 0, weight = 0;
+    int count = 0;
+  };
+  std::map<int64_t, Bin> bins;
+  std::vector<CurveObservation> out;
+  for (const CurveObservation& p : run.points) {
+    if (p.updates < first || p.updates > total || !std::isfinite(p.loss) || !(p.weight > 0))
+      continue;
+    if (p.validation) {
+      out.push_back(p);
+      continue;
+    }
+    Bin& b = bins[(p.updates - first) / width];
+    b.updates += double(p.updates);
+    b.loss += p.loss * p.weight;
+    b.weight += p.weight;
+    b.count += 1;
+  }
+  for (const auto& [index, b] : bins) {
+    (void)index;
+    out.push_back({std::lround(b.updates / b.count), b.loss / b.weight, b.weight, false});
+  }
+  std::sort(out.begin(), out.end(), [](const CurveObservation& a, const CurveObservation& b) {
+    return a.updates < b.updates;
+  });
+  return out;
+}
+
+struct PreparedRun {
+  const RunCurve* run;
+  ScheduleAreas areas;
+  std::vector<CurveObservation> points;
+  double l0 = 0, log_a = 0;
+};
+
+// L0 and A of one run by least squares on S1^-alpha (C = 0): a start for the joint fit.
+void startingLine(PreparedRun& p, double alpha) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, sw = 0;
+  for (const CurveObservation& o : p.points) {
+    const double x = std::pow(std::max(p.areas.s1[size_t(o.updates)], 1e-300), -alpha);
+    sx += o.weight * x;
+    sy += o.weight * o.loss;
+    sxx += o.weight * x * x;
+    sxy += o.weight * x * o.loss;
+    sw += o.weight;
+  }
+  const double var = sxx / sw - (sx / sw) * (sx / sw);
+  double a = var > 0 ? (sxy / sw - (sx / sw) * (sy / sw)) / var : 0;
+  if (!(a > 0)) a = 0.5 * sy / sw / std::max(sx / sw, 1e-12);
+  p.log_a = std::log(std::max(a, 1e-12));
+  p.l0 = sy / sw - a * sx / sw;
+}
+
+struct GroupSolve {
+  double cost = HUGE_VAL;
+  CurveGroupParameters group;
+  std::vector<std::pair<double, double>> runs;  // l0, log_a
+  double rms = 0;
+  bool converged = false;
+};
+
+GroupSolve solveGroup(std::vector<PreparedRun>& runs, CurveGroupParameters start) {
+  GroupSolve out;
+  std::vector<double> l0(runs.size()), log_a(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    startingLine(runs[i], start.alpha);
+    l0[i] = runs[i].l0;
+    log_a[i] = runs[i].log_a;
+  }
+  double alpha = start.alpha, c = start.c, g = start.g, delta = start.delta;
+  ceres::Problem problem;
+  double weight_sum = 0;
+  size_t residuals = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const PreparedRun& p = runs[i];
+    const int64_t cross = p.run->crossover;
+    for (const CurveObservation& o : p.points) {
+      const double s1c =
+          cross >= 0 && o.updates > cross ? std::max(p.areas.s1[size_t(cross)], 1e-300) : 0.0;
+      auto* cost =
+          new ceres::AutoDiffCostFunction<CurveResidual, 1, 1, 1, 1, 1, 1, 1>(new CurveResidual{
+              std::max(p.areas.s1[size_t(o.updates)], 1e-300), p.areas.s2[size_t(o.updates)], s1c,
+              o.validation, o.loss, std::sqrt(o.weight)});
+      problem.AddResidualBlock(cost, nullptr, &l0[i], &log_a[i], &alpha, &c, &g, &delta);
+      weight_sum += o.weight;
+      ++residuals;
+    }
+  }
+  if (residuals == 0) return out;
+  problem.SetParameterLowerBound(&alpha, 0, 0.02);
+  problem.SetParameterUpperBound(&alpha, 0, 3.0);
+  problem.SetParameterLowerBound(&c, 0, 0.0);
+  problem.SetParameterLowerBound(&g, 0, -0.9);
+  problem.SetParameterUpperBound(&g, 0, 50.0);
+  if (!start.decay_seen) problem.SetParameterBlockConstant(&c);
+  if (!start.growth_seen) problem.SetParameterBlockConstant(&g);
+  if (!start.validation_seen) problem.SetParameterBlockConstant(&delta);
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.max_num_iterations = 200;
+  options.logging_type = ceres::SILENT;
+  options.num_threads = 1;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &problem, &summary);
+  out.cost = summary.final_cost;
+  out.converged = summary.termination_type == ceres::CONVERGENCE;
+  out.group = start;
+  out.group.alpha = alpha;
+  out.group.c = c;
+  out.group.g = g;
+  out.group.delta = delta;
+  for (size_t i = 0; i < runs.size(); ++i) out.runs.push_back({l0[i], log_a[i]});
+  out.rms = std::sqrt(2.0 * summary.final_cost / std::max(weight_sum, 1e-300));
+  return out;
+}
+
+}  // namespace
+
+CurveLawFit fitCurveLaw(const std::vector<RunCurve>& runs, const CurveLawOptions& options) {
+  quietCeresWarnings();
+  CurveLawFit fit;
+  fit.converged = true;
+  std::map<std::string, std::vector<PreparedRun>> groups;
+  for (const RunCurve& run : runs) {
+    if (run.rates.empty()) continue;
+    PreparedRun p{&run, scheduleAreas(run.rates, options), fittedPoints(run, options)};
+    if (p.points.empty()) continue;
+    groups[run.group].push_back(std::move(p));
+  }
+  double sum_sq = 0, count = 0;
+  for (auto& [name, prepared] : groups) {
+    CurveGroupParameters seen;
+    for (const PreparedRun& p : prepared) {
+      const RunCurve& r = *p.run;
+      const int64_t total = static_cast<int64_t>(r.rates.size());
+      const int64_t last = p.points.back().updates;
+      const double s2_end = p.areas.s2.back();
+      if (s2_end > 0 && p.areas.s2[size_t(last)] >= options.min_decay_seen * s2_end)
+        seen.decay_seen = true;
+      if (r.crossover >= 0 &&
+          double(last) >= double(r.crossover) + std::max(2.0, 0.05 * double(total)))
+        seen.growth_seen = true;
+      for (const CurveObservation& o : p.points) seen.validation_seen |= o.validation;
+    }
+    GroupSolve best;
+    for (double alpha : {0.5, 0.2, 1.2}) {
+      CurveGroupParameters start = seen;
+      start.alpha = alpha;
+      GroupSolve s = solveGroup(prepared, start);
+      if (s.cost < best.cost) best = std::move(s);
+    }
+    if (!std::isfinite(best.cost)) continue;
+    fit.converged = fit.converged && best.converged;
+    fit.groups[name] = best.group;
+    for (size_t i = 0; i < prepared.size(); ++i)
+      fit.runs[prepared[i].run->run_id] = {best.runs[i].first, std::exp(best.runs[i].second)};
+    sum_sq += best.rms * best.rms;
+    count += 1;
+  }
+  fit.rms = count > 0 ? std::sqrt(sum_sq / count) : 0.0;
+  return fit;
+}
+
+std::optional<double> curveLawValidationLoss(const CurveLawFit& fit, const RunCurve& run,
+                                             int64_t updates, const CurveLawOptions& options) {
+  const auto g = fit.groups.find(run.group);
+  const auto r = fit.runs.find(run.run_id);
+  if (g == fit.groups.end() || r == fit.runs.end()) return std::nullopt;
+  return curveLawLoss(g->second, r->second, scheduleAreas(run.rates, options), run.crossover,
+                      updates, /*validation=*/true);
+}
+
+}  // namespace deepladder::fitting

@@ -1,0 +1,76 @@
+// The scheduler's order (storage/run_store_sqlite.h): every rung's centre sweep point at its first
+// seed opens the rung and starts before any other run, biggest first within each group.
+#include <gtest/gtest.h>
+
+#include "storage/database.h"
+#include "storage/run_store_sqlite.h"
+#include "temp_dir.h"
+
+namespace deepladder::storage {
+namespace {
+
+using testing::TempDir;
+
+RunRecord point(int64_t id, const std::string& size, int64_t seed, const std::string& label) {
+  RunRecord r;
+  r.id = id;
+  r.ladder_id = 1;
+  r.arm = "vanilla";
+  r.size = size;
+  r.seed = seed;
+  r.name = "vanilla-" + size + "-s" + std::to_string(seed) + (label.empty() ? "" : "-" + label);
+  return r;
+}
+
+TEST(RungOpeners, CentreSweepPointAtTheFirstSeedOfEveryRung) {
+  std::vector<RunRecord> runs;
+  int64_t id = 1;
+  for (const std::string size : {"d3", "d4"})
+    for (const int64_t seed : {1, 2})
+      for (const std::string label : {"lr_mult0.5", "lr_mult1", "lr_mult2"})
+        runs.push_back(point(id++, size, seed, label));
+  const std::set<int64_t> openers = rungOpeners(runs);
+  ASSERT_EQ(openers.size(), 2u);
+  for (const int64_t o : openers) {
+    const RunRecord& r = runs[size_t(o - 1)];
+    EXPECT_EQ(r.seed, 1);
+    EXPECT_NE(r.name.find("lr_mult1"), std::string::npos) << r.name;
+    EXPECT_EQ(r.name.find("lr_mult1."), std::string::npos) << r.name;
+  }
+}
+
+TEST(RungOpeners, NumericOrderNotTextOrderAndLowerMiddleOfAnEvenCount) {
+  // Text order would put 10 before 2; the values 0.25 0.5 2 10 have 0.5 as lower middle.
+  std::vector<RunRecord> runs = {point(1, "d3", 1, "lr_mult10"), point(2, "d3", 1, "lr_mult2"),
+                                 point(3, "d3", 1, "lr_mult0.25"), point(4, "d3", 1, "lr_mult0.5")};
+  EXPECT_EQ(rungOpeners(runs), (std::set<int64_t>{4}));
+}
+
+TEST(RungOpeners, PendingStartsOpenersBeforeBiggerRuns) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t ladder = db->upsertLadder("quick", "spec", "h");
+  int64_t big_edge = 0, small_centre = 0;
+  for (const auto& [size, flops] : {std::pair{"d3", 1e12}, std::pair{"d7", 1e14}})
+    for (const std::string label : {"lr_mult0.5", "lr_mult1", "lr_mult2"}) {
+      RunRecord r = point(0, size, 1, label);
+      r.ladder_id = ladder;
+      r.plan.flops = flops;
+      const int64_t id = db->insertRun(r);
+      if (std::string(size) == "d7" && label == "lr_mult2") big_edge = id;
+      if (std::string(size) == "d3" && label == "lr_mult1") small_centre = id;
+    }
+  SqliteRunStore store(*db, ladder);
+  const auto pending = store.pending();
+  ASSERT_EQ(pending.size(), 6u);
+  EXPECT_NE(pending[0].name.find("d7-s1-lr_mult1"), std::string::npos);  // openers, biggest first
+  EXPECT_EQ(pending[1].id, small_centre);
+  // Then the others, biggest first: d7's two edge points before d3's.
+  EXPECT_EQ(pending[2].flops, 1e14);
+  EXPECT_EQ(pending[3].flops, 1e14);
+  EXPECT_TRUE(pending[2].id == big_edge || pending[3].id == big_edge);
+  EXPECT_EQ(pending[5].flops, 1e12);
+}
+
+}  // namespace
+}  // namespace deepladder::storage
