@@ -106,7 +106,7 @@ LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::
 
 void printLadderStatus(storage::Database& db, int64_t ladder_id) {
   std::map<std::string, int> counts;
-  for (const auto& s : db.listRuns(ladder_id)) counts[s.run.status]++;
+  for (const auto& s : db.listRuns(ladder_id)) counts[toString(s.run.status)]++;
   std::string line;
   for (const auto& [status, n] : counts)
     line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
@@ -220,7 +220,7 @@ int resumeLadders(const RunOptions& options) {
       std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
     }
     const auto run = db->run(run_id);
-    std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
+    std::printf("run %lld: %s\n", (long long)run_id, run ? toString(run->status) : "missing");
     if (!run || run->status != RunStatus::kFinished) ++unfinished;
     if (stopped) break;
   }

@@ -16,6 +16,7 @@
 #include "app/fit_inputs.h"
 #include "app/live_ladder.h"
 #include "core/errors.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -55,8 +56,8 @@ int runWatch(const WatchOptions& o) {
   fit.bootstrap = o.bootstrap;
   LiveLadder live(*db, *id, o.ladder, fit, o.target > 0 ? o.target : defaultTarget(fit));
   const std::string active_sql =
-      "SELECT count(*) FROM runs WHERE ladder_id = " + std::to_string(*id) +
-      " AND status IN ('queued', 'interrupted', 'running')";
+      "SELECT count(*) FROM runs WHERE ladder_id = " + std::to_string(*id) + " AND status IN " +
+      sqlStatusList(kUnfinishedRunStatuses);
   int printed_for = -1;
   for (;;) {
     const int finished = static_cast<int>(db->finishedRuns(*id).size());
