@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "fitting/band_score.h"
 #include "fitting/cancellation.h"
 #include "fitting/frontier_band.h"
 #include "fitting/frontier_input.h"
@@ -194,8 +195,8 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
         if (fit.arms[i].arm == arm) index = i;
       if (index == fit.arms.size()) continue;  // listed in refit_skipped
       const ArmFit& f = fit.arms[index];
-      if (!f.no_fit.empty() || !std::isfinite(f.A) || !std::isfinite(f.gamma)) {
-        r.skipped.push_back({arm, k, f.no_fit.empty() ? "the refit has no A or gamma" : f.no_fit});
+      if (const std::string problem = predictionProblem(f); !problem.empty()) {
+        r.skipped.push_back({arm, k, problem});
         continue;
       }
       const ArmRungs& a = arms.at(arm);
@@ -211,10 +212,7 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
         p.rank = rank;
         p.compute = rung.compute;
         p.measured_loss = rung.loss;
-        const BandPoint band = frontierBand(fit, index, {rung.compute}).at(0);
-        p.predicted_loss = band.value;
-        p.lo = band.lo;
-        p.hi = band.hi;
+        scoreAgainstBand(fit, index, rung.compute, p);
         p.extrapolation = rung.compute / top_kept.at(arm);
         if (arm != options.baseline) {
           const ComputeLoss& base_rung = base_rungs[base_n - rank];

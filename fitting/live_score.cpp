@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "fitting/frontier_band.h"
+#include "fitting/band_score.h"
 
 namespace deepladder::fitting {
 
@@ -17,17 +17,14 @@ std::optional<LiveScore> scoreAgainstFitBefore(const FrontierResult& before,
     if (before.arms[i].arm == run.arm) index = i;
   if (index == before.arms.size()) return std::nullopt;
   const ArmFit& f = before.arms[index];
-  if (!f.no_fit.empty() || !std::isfinite(f.A) || !std::isfinite(f.gamma)) return std::nullopt;
+  if (!predictionProblem(f).empty()) return std::nullopt;
   LiveScore s;
   s.run_id = run.run_id;
   s.arm = run.arm;
   s.size = run.size;
   s.compute = run.compute_flops;
   s.measured_loss = run.val_loss;
-  const BandPoint band = frontierBand(before, index, {run.compute_flops}).at(0);
-  s.predicted_loss = band.value;
-  s.lo = band.lo;
-  s.hi = band.hi;
+  scoreAgainstBand(before, index, run.compute_flops, s);
   s.rel_error = (s.predicted_loss - s.measured_loss) / s.measured_loss;
   double top = 0;
   for (const auto& p : before_table.points)

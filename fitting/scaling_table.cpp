@@ -14,17 +14,9 @@
 namespace deepladder::fitting {
 namespace {
 
-// Significant-digit formatting; "n/a" (or empty for CSV) when not finite.
-std::string g(double v, int digits = 4, const char* missing = "n/a") {
-  if (!std::isfinite(v)) return missing;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 std::string interval(double lo, double hi, int digits = 4) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) return "";
-  return "[" + g(lo, digits) + ", " + g(hi, digits) + "]";
+  return "[" + formatNumber(lo, digits) + ", " + formatNumber(hi, digits) + "]";
 }
 
 std::string flags(const ArmFit& f) {
@@ -52,21 +44,22 @@ std::vector<double> projectedComputes(const FrontierResult& r) {
 std::string scalingTableMarkdown(const FrontierResult& r) {
   std::ostringstream out;
   const auto at = projectedComputes(r);
-  out << "Frontier L(C) = E + A (C/" << g(r.c_ref) << ")^-gamma, baseline " << r.baseline
+  out << "Frontier L(C) = E + A (C/" << formatNumber(r.c_ref) << ")^-gamma, baseline " << r.baseline
       << (r.joint ? ", E fitted jointly" : ", E shared with the baseline") << ", "
       << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples (of "
-      << (r.residual_bootstrap ? "residuals" : "runs") << "), " << g(100 * r.ci_level, 3)
+      << (r.residual_bootstrap ? "residuals" : "runs") << "), " << formatNumber(100 * r.ci_level, 3)
       << "% intervals\n";
   out << "Estimator: " << estimatorDescription(r.estimator, r.joint) << "\n\n";
   out << "| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
-  for (double c : at) out << " M@" << g(c, 3) << " |";
+  for (double c : at) out << " M@" << formatNumber(c, 3) << " |";
   out << " per decade | flags |\n|---|---|---|---|---|---|";
   for (size_t i = 0; i < at.size(); ++i) out << "---|";
   out << "---|---|\n";
   for (const auto& f : r.arms) {
-    out << "| " << f.arm << " | " << g(f.gamma) << " +- " << g(f.gamma_se, 2) << " | "
-        << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << interval(f.gamma_t_lo, f.gamma_t_hi)
-        << " | " << g(f.A) << " | " << g(f.E) << " |";
+    out << "| " << f.arm << " | " << formatNumber(f.gamma) << " +- " << formatNumber(f.gamma_se, 2)
+        << " | " << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | "
+        << interval(f.gamma_t_lo, f.gamma_t_hi) << " | " << formatNumber(f.A) << " | "
+        << formatNumber(f.E) << " |";
     const ArmMultipliers* m = multipliersOf(r, f.arm);
     for (size_t i = 0; i < at.size(); ++i) {
       if (!m) {
@@ -74,9 +67,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
         continue;
       }
       const auto& p = m->projected[i];
-      out << " " << g(p.multiplier, 3) << " " << interval(p.ci_lo, p.ci_hi, 3) << " |";
+      out << " " << formatNumber(p.multiplier, 3) << " " << interval(p.ci_lo, p.ci_hi, 3) << " |";
     }
-    out << " " << (m ? g(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
+    out << " " << (m ? formatNumber(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
   }
   out << "\ngamma CI: bootstrap percentiles (every resample refitted, E included); gamma t CI: "
          "gamma -+ t(dof) se, E held at its fit.\n";
@@ -88,8 +81,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
           << " resamples (the others had a point at or below their E).\n";
   if (const ArmFit& l = r.baseline_line; !l.arm.empty())
     out << "Baseline " << l.arm << " by the same OLS line with its E fixed (the value the paper's "
-        << "ladder figure prints): gamma " << g(l.gamma) << " +- " << g(l.gamma_se, 2) << " "
-        << interval(l.gamma_t_lo, l.gamma_t_hi) << ", A " << g(l.A) << "\n";
+        << "ladder figure prints): gamma " << formatNumber(l.gamma) << " +- "
+        << formatNumber(l.gamma_se, 2) << " " << interval(l.gamma_t_lo, l.gamma_t_hi) << ", A "
+        << formatNumber(l.A) << "\n";
   if (!r.multipliers.empty()) {
     out << "\nMeasured multipliers (baseline compute / arm compute at equal loss)\n\n"
         << "| arm | baseline compute | multiplier |\n|---|---|---|\n";
@@ -102,7 +96,8 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
       const size_t shown = std::min(n, kShownMeasured);
       for (size_t k = 0; k < shown; ++k) {
         const auto& p = m.measured[shown < 2 ? k : k * (n - 1) / (shown - 1)];
-        out << "| " << m.arm << " | " << g(p.compute, 4) << " | " << g(p.multiplier, 4) << " |\n";
+        out << "| " << m.arm << " | " << formatNumber(p.compute, 4) << " | "
+            << formatNumber(p.multiplier, 4) << " |\n";
       }
       left_out += n - shown;
     }
@@ -119,8 +114,9 @@ std::string scalingTableCsv(const FrontierResult& r) {
   out << "arm,quantity,compute,value,se,ci_lo,ci_hi,estimator\n";
   auto row = [&](const std::string& arm, const char* q, double c, double v, double se, double lo,
                  double hi) {
-    out << arm << ',' << q << ',' << g(c, 17, "") << ',' << g(v, 17, "") << ',' << g(se, 17, "")
-        << ',' << g(lo, 17, "") << ',' << g(hi, 17, "") << ',' << estimator << '\n';
+    out << arm << ',' << q << ',' << formatNumber(c, 17, "") << ',' << formatNumber(v, 17, "")
+        << ',' << formatNumber(se, 17, "") << ',' << formatNumber(lo, 17, "") << ','
+        << formatNumber(hi, 17, "") << ',' << estimator << '\n';
   };
   for (const auto& f : r.arms) {
     row(f.arm, "E", kNaN, f.E, f.E_se, f.E_ci_lo, f.E_ci_hi);
@@ -144,7 +140,7 @@ std::string scalingTableLatex(const FrontierResult& r) {
   std::ostringstream out;
   const auto at = projectedComputes(r);
   auto tex = [](double v, int digits = 4) {
-    std::string s = g(v, digits, "--");
+    std::string s = formatNumber(v, digits, "--");
     const auto e = s.find('e');
     if (e == std::string::npos) return s;
     const int exponent = std::stoi(s.substr(e + 1));
@@ -154,7 +150,7 @@ std::string scalingTableLatex(const FrontierResult& r) {
   out << "% Scaling table: L(C) = E + A (C/C_0)^{-\\gamma}, baseline " << latexEscape(r.baseline)
       << ", estimator " << estimator << "; needs \\usepackage{booktabs}\n";
   out << "\\begin{tabular}{l" << std::string(4 + at.size() + 1, 'r') << "}\n\\toprule\n";
-  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $\\gamma$ " << g(100 * r.ci_level, 3)
+  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $\\gamma$ " << formatNumber(100 * r.ci_level, 3)
       << "\\% $t$-interval & $A$ & $E$";
   for (double c : at) out << " & $M(" << tex(c, 3) << ")$";
   out << " & per decade \\\\\n\\midrule\n";

@@ -22,6 +22,11 @@ struct SizeEntry {
   std::string path;   // the dotted prefix of its model keys ("sizes.list[0]")
 };
 
+// The values [budget] rule and [resources] backend take, for the spec reader and the workbench's
+// ladder form alike: tokens, tokens_per_param, flops; local, slurm.
+const std::vector<std::string>& budgetRuleChoices();
+const std::vector<std::string>& resourceBackendChoices();
+
 struct BudgetRule {
   std::string rule = "tokens_per_param";
   double tokens_per_param = 20;
