@@ -16,8 +16,10 @@
 #include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/sweep_envelope.h"
+#include "ui/plots/backtest_plot.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/decimation.h"
+#include "ui/plots/depth_plot.h"
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/lens_plot.h"
@@ -123,17 +125,19 @@ void expectWritten(QCustomPlot& plot, const std::string& stem) {
   EXPECT_EQ(png.width(), 960 * 2);
 }
 
-// `deepladder plot`'s path: a plot's data in, a file out, no QCustomPlot in the caller.
+// `deepladder plot`'s path: a drawing of a plot's data in, a file out.
 TEST(Plots, WritePlotFileDrawsAnyPlotsDataIntoAFile) {
   const std::string stem = outDir() + "/data_to_file";
-  writePlotFile(LensPlotInput{"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}}, 2.0, "Lens"},
+  const LensPlotInput lens{"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}}, 2.0, "Lens"};
+  writePlotFile([&](QCustomPlot& plot) { drawLens(plot, lens); },
                 QString::fromStdString(stem + ".png"), 640, 400);
   EXPECT_EQ(QImage(QString::fromStdString(stem + ".png")).width(), 640 * 2);
   const DepthPlotInput depth{{{"vanilla", 2, 3.1}, {"vanilla", 4, 2.9}, {"looped", 4, 2.8}},
                              "Depth"};
-  writePlotFile(depth, QString::fromStdString(stem + ".svg"));
+  const PlotDrawing draw_depth = [&](QCustomPlot& plot) { drawDepthSweep(plot, depth); };
+  writePlotFile(draw_depth, QString::fromStdString(stem + ".svg"));
   EXPECT_GT(QFileInfo(QString::fromStdString(stem + ".svg")).size(), 1000);
-  EXPECT_THROW(writePlotFile(depth, QString::fromStdString(stem + ".bmp")), UserError);
+  EXPECT_THROW(writePlotFile(draw_depth, QString::fromStdString(stem + ".bmp")), UserError);
 }
 
 TEST(Plots, FrameFollowsADarkPaletteOnScreenButExportsStayWhite) {
