@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ladder/ladder_spec.h"
+#include "core/ladder/section_choices.h"
 #include "core/run_config.h"
 #include "core/toml_reader.h"
 
@@ -21,11 +22,6 @@ struct SizeEntry {
   std::string where;  // qualified key, for messages
   std::string path;   // the dotted prefix of its model keys ("sizes.list[0]")
 };
-
-// The values [budget] rule and [resources] backend take, for the spec reader and the workbench's
-// ladder form alike: tokens, tokens_per_param, flops; local, slurm.
-const std::vector<std::string>& budgetRuleChoices();
-const std::vector<std::string>& resourceBackendChoices();
 
 struct BudgetRule {
   std::string rule = "tokens_per_param";

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/architecture.h"
-#include "core/ladder/ladder_sections.h"
+#include "core/ladder/section_choices.h"
 #include "core/options/option_schema.h"
 #include "ui/workbench/toml_text_edit.h"
 
