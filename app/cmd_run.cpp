@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
@@ -56,7 +57,8 @@ struct LiveHooks {
   std::unique_ptr<AdaptiveLadder> adaptive;
 
   // Never throws: the ladder's runs go on whatever happens to the projection or a decision.
-  std::vector<std::string> runEnded(const std::string& status) {
+  // `status`: how the run ended; nullopt before any run (the projection of what is there).
+  std::vector<std::string> runEnded(std::optional<RunStatus> status) {
     std::vector<std::string> lines;
     if (!live) return lines;
     try {
@@ -160,11 +162,9 @@ int runLadder(const RunOptions& options) {
                  queued.runs_requeued);
   LiveHooks hooks = makeLiveHooks(*db, queued.ladder_id, spec,
                                   storage::ladderWorkDir(spec, root.string()), options);
-  for (const auto& line : hooks.runEnded("start")) std::fprintf(stderr, "%s\n", line.c_str());
+  for (const auto& line : hooks.runEnded(std::nullopt)) std::fprintf(stderr, "%s\n", line.c_str());
   LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}};
-  run_options.on_run_ended = [&hooks](int64_t, const std::string& status) {
-    return hooks.runEnded(status);
-  };
+  run_options.on_run_ended = [&hooks](int64_t, RunStatus status) { return hooks.runEnded(status); };
   const int unfinished = runLadderQueue(*db, queued.ladder_id, spec.resources, run_options);
   printLadderStatus(*db, queued.ladder_id);
   if (hooks.adaptive && hooks.adaptive->stopped())
