@@ -6,16 +6,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
 #include "app/command_registry.h"
 #include "core/errors.h"
-#include "core/run_dir_lock.h"
 #include "core/run_id.h"
 #include "core/run_status.h"
-#include "core/scheduler/scheduler_lock.h"
 #include "storage/database.h"
 #include "storage/run_control.h"
 
@@ -27,36 +23,6 @@ struct CancelOptions {
   std::string db_path = "runs.db";
   double wait_s = 30;
 };
-
-// True while some process may still settle the run: a scheduler holds the database, or a
-// `train` or worker process holds the run's directory.
-bool someoneMaySettle(const std::string& db_path, const storage::RunRecord& run) {
-  if (!run.workdir.empty() &&
-      (lockHolder(run.workdir, kOwnerLockName) || lockHolder(run.workdir, kWorkerLockName)))
-    return true;
-  try {
-    scheduler::SchedulerLock probe(db_path);  // released at once
-    return false;
-  } catch (const UserError&) {
-    return true;
-  }
-}
-
-// What became of a run that was cancelled while running: its scheduler stops the worker and
-// stores the end (finished != 0), unless the run ended first and is stored as it ended.
-storage::RunRecord awaitSettled(storage::Database& db, const std::string& db_path,
-                                const storage::RunRecord& run, double wait_s) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
-  const bool watched = someoneMaySettle(db_path, run);
-  for (;;) {
-    std::optional<storage::RunRecord> now = db.run(run.id);
-    if (!now) return run;
-    if (!watched || now->finished > 0 || now->status != RunStatus::kCancelled ||
-        std::chrono::steady_clock::now() >= deadline)
-      return *now;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
 
 int runCancel(const CancelOptions& options) {
   if (access(options.db_path.c_str(), F_OK) != 0)
@@ -79,38 +45,31 @@ int runCancel(const CancelOptions& options) {
   }
   // One line per run asked for: what it is now, not what was intended.
   int cancelled = 0, missed = 0;
-  for (const auto& run : targets) {
-    if (!storage::isCancellable(run.status)) {
+  using Kind = storage::CancelOutcome::Kind;
+  for (const auto& o : storage::cancelAndSettle(*db, options.db_path, targets, options.wait_s)) {
+    const long long id = o.before.id;
+    const char* now = o.now ? toString(*o.now) : "(gone)";
+    if (o.kind == Kind::kAlreadyEnded) {
       if (by_id) {
-        std::printf("run %lld: %s already; nothing to cancel\n", (long long)run.id,
-                    run.status.c_str());
+        std::printf("run %lld: %s already; nothing to cancel\n", id, now);
         ++missed;
       }
-      continue;
-    }
-    if (!storage::cancelRun(*db, run.id)) {
-      const auto now = db->run(run.id);
-      std::printf("run %lld: not cancelled: it ended %s first\n", (long long)run.id,
-                  now ? now->status.c_str() : "(gone)");
+    } else if (o.kind == Kind::kEndedFirst) {
+      std::printf("run %lld: not cancelled: it ended %s first\n", id, now);
       ++missed;
-      continue;
-    }
-    const storage::RunRecord end = run.status == RunStatus::kRunning
-                                       ? awaitSettled(*db, options.db_path, run, options.wait_s)
-                                       : *db->run(run.id);
-    if (end.status == RunStatus::kCancelled) {
-      const std::string note = run.status != RunStatus::kRunning ? " (was " + run.status + ")"
-                               : end.finished > 0
-                                   ? std::string(" (its worker was stopped)")
-                                   : std::string(
-                                         " (its worker has not been seen to stop yet; see "
-                                         "'deepladder status')");
-      std::printf("run %lld: cancelled%s\n", (long long)run.id, note.c_str());
-      ++cancelled;
+    } else if (o.kind == Kind::kEndedBeforeReached) {
+      std::printf("run %lld: not cancelled: it ended %s before the cancellation reached it\n", id,
+                  now);
+      ++missed;
     } else {
-      std::printf("run %lld: not cancelled: it ended %s before the cancellation reached it\n",
-                  (long long)run.id, end.status.c_str());
-      ++missed;
+      const std::string note = o.before.status != RunStatus::kRunning
+                                   ? " (was " + std::string(toString(o.before.status)) + ")"
+                               : o.worker_stopped ? std::string(" (its worker was stopped)")
+                                                  : std::string(
+                                                        " (its worker has not been seen to stop "
+                                                        "yet; see 'deepladder status')");
+      std::printf("run %lld: cancelled%s\n", id, note.c_str());
+      ++cancelled;
     }
   }
   const std::string not_cancelled = missed ? ", " + std::to_string(missed) + " not" : "";

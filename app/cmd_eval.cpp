@@ -40,7 +40,7 @@ int runEval(const EvalOptions& options) {
     throw UserError("run " + std::to_string(options.run_id) + " is not in " + options.db_path +
                     ". See 'deepladder status' for run ids");
   if (run->status != RunStatus::kFinished && run->status != RunStatus::kDiverged)
-    throw UserError("run " + std::to_string(options.run_id) + " is " + run->status +
+    throw UserError("run " + std::to_string(options.run_id) + " is " + toString(run->status) +
                     "; 'eval' reads a finished run's newest checkpoint");
   // An evaluation queue of one: the same scheduler, worker command line and ingester as
   // training; the ingester stores the val/loss@passes points and leaves the run as it was.

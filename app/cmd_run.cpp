@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "app/adaptive_ladder.h"
 #include "app/command_registry.h"
@@ -97,7 +98,8 @@ struct LiveHooks {
   std::unique_ptr<AdaptiveLadder> adaptive;
 
   // Never throws: the ladder's runs go on whatever happens to the projection or a decision.
-  std::vector<std::string> runEnded(const std::string& status) {
+  // `status`: how the run ended; nullopt before any run (the projection of what is there).
+  std::vector<std::string> runEnded(std::optional<RunStatus> status) {
     std::vector<std::string> lines;
     if (!live) return lines;
     try {
@@ -226,7 +228,7 @@ LiveHooks makeLiveHooks(storage::Database& db, int64_t ladder_id, const ladder::
 
 void printLadderStatus(storage::Database& db, int64_t ladder_id) {
   std::map<std::string, int> counts;
-  for (const auto& s : db.listRuns(ladder_id)) counts[s.run.status]++;
+  for (const auto& s : db.listRuns(ladder_id)) counts[toString(s.run.status)]++;
   std::string line;
   for (const auto& [status, n] : counts)
     line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + status;
@@ -280,11 +282,9 @@ int runLadder(const RunOptions& options) {
                  queued.runs_requeued);
   LiveHooks hooks = makeLiveHooks(*db, queued.ladder_id, spec,
                                   storage::ladderWorkDir(spec, root.string()), options);
-  for (const auto& line : hooks.runEnded("start")) std::fprintf(stderr, "%s\n", line.c_str());
+  for (const auto& line : hooks.runEnded(std::nullopt)) std::fprintf(stderr, "%s\n", line.c_str());
   LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}, {}};
-  run_options.on_run_ended = [&hooks](int64_t, const std::string& status) {
-    return hooks.runEnded(status);
-  };
+  run_options.on_run_ended = [&hooks](int64_t, RunStatus status) { return hooks.runEnded(status); };
   std::unique_ptr<LadderHalving> halving;
   if (spec.sweep_stop.halving && spec.task != "squaring") {
     halving = std::make_unique<LadderHalving>(*db, queued.ladder_id, spec.sweep_stop);
@@ -362,7 +362,7 @@ int resumeLadders(const RunOptions& options) {
       std::fprintf(stderr, "deepladder: run %lld: %s\n", (long long)run_id, e.what());
     }
     const auto run = db->run(run_id);
-    std::printf("run %lld: %s\n", (long long)run_id, run ? run->status.c_str() : "missing");
+    std::printf("run %lld: %s\n", (long long)run_id, run ? toString(run->status) : "missing");
     if (!run || run->status != RunStatus::kFinished) ++unfinished;
     if (stopped) break;
   }

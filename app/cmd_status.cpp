@@ -182,7 +182,7 @@ int runStatus(const StatusOptions& options) {
     std::snprintf(flops, sizeof flops, "%.2e", r.flops);
     std::printf("%5lld  %-12s %-*s %-11s %8lld %10s %10s %10s %10s\n", (long long)r.id,
                 (s.ladder_name.empty() ? "-" : s.ladder_name.substr(0, 12)).c_str(), int(width),
-                name.c_str(), r.status.c_str(), (long long)r.step,
+                name.c_str(), toString(r.status), (long long)r.step,
                 formatCount(double(r.tokens)).c_str(), flops, lossText(s.last_train_loss).c_str(),
                 lossText(s.last_val_loss).c_str());
     if (!r.error.empty() && r.status != RunStatus::kFinished)

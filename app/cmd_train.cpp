@@ -75,7 +75,7 @@ int runTrain(const TrainOptions& options) {
   run.plan = ladder::planRunConfig(config, 0);
   run.params = run.plan.params;
   run.flops_per_token = run.plan.flops_per_token;
-  run.status = toString(RunStatus::kQueued);
+  run.status = RunStatus::kQueued;
   run.id = db->insertRun(run);
   const fs::path run_dir = work_root / "single" / (std::to_string(run.id) + "-" + config.name);
   requireInsideDirectory(work_root.string(), run_dir.string());
@@ -107,8 +107,9 @@ int runTrain(const TrainOptions& options) {
   const bool stopped = runSingleRunQueue(*db, run.id, resources, run_options);
   const std::optional<storage::RunRecord> settled = db->run(run.id);
   struct {
-    std::string status, message;
-  } result{settled ? settled->status : toString(RunStatus::kFailed), settled ? settled->error : ""};
+    RunStatus status;
+    std::string message;
+  } result{settled ? settled->status : RunStatus::kFailed, settled ? settled->error : ""};
   if (stopped && result.status == RunStatus::kInterrupted)
     result.message = "stopped; 'deepladder resume --db " + options.db_path + "' continues it";
 
@@ -122,7 +123,7 @@ int runTrain(const TrainOptions& options) {
                 run_dir.c_str());
     return 0;
   }
-  std::fprintf(stderr, "deepladder: run %lld %s: %s\n", (long long)run.id, result.status.c_str(),
+  std::fprintf(stderr, "deepladder: run %lld %s: %s\n", (long long)run.id, toString(result.status),
                result.message.c_str());
   if (result.status == RunStatus::kDiverged) return 3;
   if (result.status == RunStatus::kInterrupted) return 130;

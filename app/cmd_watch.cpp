@@ -60,8 +60,8 @@ int runWatch(const WatchOptions& o) {
   fit.bootstrap = o.bootstrap;
   LiveLadder live(*db, *id, o.ladder, fit, o.target > 0 ? o.target : defaultTarget(fit));
   const std::string active_sql =
-      "SELECT count(*) FROM runs WHERE ladder_id = " + std::to_string(*id) +
-      " AND status IN ('queued', 'interrupted', 'running')";
+      "SELECT count(*) FROM runs WHERE ladder_id = " + std::to_string(*id) + " AND status IN " +
+      sqlStatusList(kUnfinishedRunStatuses);
   int printed_for = -1;
   std::map<int64_t, int64_t> prediction_step;  // run -> step of the last prediction printed
   size_t decisions_printed = 0;

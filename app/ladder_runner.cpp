@@ -66,7 +66,7 @@ bool runQueue(storage::QueueExecution& execution, const LadderRunOptions& option
         progress.note("ended    " + e.run_name + ": " + e.settledText());
       }
       if (!e.retry() && options.on_run_ended)
-        for (const std::string& line : options.on_run_ended(e.run_id, toString(e.status))) {
+        for (const std::string& line : options.on_run_ended(e.run_id, e.status)) {
           if (options.show_progress)
             progress.note(line);
           else

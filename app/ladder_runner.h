@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/ladder/ladder_spec.h"
+#include "core/run_status.h"
 #include "storage/queue_execution.h"
 
 namespace deepladder::storage {
@@ -26,7 +27,7 @@ struct LadderRunOptions {
   // Called when a run has ended for good (finished, diverged, failed or cancelled; not a retry),
   // after its status is stored: the one place `run` reacts to a run's end (live projection,
   // adaptive decisions). Returns lines to print. Runs it queues are picked up by the scheduler.
-  std::function<std::vector<std::string>(int64_t run_id, const std::string& status)> on_run_ended;
+  std::function<std::vector<std::string>(int64_t run_id, RunStatus status)> on_run_ended;
   // Called on every progress line of a running run (its step so far): sweep halving
   // (app/ladder_halving.h). Returns lines to print; must be cheap when it has nothing to do.
   std::function<std::vector<std::string>(int64_t run_id, int64_t step)> on_progress;

@@ -2,7 +2,6 @@
 #include "app/live_ladder.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 
@@ -45,7 +44,6 @@ storage::ProjectionScoreRecord scoreRecord(int64_t ladder_id, const fitting::Liv
 }  // namespace
 
 fitting::ProjectionSnapshot LiveLadder::onRunFinished() {
-  const auto t0 = std::chrono::steady_clock::now();
   const ResultsTable table = storage::ladderResults(db_, ladder_id_, label_);
   // Score every run that finished since the last look against the fit of the runs that had
   // finished before it: the projection's own fit when that is the prefix it last saw.
@@ -70,8 +68,6 @@ fitting::ProjectionSnapshot LiveLadder::onRunFinished() {
   }
   for (const auto& p : table.points) seen_.insert(p.run_id);
   fitting::ProjectionSnapshot snapshot = projection_.refresh(table);
-  runs_seen_ = static_cast<int>(table.points.size());
-  last_refresh_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return snapshot;
 }
 

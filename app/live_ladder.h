@@ -35,9 +35,6 @@ class LiveLadder {
   // The scores of the last onRunFinished(), in the order the runs finished (stored already).
   const std::vector<fitting::LiveScore>& lastScores() const { return scores_; }
 
-  // Finished runs the last refresh saw, and how long it took (seconds, reading included).
-  int runsSeen() const { return runs_seen_; }
-  double lastRefreshSeconds() const { return last_refresh_s_; }
   const fitting::LiveProjection& projection() const { return projection_; }
 
  private:
@@ -49,8 +46,6 @@ class LiveLadder {
   fitting::LadderFitter before_fitter_;  // fits a prefix the projection did not hold in memory
   std::set<int64_t> seen_;               // runs finished at the last look
   std::vector<fitting::LiveScore> scores_;
-  int runs_seen_ = 0;
-  double last_refresh_s_ = 0;
 };
 
 // The default target: the largest of the --at list (1e26 with the default list).

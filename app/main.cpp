@@ -10,20 +10,6 @@
 #include "core/safe_file.h"
 #include "core/safe_text.h"
 
-namespace deepladder::app {
-
-std::vector<CommandEntry>& commandRegistry() {
-  static std::vector<CommandEntry> registry;
-  return registry;
-}
-
-int& commandExitCode() {
-  static int code = 0;
-  return code;
-}
-
-}  // namespace deepladder::app
-
 int main(int argc, char** argv) {
   using namespace deepladder;
   constexpr size_t kMaxMessageBytes = 4000;  // whatever a message echoes, a few lines at most

@@ -64,6 +64,7 @@
 #include "core/protocol.h"
 #include "core/run_config.h"
 #include "core/run_dir_lock.h"
+#include "core/run_status.h"
 #include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "core/startup_trace.h"
@@ -310,9 +311,11 @@ int main(int argc, char** argv) {
             ? deepladder::trainers::runSquaringTraining(config, options, send)
             : deepladder::trainers::runTraining(config, options, send);
     std::cerr << "deepladder-worker: "
-              << (outcome.status == deepladder::trainers::TrainStatus::kFinished   ? "finished"
-                  : outcome.status == deepladder::trainers::TrainStatus::kDiverged ? "diverged"
-                                                                                   : "stopped")
+              << (outcome.status == deepladder::trainers::TrainStatus::kStopped
+                      ? std::string("stopped at --max-steps")
+                      : toString(outcome.status == deepladder::trainers::TrainStatus::kDiverged
+                                     ? deepladder::RunStatus::kDiverged
+                                     : deepladder::RunStatus::kFinished))
               << " after " << outcome.steps << " steps\n";
     return 0;
   } catch (const UserError& e) {

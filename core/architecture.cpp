@@ -57,56 +57,55 @@ std::vector<StackSlot> grownStackLayout(int64_t n_layer, int64_t grow_layers) {
   return layout;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The arm presets (a new preset: one row here).
+const std::vector<ArmPreset>& armPresets() {
+  //                                          name  pcc  tied  K  K grown  deep stack
+  static const std::vector<ArmPreset> presets = {
+      {"vanilla", false, false, 1, 0, false},    {"deep_vanilla", false, false, 1, 0, true},
+      {"operator_1", true, false, 1, 0, false},  {"loop_2", true, true, 2, 0, false},
+      {"untied_2", true, false, 2, 0, false},    {"loop_grow", true, true, 2, 4, false},
+      {"untied_grow", true, false, 2, 4, false}, {"deep_vanilla_grow", false, false, 1, 4, true},
+  };
+  return presets;
+}
+
+const ArmPreset* findArmPreset(const std::string& name) {
+  for (const ArmPreset& preset : armPresets())
+    if (name == preset.name) return &preset;
+  return nullptr;
+}
+
 const std::vector<std::string>& armPresetNames() {
-  static const std::vector<std::string> names = {"vanilla",     "deep_vanilla",     "operator_1",
-                                                 "loop_2",      "untied_2",         "loop_grow",
-                                                 "untied_grow", "deep_vanilla_grow"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const ArmPreset& preset : armPresets()) all.push_back(preset.name);
+    return all;
+  }();
   return names;
 }
 
 bool isArmPreset(const std::string& name) {
-  for (const auto& n : armPresetNames())
-    if (n == name) return true;
-  return false;
+  return findArmPreset(name) != nullptr;
 }
 
 void applyArmPreset(const std::string& name, ModelConfig& m) {
-  const int64_t depth = m.n_layer;
-  const BlockSplit s = splitPreludeCoreCoda(depth);
-  auto pcc = [&](CoreMode mode, int64_t passes, int64_t grow) {
+  const ArmPreset* preset = findArmPreset(name);
+  if (!preset) throw std::invalid_argument("unknown arm preset \"" + name + "\"");
+  const BlockSplit s = splitPreludeCoreCoda(m.n_layer);
+  m.grow_layers = 0;
+  m.grow_passes = 0;
+  if (preset->pcc) {
     m.arch = Arch::pcc;
-    m.core_mode = mode;
-    m.passes = passes;
-    m.grow_passes = grow;
-    m.grow_layers = 0;
-  };
-  if (name == "vanilla") {
-    m.arch = Arch::vanilla;
-    m.grow_layers = 0;
-    m.grow_passes = 0;
-  } else if (name == "deep_vanilla") {
-    m.arch = Arch::vanilla;
-    m.n_layer = s.prelude + 2 * s.core + s.coda;
-    m.grow_layers = 0;
-    m.grow_passes = 0;
-  } else if (name == "deep_vanilla_grow") {
-    m.arch = Arch::vanilla;
-    m.n_layer = s.prelude + 2 * s.core + s.coda;
-    m.grow_layers = s.prelude + 4 * s.core + s.coda;
-    m.grow_passes = 0;
-  } else if (name == "operator_1") {
-    pcc(CoreMode::untied, 1, 0);
-  } else if (name == "loop_2") {
-    pcc(CoreMode::tied, 2, 0);
-  } else if (name == "untied_2") {
-    pcc(CoreMode::untied, 2, 0);
-  } else if (name == "loop_grow") {
-    pcc(CoreMode::tied, 2, 4);
-  } else if (name == "untied_grow") {
-    pcc(CoreMode::untied, 2, 4);
-  } else {
-    throw std::invalid_argument("unknown arm preset \"" + name + "\"");
+    m.core_mode = preset->tied ? CoreMode::tied : CoreMode::untied;
+    m.passes = preset->passes;
+    m.grow_passes = preset->grow_passes;
+    return;
   }
+  m.arch = Arch::vanilla;
+  if (!preset->deep_stack) return;
+  m.n_layer = s.prelude + 2 * s.core + s.coda;
+  if (preset->grow_passes > 0) m.grow_layers = s.prelude + preset->grow_passes * s.core + s.coda;
 }
 
 }  // namespace deepladder

@@ -57,9 +57,24 @@ struct StackSlot {
 // 0 < n_layer < grow_layers.
 std::vector<StackSlot> grownStackLayout(int64_t n_layer, int64_t grow_layers);
 
-// Arm presets: vanilla, deep_vanilla, operator_1, loop_2, untied_2, loop_grow, untied_grow,
-// deep_vanilla_grow. `depth` is the rung's n_layer; the preset sets the architecture fields (and
-// n_layer for the deep vanilla arms, which run as many blocks as untied_2: p + 2c + o).
+// An arm preset: how the arm runs its blocks, one row of the one table (architecture.cpp) that
+// applyArmPreset, the growth recipe (core/ladder/growth_recipe.h) and the docs read. With the
+// rung's depth split p + c + o (splitPreludeCoreCoda):
+struct ArmPreset {
+  const char* name;
+  bool pcc = false;         // prelude/core/coda (else a plain stack of blocks)
+  bool tied = false;        // pcc: the core's passes share their weights (a loop)
+  int64_t passes = 1;       // pcc: K passes of the core before growth
+  int64_t grow_passes = 0;  // K after growth (0: none); deep_stack: grows to p + K c + o blocks
+  bool deep_stack = false;  // a plain stack of p + 2c + o blocks (as many as untied_2 runs)
+};
+// vanilla, deep_vanilla, operator_1, loop_2, untied_2, loop_grow, untied_grow, deep_vanilla_grow.
+const std::vector<ArmPreset>& armPresets();
+// The preset of this name, or nullptr.
+const ArmPreset* findArmPreset(const std::string& name);
+
+// The presets' names, in the table's order. `depth` is the rung's n_layer; applyArmPreset sets
+// the architecture fields (and n_layer for the deep vanilla arms).
 const std::vector<std::string>& armPresetNames();
 bool isArmPreset(const std::string& name);
 void applyArmPreset(const std::string& name, ModelConfig& model);  // throws std::invalid_argument

@@ -87,9 +87,10 @@ struct Encoder {
     return {{"type", "event"}, {"step", m.step}, {"name", m.name}, {"detail", m.detail}};
   }
   json operator()(const Done& m) const {
-    return {{"type", "done"},     {"status", m.status},  {"final_loss", number(m.final_loss)},
-            {"steps", m.steps},   {"tokens", m.tokens},  {"flops", m.flops},
-            {"wall_s", m.wall_s}, {"message", m.message}};
+    return {
+        {"type", "done"},     {"status", toString(m.status)}, {"final_loss", number(m.final_loss)},
+        {"steps", m.steps},   {"tokens", m.tokens},           {"flops", m.flops},
+        {"wall_s", m.wall_s}, {"message", m.message}};
   }
   json operator()(const Error& m) const { return {{"type", "error"}, {"message", m.message}}; }
 };
@@ -171,9 +172,11 @@ std::optional<Message> decode(const std::string& line, std::string* why) {
     }
     if (type == "done") {
       Done m;
-      m.status = j.value("status", toString(RunStatus::kFinished));
-      if (m.status != RunStatus::kFinished && m.status != RunStatus::kDiverged)
-        return reject("unknown done status \"" + shownText(m.status) + "\"");
+      const std::string word = j.value("status", toString(RunStatus::kFinished));
+      const std::optional<RunStatus> status = parseRunStatus(word);
+      if (!status || !completedTraining(*status))
+        return reject("unknown done status \"" + shownText(word) + "\"");
+      m.status = *status;
       m.final_loss = toDouble(j.at("final_loss"));
       m.steps = integer(j, "steps", 0);
       m.tokens = integer(j, "tokens", 0);

@@ -67,7 +67,7 @@ struct Event {
 };
 
 struct Done {
-  std::string status = toString(RunStatus::kFinished);  // finished or diverged (core/run_status.h)
+  RunStatus status = RunStatus::kFinished;  // finished or diverged (sent as its word)
   double final_loss = 0;
   int64_t steps = 0;
   int64_t tokens = 0;

@@ -87,8 +87,11 @@ RunDirLock::~RunDirLock() {
 }
 
 std::optional<pid_t> lockHolder(const std::string& dir, const std::string& name, bool* verified) {
+  return lockFileHolder(lockPath(dir, name), verified);
+}
+
+std::optional<pid_t> lockFileHolder(const std::string& path, bool* verified) {
   if (verified) *verified = false;
-  const std::string path = lockPath(dir, name);
   // Never through a link, never blocked on a FIFO: such a "lock" is nobody's.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return std::nullopt;

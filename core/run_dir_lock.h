@@ -41,6 +41,8 @@ class RunDirLock {
 // holding the lock file open.
 std::optional<pid_t> lockHolder(const std::string& dir, const std::string& name,
                                 bool* verified = nullptr);
+// The same for a lock file named by its whole path (the database's scheduler lock).
+std::optional<pid_t> lockFileHolder(const std::string& path, bool* verified = nullptr);
 
 // Makes sure nobody holds <dir>/<name>: a verified holder gets SIGTERM, then SIGKILL after
 // `grace_s`; an unverified one is waited for. True once the lock is free (within `wait_s`).

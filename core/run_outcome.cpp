@@ -12,15 +12,13 @@ bool isBadInputExit(const ProcessExit& exit) {
   return exit.exited && exit.code == kExitBadInput;
 }
 
-RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
+RunOutcome decideRunOutcome(const std::optional<RunStatus>& done_status,
                             const std::string& done_message, const ProcessExit& exit,
                             bool interrupted, const std::string& last_error) {
-  if (const auto status = done_status ? parseRunStatus(*done_status) : std::nullopt;
-      status && completedTraining(*status))
-    return {*status, done_message};
-  if (done_status)  // a worker of another version, or garbage on its stdout
-    return {RunStatus::kFailed,
-            "the worker reported an unknown outcome \"" + shownText(*done_status) + "\""};
+  if (done_status && completedTraining(*done_status)) return {*done_status, done_message};
+  if (done_status)  // the protocol decodes only finished and diverged: a programming error
+    return {RunStatus::kFailed, std::string("the worker reported the outcome \"") +
+                                    toString(*done_status) + "\", not an end of training"};
   if (interrupted)
     return {RunStatus::kInterrupted,
             "stopped before the end; resume continues from its last checkpoint"};

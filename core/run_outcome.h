@@ -30,7 +30,7 @@ struct RunOutcome {
 // True when the worker said its input is bad (exit status 2, kExitBadInput): never retried.
 bool isBadInputExit(const ProcessExit& exit);
 
-RunOutcome decideRunOutcome(const std::optional<std::string>& done_status,
+RunOutcome decideRunOutcome(const std::optional<RunStatus>& done_status,
                             const std::string& done_message, const ProcessExit& exit,
                             bool interrupted, const std::string& last_error);
 

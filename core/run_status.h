@@ -1,12 +1,16 @@
 // The statuses a run may take, parsed and printed here only. A run's status is stored (the
 // runs.status column, its CHECK constraint) and sent (the worker's done message) as the lower-case
-// word toString gives, so databases and workers of other versions stay compatible; code compares
-// a stored word with a RunStatus (`run.status == RunStatus::kFinished`) instead of spelling it.
+// word toString gives, so databases and workers of other versions stay compatible. Every word and
+// every set of statuses is spelled here once: SQL gets them through sqlStatusList, code compares
+// RunStatus values. To add a status: one enumerator, one row of kRunStatusWords (run_status.cpp),
+// and, when it is not final, its place in kUnfinishedRunStatuses.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace deepladder {
 
@@ -22,9 +26,8 @@ enum class RunStatus {
                  // win; resumable from its last checkpoint (`resume --stopped`)
 };
 
-inline constexpr RunStatus kAllRunStatuses[] = {
-    RunStatus::kQueued, RunStatus::kRunning,     RunStatus::kFinished,  RunStatus::kDiverged,
-    RunStatus::kFailed, RunStatus::kInterrupted, RunStatus::kCancelled, RunStatus::kStopped};
+// Every status, in the order of the table in run_status.cpp.
+const std::vector<RunStatus>& allRunStatuses();
 
 // The stored word: "queued", "running", "finished", "diverged", "failed", "interrupted",
 // "cancelled", "stopped".
@@ -41,18 +44,31 @@ inline bool completedTraining(RunStatus status) {
   return status == RunStatus::kFinished || status == RunStatus::kDiverged;
 }
 
-// A stored word compared with a status (false for a word that names none).
-inline bool operator==(std::string_view word, RunStatus status) {
-  return word == toString(status);
-}
-inline bool operator==(RunStatus status, std::string_view word) {
-  return word == status;
-}
-inline bool operator!=(std::string_view word, RunStatus status) {
-  return !(word == status);
-}
-inline bool operator!=(RunStatus status, std::string_view word) {
-  return !(word == status);
-}
+// The one "unfinished" set: queued, running or interrupted, a run that has not ended yet (it may
+// be cancelled, and a scheduler still has work in it).
+inline constexpr std::initializer_list<RunStatus> kUnfinishedRunStatuses = {
+    RunStatus::kQueued, RunStatus::kRunning, RunStatus::kInterrupted};
+bool isUnfinished(RunStatus status);
+
+// Waiting for a scheduler to take it: queued or interrupted (what `resume` continues).
+inline constexpr std::initializer_list<RunStatus> kResumableRunStatuses = {RunStatus::kQueued,
+                                                                           RunStatus::kInterrupted};
+bool isResumable(RunStatus status);
+
+// The statuses schema v1's CHECK constraint admits (storage/schema.cpp). Frozen with that
+// migration: a new status also needs a migration step that widens the constraint.
+inline constexpr std::initializer_list<RunStatus> kRunStatusesOfSchemaV1 = {
+    RunStatus::kQueued, RunStatus::kRunning,     RunStatus::kFinished, RunStatus::kDiverged,
+    RunStatus::kFailed, RunStatus::kInterrupted, RunStatus::kCancelled};
+
+// Ended without a result, so it may be queued again: failed or cancelled.
+bool isRetryable(RunStatus status);
+
+// The statuses as an SQL list of quoted words, "('queued','running')", for `status IN ...` (and,
+// spelled exactly so, schema v1's CHECK constraint: the v9 migration edits that text).
+std::string sqlStatusList(std::initializer_list<RunStatus> statuses);
+std::string sqlStatusList(const std::vector<RunStatus>& statuses);
+// One status as a quoted SQL literal, "'finished'".
+std::string sqlStatus(RunStatus status);
 
 }  // namespace deepladder

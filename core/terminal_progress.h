@@ -34,7 +34,6 @@ class TerminalProgress {
   explicit TerminalProgress(std::FILE* out = stderr, double plain_interval_s = 5.0);
   void update(const ProgressState& state);     // redraws (tty) or prints a line when due (plain)
   void finish(const std::string& final_line);  // ends the live line and prints a summary
-  bool interactive() const { return interactive_; }
 
  private:
   std::FILE* out_;

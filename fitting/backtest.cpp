@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "fitting/band_score.h"
 #include "fitting/cancellation.h"
 #include "fitting/chinchilla_intervals.h"
 #include "fitting/fit_forms.h"
@@ -212,8 +213,8 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
         if (fit.arms[i].arm == arm) index = i;
       if (index == fit.arms.size()) continue;  // listed in refit_skipped
       const ArmFit& f = fit.arms[index];
-      if (!f.no_fit.empty() || !std::isfinite(f.A) || !std::isfinite(f.gamma)) {
-        r.skipped.push_back({arm, k, f.no_fit.empty() ? "the refit has no A or gamma" : f.no_fit});
+      if (const std::string problem = predictionProblem(f); !problem.empty()) {
+        r.skipped.push_back({arm, k, problem});
         continue;
       }
       const ArmRungs& a = arms.at(arm);
@@ -229,10 +230,7 @@ BacktestResult backtestFrontier(const ResultsTable& table, const FrontierOptions
         p.rank = rank;
         p.compute = rung.compute;
         p.measured_loss = rung.loss;
-        const LossPrediction prediction = predictLoss(fit, index, rung.compute);
-        p.predicted_loss = prediction.loss;
-        p.lo = prediction.lo;
-        p.hi = prediction.hi;
+        const LossPrediction prediction = scoreAgainstPrediction(fit, index, rung.compute, p);
         p.fit_lo = prediction.fit_lo;
         p.fit_hi = prediction.fit_hi;
         p.no_interval = prediction.no_interval;

@@ -19,13 +19,6 @@ bool hasMultipliers(const BacktestPoint& p) {
   return std::isfinite(p.measured_multiplier) && std::isfinite(p.predicted_multiplier);
 }
 
-std::string g(double v, int digits = 4, const char* missing = "n/a") {
-  if (!std::isfinite(v)) return missing;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 std::string percent(double v, bool sign) {
   if (!std::isfinite(v)) return "n/a";
   char buf[32];
@@ -34,12 +27,12 @@ std::string percent(double v, bool sign) {
 }
 
 std::string interval(const BacktestPoint& p) {
-  return p.has_interval ? "[" + g(p.lo) + ", " + g(p.hi) + "]" : p.no_interval;
+  return p.has_interval ? "[" + formatNumber(p.lo) + ", " + formatNumber(p.hi) + "]" : p.no_interval;
 }
 
 std::string fitInterval(const BacktestPoint& p) {
   return std::isfinite(p.fit_lo) && std::isfinite(p.fit_hi)
-             ? "[" + g(p.fit_lo) + ", " + g(p.fit_hi) + "]"
+             ? "[" + formatNumber(p.fit_lo) + ", " + formatNumber(p.fit_hi) + "]"
              : "";
 }
 
@@ -140,11 +133,11 @@ std::string backtestTableMarkdown(const BacktestResult& r) {
          "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& p : r.points) {
     const bool m = hasMultipliers(p);
-    out << "| " << p.arm << " | " << p.k << " | " << g(p.compute) << " | " << g(p.measured_loss)
-        << " | " << g(p.predicted_loss) << " | " << percent(p.rel_error, true) << " | "
+    out << "| " << p.arm << " | " << p.k << " | " << formatNumber(p.compute) << " | " << formatNumber(p.measured_loss)
+        << " | " << formatNumber(p.predicted_loss) << " | " << percent(p.rel_error, true) << " | "
         << interval(p) << " | " << coveredText(p) << " | " << fitInterval(p) << " | "
-        << g(p.extrapolation, 3) << "x | " << (m ? g(p.measured_multiplier, 3) : "") << " | "
-        << (m ? g(p.predicted_multiplier, 3) : "") << " |\n";
+        << formatNumber(p.extrapolation, 3) << "x | " << (m ? formatNumber(p.measured_multiplier, 3) : "") << " | "
+        << (m ? formatNumber(p.predicted_multiplier, 3) : "") << " |\n";
   }
   out << "\n| k | arm | rungs | mean abs error | max abs error | bias | covered | missed | "
          "no interval | fit interval covered |\n"
@@ -176,13 +169,13 @@ std::string backtestTableCsv(const BacktestResult& r) {
          "extrapolation,measured_multiplier,predicted_multiplier\n";
   for (const auto& p : r.points) {
     const bool m = hasMultipliers(p);
-    out << p.arm << ',' << p.k << ',' << g(p.compute, 17, "") << ',' << g(p.measured_loss, 17, "")
-        << ',' << g(p.predicted_loss, 17, "") << ',' << g(p.rel_error, 17, "") << ','
-        << g(p.lo, 17, "") << ',' << g(p.hi, 17, "") << ','
-        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ',' << g(p.fit_lo, 17, "")
-        << ',' << g(p.fit_hi, 17, "") << ',' << g(p.extrapolation, 17, "") << ','
-        << (m ? g(p.measured_multiplier, 17) : "") << ','
-        << (m ? g(p.predicted_multiplier, 17) : "") << '\n';
+    out << p.arm << ',' << p.k << ',' << formatNumber(p.compute, 17, "") << ',' << formatNumber(p.measured_loss, 17, "")
+        << ',' << formatNumber(p.predicted_loss, 17, "") << ',' << formatNumber(p.rel_error, 17, "") << ','
+        << formatNumber(p.lo, 17, "") << ',' << formatNumber(p.hi, 17, "") << ','
+        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ',' << formatNumber(p.fit_lo, 17, "")
+        << ',' << formatNumber(p.fit_hi, 17, "") << ',' << formatNumber(p.extrapolation, 17, "") << ','
+        << (m ? formatNumber(p.measured_multiplier, 17) : "") << ','
+        << (m ? formatNumber(p.predicted_multiplier, 17) : "") << '\n';
   }
   return out.str();
 }
@@ -190,7 +183,7 @@ std::string backtestTableCsv(const BacktestResult& r) {
 std::string backtestTableLatex(const BacktestResult& r) {
   std::ostringstream out;
   auto tex = [](double v, int digits = 4) {
-    std::string s = g(v, digits, "--");
+    std::string s = formatNumber(v, digits, "--");
     const auto e = s.find('e');
     if (e == std::string::npos) return s;
     return s.substr(0, e) + "\\times 10^{" + std::to_string(std::stoi(s.substr(e + 1))) + "}";
@@ -204,12 +197,13 @@ std::string backtestTableLatex(const BacktestResult& r) {
     char error[32];
     std::snprintf(error, sizeof error, "%+.2f\\%%", 100 * p.rel_error);
     out << latexEscape(p.arm) << " & " << p.k << " & $" << tex(p.compute) << "$ & "
-        << g(p.measured_loss) << " & " << g(p.predicted_loss) << " & "
+        << formatNumber(p.measured_loss) << " & " << formatNumber(p.predicted_loss) << " & "
         << (std::isfinite(p.rel_error) ? error : "--") << " & "
-        << (p.has_interval ? "$[" + g(p.lo) + ", " + g(p.hi) + "]$" : "--") << " & "
-        << (p.has_interval ? (p.covered ? "yes" : "no") : "--") << " & " << g(p.extrapolation, 3)
-        << "$\\times$ & " << (m ? g(p.measured_multiplier, 3) : "--") << " & "
-        << (m ? g(p.predicted_multiplier, 3) : "--") << " \\\\\n";
+        << (p.has_interval ? "$[" + formatNumber(p.lo) + ", " + formatNumber(p.hi) + "]$" : "--")
+        << " & " << (p.has_interval ? (p.covered ? "yes" : "no") : "--") << " & "
+        << formatNumber(p.extrapolation, 3) << "$\\times$ & "
+        << (m ? formatNumber(p.measured_multiplier, 3) : "--") << " & "
+        << (m ? formatNumber(p.predicted_multiplier, 3) : "--") << " \\\\\n";
   }
   out << "\\midrule\n";
   for (const auto& line : r.lines)

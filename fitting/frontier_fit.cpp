@@ -8,7 +8,6 @@
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "core/errors.h"
 #include "core/parallel_for.h"
@@ -23,6 +22,7 @@
 #include "fitting/prediction_interval.h"
 #include "fitting/student_t.h"
 #include "fitting/sweep_envelope.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -41,12 +41,6 @@ std::vector<ArmData> groupByArm(const ResultsTable& table, const std::string& ba
   for (auto& [name, arm] : by_name)
     if (name != baseline) arms.push_back(std::move(arm));
   return arms;
-}
-
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
 }
 
 // --- bootstrap ------------------------------------------------------------------------------
@@ -206,9 +200,9 @@ void explainArmsBelowSharedE(const ResultsTable& table, std::vector<ArmFit>& fit
       if (p.arm != fits[a].arm || p.val_loss > E) continue;
       fits[a].no_fit = locatedMessage(
           pointLocation(table, p), 0, "arm " + p.arm,
-          "no fit: loss " + fmt(p.val_loss) + " at compute " + fmt(p.compute_flops) +
-              " is at or below the irreducible loss E = " + fmt(E) + " fitted on the baseline '" +
-              baseline +
+          "no fit: loss " + messageNumber(p.val_loss) + " at compute " +
+              messageNumber(p.compute_flops) + " is at or below the irreducible loss E = " +
+              messageNumber(E) + " fitted on the baseline '" + baseline +
               "', so ln(L - E) is undefined and the paper estimator's OLS line cannot be drawn "
               "(the paper's code gives NaN too)",
           "the robust estimator (--estimator robust) fits this arm in loss space");

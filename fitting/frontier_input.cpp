@@ -4,21 +4,12 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "core/errors.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
-namespace {
-
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-}  // namespace
 
 std::string pointLocation(const ResultsTable& table, const RunPoint& point) {
   return point.source_line > 0 ? table.source + ":" + std::to_string(point.source_line)
@@ -27,20 +18,21 @@ std::string pointLocation(const ResultsTable& table, const RunPoint& point) {
 
 void validateFrontierInput(const ResultsTable& table, const FrontierOptions& options) {
   if (!(options.c_ref > 0.0) || !std::isfinite(options.c_ref))
-    throw UserError("--c-ref: must be a positive finite compute, got " + fmt(options.c_ref));
+    throw UserError("--c-ref: must be a positive finite compute, got " +
+                    messageNumber(options.c_ref));
   if (options.bootstrap < 0 || options.bootstrap > kMaxBootstrap)
     throw UserError("--bootstrap: must be from 0 to " + std::to_string(kMaxBootstrap) + ", got " +
                     std::to_string(options.bootstrap) +
                     ". Intervals settle within a few thousand resamples");
   if (!(options.ci_level > 0.0 && options.ci_level < 1.0))
-    throw UserError("interval level must lie in (0, 1), got " + fmt(options.ci_level));
+    throw UserError("interval level must lie in (0, 1), got " + messageNumber(options.ci_level));
   if (options.joint && options.estimator == FrontierEstimator::Paper)
     throw UserError(
         "--joint: one E fitted jointly across arms is a fit of the robust estimator (the paper "
         "estimator fixes every arm's E to the baseline's). Add --estimator robust");
   for (double c : options.at)
     if (!(c > 0.0) || !std::isfinite(c))
-      throw UserError("--at: every compute must be positive and finite, got " + fmt(c));
+      throw UserError("--at: every compute must be positive and finite, got " + messageNumber(c));
   if (table.points.empty())
     throw UserError(locatedMessage(table.source, 0, "", "has no runs", "finish some runs first"));
 
@@ -52,11 +44,11 @@ void validateFrontierInput(const ResultsTable& table, const FrontierOptions& opt
                                      "drop the run or give its finite value"));
     if (p.compute_flops <= 0.0)
       throw UserError(locatedMessage(pointLocation(table, p), 0, p.arm,
-                                     "non-positive compute " + fmt(p.compute_flops),
+                                     "non-positive compute " + messageNumber(p.compute_flops),
                                      "compute_flops must be > 0"));
     if (p.val_loss <= 0.0)
       throw UserError(locatedMessage(pointLocation(table, p), 0, p.arm,
-                                     "non-positive loss " + fmt(p.val_loss),
+                                     "non-positive loss " + messageNumber(p.val_loss),
                                      "val_loss must be > 0"));
     arms[p.arm].push_back(&p);
   }
@@ -90,7 +82,7 @@ void validateFrontierInput(const ResultsTable& table, const FrontierOptions& opt
       throw UserError(locatedMessage(table.source, 0, "arm " + name,
                                      "loss does not decrease with compute (slope of loss vs "
                                      "ln compute " +
-                                         fmt(slope) + ")",
+                                         messageNumber(slope) + ")",
                                      "check the arm's runs: a frontier needs lower loss at "
                                      "higher compute"));
   }

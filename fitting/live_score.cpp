@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "fitting/band_score.h"
 #include "fitting/frontier_band.h"
-#include "fitting/prediction_interval.h"
 
 namespace deepladder::fitting {
 
@@ -18,7 +18,7 @@ std::optional<LiveScore> scoreAgainstFitBefore(const FrontierResult& before,
     if (before.arms[i].arm == run.arm) index = i;
   if (index == before.arms.size()) return std::nullopt;
   const ArmFit& f = before.arms[index];
-  if (!f.no_fit.empty() || !std::isfinite(f.A) || !std::isfinite(f.gamma)) return std::nullopt;
+  if (!predictionProblem(f).empty()) return std::nullopt;
   LiveScore s;
   s.run_id = run.run_id;
   s.arm = run.arm;
@@ -27,11 +27,12 @@ std::optional<LiveScore> scoreAgainstFitBefore(const FrontierResult& before,
   s.measured_loss = run.val_loss;
   // The prediction interval `fit` printed before the run; where it printed none (too few rungs
   // for a misfit or a bootstrap band of no width), the bootstrap's band, as the score always had.
-  const LossPrediction prediction = predictLoss(before, index, run.compute_flops);
-  const BandPoint band = frontierBand(before, index, {run.compute_flops}).at(0);
-  s.predicted_loss = prediction.loss;
-  s.lo = std::isfinite(prediction.lo) ? prediction.lo : band.lo;
-  s.hi = std::isfinite(prediction.hi) ? prediction.hi : band.hi;
+  const LossPrediction prediction = scoreAgainstPrediction(before, index, run.compute_flops, s);
+  if (!std::isfinite(prediction.lo) || !std::isfinite(prediction.hi)) {
+    const BandPoint band = frontierBand(before, index, {run.compute_flops}).at(0);
+    if (!std::isfinite(prediction.lo)) s.lo = band.lo;
+    if (!std::isfinite(prediction.hi)) s.hi = band.hi;
+  }
   s.rel_error = (s.predicted_loss - s.measured_loss) / s.measured_loss;
   double top = 0;
   for (const auto& p : before_table.points)

@@ -15,17 +15,9 @@
 namespace deepladder::fitting {
 namespace {
 
-// Significant-digit formatting; "n/a" (or empty for CSV) when not finite.
-std::string g(double v, int digits = 4, const char* missing = "n/a") {
-  if (!std::isfinite(v)) return missing;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 std::string interval(double lo, double hi, int digits = 4) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) return "";
-  return "[" + g(lo, digits) + ", " + g(hi, digits) + "]";
+  return "[" + formatNumber(lo, digits) + ", " + formatNumber(hi, digits) + "]";
 }
 
 std::string flags(const ArmFit& f) {
@@ -64,14 +56,14 @@ std::string projectedLossMarkdown(const FrontierResult& r) {
   std::ostringstream out;
   out << "\nProjected loss L(C) (prediction interval; fit interval)\n\n| arm |";
   const auto& first = r.loss_projections.front().at;
-  for (const auto& p : first) out << " L@" << g(p.compute, 3) << " |";
+  for (const auto& p : first) out << " L@" << formatNumber(p.compute, 3) << " |";
   out << "\n|---|";
   for (size_t i = 0; i < first.size(); ++i) out << "---|";
   out << "\n";
   for (const auto& arm : r.loss_projections) {
     out << "| " << arm.arm << " |";
     for (const auto& p : arm.at) {
-      out << " " << g(p.loss);
+      out << " " << formatNumber(p.loss);
       if (p.no_interval.empty())
         out << " " << interval(p.lo, p.hi) << "; fit " << interval(p.fit_lo, p.fit_hi);
       else
@@ -101,28 +93,28 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
           : r.joint            ? ", E fitted jointly"
                                : ", E shared with the baseline")
       << ", " << r.bootstrap_used << "/" << r.bootstrap_requested << " bootstrap resamples (of "
-      << (r.residual_bootstrap ? "residuals" : "runs") << "), " << g(100 * r.ci_level, 3)
+      << (r.residual_bootstrap ? "residuals" : "runs") << "), " << formatNumber(100 * r.ci_level, 3)
       << "% intervals\n";
   out << intervalNote(r) << "\n";
   out << "Estimator: " << formDescriptionOf(r) << "\n";
   if (r.form == "pinned-e")
-    out << "E pinned at " << g(r.pinned_E) << " (source: " << r.pinned_E_source
+    out << "E pinned at " << formatNumber(r.pinned_E) << " (source: " << r.pinned_E_source
         << "): every number below rests on it\n";
   if (!r.form_choice.empty()) out << r.form_choice << "\n";
   out << "\n| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
   for (const auto& name : extra) out << " " << name << " +- se |";
-  for (double c : at) out << " M@" << g(c, 3) << " |";
+  for (double c : at) out << " M@" << formatNumber(c, 3) << " |";
   out << " per decade | flags |\n|---|---|---|---|---|---|";
   for (size_t i = 0; i < extra.size(); ++i) out << "---|";
   for (size_t i = 0; i < at.size(); ++i) out << "---|";
   out << "---|---|\n";
   for (const auto& f : r.arms) {
-    out << "| " << f.arm << " | " << g(f.gamma) << " +- " << g(f.gamma_se, 2) << " | "
+    out << "| " << f.arm << " | " << formatNumber(f.gamma) << " +- " << formatNumber(f.gamma_se, 2) << " | "
         << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << interval(f.gamma_t_lo, f.gamma_t_hi)
-        << " | " << g(f.A) << " | " << g(f.E) << " |";
+        << " | " << formatNumber(f.A) << " | " << formatNumber(f.E) << " |";
     for (size_t i = 0; i < extra.size(); ++i)
-      out << " " << g(i < f.extra.size() ? f.extra[i] : kNaN) << " +- "
-          << g(i < f.extra_se.size() ? f.extra_se[i] : kNaN, 2) << " |";
+      out << " " << formatNumber(i < f.extra.size() ? f.extra[i] : kNaN) << " +- "
+          << formatNumber(i < f.extra_se.size() ? f.extra_se[i] : kNaN, 2) << " |";
     const ArmMultipliers* m = multipliersOf(r, f.arm);
     for (size_t i = 0; i < at.size(); ++i) {
       if (!m) {
@@ -130,9 +122,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
         continue;
       }
       const auto& p = m->projected[i];
-      out << " " << g(p.multiplier, 3) << " " << interval(p.ci_lo, p.ci_hi, 3) << " |";
+      out << " " << formatNumber(p.multiplier, 3) << " " << interval(p.ci_lo, p.ci_hi, 3) << " |";
     }
-    out << " " << (m ? g(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
+    out << " " << (m ? formatNumber(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
   }
   out << "\ngamma CI: bootstrap percentiles (every resample refitted, E included); gamma t CI: "
          "gamma -+ t(dof) se, E held at its fit. M@C [lo, hi]: the multiplier's "
@@ -147,8 +139,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
           << " resamples (the others had a point at or below their E).\n";
   if (const ArmFit& l = r.baseline_line; !l.arm.empty())
     out << "Baseline " << l.arm << " by the same OLS line with its E fixed (the value the paper's "
-        << "ladder figure prints): gamma " << g(l.gamma) << " +- " << g(l.gamma_se, 2) << " "
-        << interval(l.gamma_t_lo, l.gamma_t_hi) << ", A " << g(l.A) << "\n";
+        << "ladder figure prints): gamma " << formatNumber(l.gamma) << " +- "
+        << formatNumber(l.gamma_se, 2) << " " << interval(l.gamma_t_lo, l.gamma_t_hi) << ", A "
+        << formatNumber(l.A) << "\n";
   if (!r.multipliers.empty()) {
     out << "\nMeasured multipliers (baseline compute / arm compute at equal loss)\n\n"
         << "| arm | baseline compute | multiplier |\n|---|---|---|\n";
@@ -161,7 +154,8 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
       const size_t shown = std::min(n, kShownMeasured);
       for (size_t k = 0; k < shown; ++k) {
         const auto& p = m.measured[shown < 2 ? k : k * (n - 1) / (shown - 1)];
-        out << "| " << m.arm << " | " << g(p.compute, 4) << " | " << g(p.multiplier, 4) << " |\n";
+        out << "| " << m.arm << " | " << formatNumber(p.compute, 4) << " | "
+            << formatNumber(p.multiplier, 4) << " |\n";
       }
       left_out += n - shown;
     }
@@ -176,12 +170,13 @@ std::string scalingTableCsv(const FrontierResult& r) {
   std::ostringstream out;
   const std::string estimator =
       r.form == "frontier" ? estimatorName(r.estimator)
-                           : r.form + (r.form == "pinned-e" ? " E=" + g(r.pinned_E, 6) : "");
+                           : r.form + (r.form == "pinned-e" ? " E=" + formatNumber(r.pinned_E, 6) : "");
   out << "arm,quantity,compute,value,se,ci_lo,ci_hi,estimator\n";
   auto row = [&](const std::string& arm, const char* q, double c, double v, double se, double lo,
                  double hi) {
-    out << arm << ',' << q << ',' << g(c, 17, "") << ',' << g(v, 17, "") << ',' << g(se, 17, "")
-        << ',' << g(lo, 17, "") << ',' << g(hi, 17, "") << ',' << estimator << '\n';
+    out << arm << ',' << q << ',' << formatNumber(c, 17, "") << ',' << formatNumber(v, 17, "")
+        << ',' << formatNumber(se, 17, "") << ',' << formatNumber(lo, 17, "") << ','
+        << formatNumber(hi, 17, "") << ',' << estimator << '\n';
   };
   const std::vector<std::string> extra = formOf(r).extraParameters();
   for (const auto& f : r.arms) {
@@ -217,7 +212,7 @@ std::string scalingTableLatex(const FrontierResult& r) {
   std::ostringstream out;
   const auto at = projectedComputes(r);
   auto tex = [](double v, int digits = 4) {
-    std::string s = g(v, digits, "--");
+    std::string s = formatNumber(v, digits, "--");
     const auto e = s.find('e');
     if (e == std::string::npos) return s;
     const int exponent = std::stoi(s.substr(e + 1));
@@ -227,7 +222,7 @@ std::string scalingTableLatex(const FrontierResult& r) {
   out << "% Scaling table: " << formulaOf(r) << ", baseline " << latexEscape(r.baseline)
       << ", estimator " << estimator << "; needs \\usepackage{booktabs}\n";
   out << "\\begin{tabular}{l" << std::string(4 + at.size() + 1, 'r') << "}\n\\toprule\n";
-  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $\\gamma$ " << g(100 * r.ci_level, 3)
+  out << "Arm & $\\gamma \\pm \\mathrm{se}$ & $\\gamma$ " << formatNumber(100 * r.ci_level, 3)
       << "\\% $t$-interval & $A$ & $E$";
   for (double c : at) out << " & $M(" << tex(c, 3) << ")$";
   out << " & per decade \\\\\n\\midrule\n";

@@ -11,14 +11,6 @@
 namespace deepladder::fitting {
 namespace {
 
-// Significant-digit formatting; `missing` when not finite.
-std::string g(double v, int digits = 4, const char* missing = "n/a") {
-  if (!std::isfinite(v)) return missing;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
 nlohmann::json number(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
@@ -32,7 +24,8 @@ nlohmann::json trendJson(const LogComputeTrend& t) {
 // "b +- se" (or just b), "n/a" when the line is undefined.
 std::string slope(const LogComputeTrend& t) {
   if (!t.defined) return "n/a";
-  return std::isfinite(t.b_se) ? g(t.b) + " ± " + g(t.b_se, 2) : g(t.b);
+  return std::isfinite(t.b_se) ? formatNumber(t.b) + " ± " + formatNumber(t.b_se, 2)
+                               : formatNumber(t.b);
 }
 
 const char* kFormula = "y = a + b log10(C / C0)";
@@ -64,21 +57,22 @@ std::string squaringTableMarkdown(const SquaringLadderSummary& s) {
       << "|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& arm : s.arms)
     for (const auto& r : arm.runs)
-      out << "| " << arm.arm << " | " << r.run_id << " | " << g(r.compute) << " | " << r.max_t_seen
-          << " | " << r.max_t_unseen << " | " << g(r.ood_exact, 3) << " | " << g(r.test_exact, 3)
-          << " | " << admissibleText(r) << " |\n";
+      out << "| " << arm.arm << " | " << r.run_id << " | " << formatNumber(r.compute) << " | "
+          << r.max_t_seen << " | " << r.max_t_unseen << " | " << formatNumber(r.ood_exact, 3)
+          << " | " << formatNumber(r.test_exact, 3) << " | " << admissibleText(r) << " |\n";
   if (anyInadmissible(s)) out << "\n" << kInadmissibleNote << "\n";
-  out << "\nFits per arm, " << kFormula << ", C0 = " << g(s.c_ref)
+  out << "\nFits per arm, " << kFormula << ", C0 = " << formatNumber(s.c_ref)
       << " (b: change per decade of compute; rungs: depth-ladder rungs cleared on seen moduli)\n\n"
       << "| arm | y | runs | a | b per decade | R^2 | C where OOD exact reaches 1 |\n"
       << "|---|---|---:|---:|---:|---:|---:|\n";
   for (const auto& arm : s.arms) {
     out << "| " << arm.arm << " | OOD exact | " << arm.ood_exact.points << " | "
-        << g(arm.ood_exact.a) << " | " << slope(arm.ood_exact) << " | " << g(arm.ood_exact.r2, 3)
-        << " | " << g(arm.ood_exact.computeReaching(1.0, s.c_ref), 3) << " |\n";
+        << formatNumber(arm.ood_exact.a) << " | " << slope(arm.ood_exact) << " | "
+        << formatNumber(arm.ood_exact.r2, 3) << " | "
+        << formatNumber(arm.ood_exact.computeReaching(1.0, s.c_ref), 3) << " |\n";
     out << "| " << arm.arm << " | rungs seen | " << arm.rungs_seen.points << " | "
-        << g(arm.rungs_seen.a) << " | " << slope(arm.rungs_seen) << " | " << g(arm.rungs_seen.r2, 3)
-        << " | |\n";
+        << formatNumber(arm.rungs_seen.a) << " | " << slope(arm.rungs_seen) << " | "
+        << formatNumber(arm.rungs_seen.r2, 3) << " | |\n";
   }
   bool any_undefined = false;
   for (const auto& arm : s.arms) any_undefined |= !arm.ood_exact.defined;
@@ -91,15 +85,15 @@ std::string squaringTableMarkdown(const SquaringLadderSummary& s) {
 std::string squaringTableCsv(const SquaringLadderSummary& s) {
   std::ostringstream out;
   out << "arm,run_id,quantity,compute,value,se\n";
-  auto empty_or = [](double v) { return g(v, 10, ""); };
+  auto empty_or = [](double v) { return formatNumber(v, 10, ""); };
   for (const auto& arm : s.arms) {
     for (const auto& r : arm.runs) {
       const std::string prefix = arm.arm + "," + std::to_string(r.run_id) + ",";
-      const std::string c = "," + g(r.compute, 10) + ",";
+      const std::string c = "," + formatNumber(r.compute, 10) + ",";
       out << prefix << "max_t_seen" << c << r.max_t_seen << ",\n";
       out << prefix << "max_t_unseen" << c << r.max_t_unseen << ",\n";
-      out << prefix << "ood_exact" << c << g(r.ood_exact, 10) << ",\n";
-      out << prefix << "test_exact" << c << g(r.test_exact, 10) << ",\n";
+      out << prefix << "ood_exact" << c << formatNumber(r.ood_exact, 10) << ",\n";
+      out << prefix << "test_exact" << c << formatNumber(r.test_exact, 10) << ",\n";
       out << prefix << "admissible" << c << (r.admissible ? 1 : 0) << ",\n";
     }
     for (const auto& [name, t] :
@@ -123,27 +117,29 @@ std::string squaringTableLatex(const SquaringLadderSummary& s) {
       << "\\midrule\n";
   for (const auto& arm : s.arms)
     for (const auto& r : arm.runs)
-      out << latexEscape(arm.arm) << " & " << r.run_id << " & $" << g(r.compute, 3) << "$ & "
-          << r.max_t_seen << " & " << r.max_t_unseen << " & " << g(r.ood_exact, 3) << " & "
-          << g(r.test_exact, 3) << " & " << latexEscape(admissibleText(r)) << " \\\\\n";
+      out << latexEscape(arm.arm) << " & " << r.run_id << " & $" << formatNumber(r.compute, 3)
+          << "$ & " << r.max_t_seen << " & " << r.max_t_unseen << " & "
+          << formatNumber(r.ood_exact, 3) << " & " << formatNumber(r.test_exact, 3) << " & "
+          << latexEscape(admissibleText(r)) << " \\\\\n";
   out << "\\bottomrule\n\\end{tabular}\n";
   if (anyInadmissible(s)) out << "% " << kInadmissibleNote << "\n";
   out << "\n"
-      << "% Fits per arm: y = a + b \\log_{10}(C / C_0), C_0 = " << g(s.c_ref) << "\n"
+      << "% Fits per arm: y = a + b \\log_{10}(C / C_0), C_0 = " << formatNumber(s.c_ref) << "\n"
       << "\\begin{tabular}{llrrrr}\n\\toprule\n"
       << "Arm & $y$ & Runs & $a$ & $b$ per decade & $R^2$ \\\\\n\\midrule\n";
   auto pm = [](const LogComputeTrend& t) {
     if (!t.defined) return std::string("n/a");
-    return std::isfinite(t.b_se) ? "$" + g(t.b) + " \\pm " + g(t.b_se, 2) + "$"
-                                 : "$" + g(t.b) + "$";
+    return std::isfinite(t.b_se)
+               ? "$" + formatNumber(t.b) + " \\pm " + formatNumber(t.b_se, 2) + "$"
+               : "$" + formatNumber(t.b) + "$";
   };
   for (const auto& arm : s.arms) {
     out << latexEscape(arm.arm) << " & OOD exact & " << arm.ood_exact.points << " & "
-        << g(arm.ood_exact.a) << " & " << pm(arm.ood_exact) << " & " << g(arm.ood_exact.r2, 3)
-        << " \\\\\n";
+        << formatNumber(arm.ood_exact.a) << " & " << pm(arm.ood_exact) << " & "
+        << formatNumber(arm.ood_exact.r2, 3) << " \\\\\n";
     out << latexEscape(arm.arm) << " & rungs seen & " << arm.rungs_seen.points << " & "
-        << g(arm.rungs_seen.a) << " & " << pm(arm.rungs_seen) << " & " << g(arm.rungs_seen.r2, 3)
-        << " \\\\\n";
+        << formatNumber(arm.rungs_seen.a) << " & " << pm(arm.rungs_seen) << " & "
+        << formatNumber(arm.rungs_seen.r2, 3) << " \\\\\n";
   }
   out << "\\bottomrule\n\\end{tabular}\n";
   return out.str();

@@ -1,6 +1,9 @@
 // Format dispatch for the exported tables (see table_format.h).
 #include "fitting/table_format.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "core/errors.h"
 
 namespace deepladder::fitting {
@@ -11,6 +14,13 @@ std::string renderTable(const std::string& format, const TableRenderers& rendere
   if (format == "tex") return renderers.latex();
   if (format == "json") return renderers.json();
   throw UserError("--format: unknown format '" + format + "'. Use md, csv, tex or json");
+}
+
+std::string formatNumber(double v, int digits, const char* missing) {
+  if (!std::isfinite(v) && missing) return missing;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
 }
 
 std::string latexEscape(const std::string& s) {

@@ -51,25 +51,15 @@ class Database {
   std::optional<RunRecord> run(int64_t id);
   // All runs (or one ladder's), by id, with their last train/val loss.
   std::vector<RunSummary> listRuns(std::optional<int64_t> ladder_id = std::nullopt);
-  // Throws std::invalid_argument for a word that names no RunStatus (core/run_status.h).
-  void setRunStatus(int64_t id, const std::string& status, const std::string& error = {});
-  void setRunStatus(int64_t id, RunStatus status, const std::string& error = {}) {
-    setRunStatus(id, std::string(toString(status)), error);
-  }
+  void setRunStatus(int64_t id, RunStatus status, const std::string& error = {});
   void updateRun(const RunRecord& run);  // every column but id and created
 
   // Narrow updates the ingester uses, so it never overwrites what the scheduler set.
   void markRunStarted(int64_t id, const std::string& device, int64_t params, double flops_per_token,
                       double now);
   void updateRunProgress(int64_t id, int64_t step, int64_t tokens, double flops, double heartbeat);
-  void markRunDone(int64_t id, const std::string& status, std::optional<double> final_loss,
-                   int64_t steps, int64_t tokens, double flops, double finished,
-                   const std::string& error);
   void markRunDone(int64_t id, RunStatus status, std::optional<double> final_loss, int64_t steps,
-                   int64_t tokens, double flops, double finished, const std::string& error) {
-    markRunDone(id, std::string(toString(status)), final_loss, steps, tokens, flops, finished,
-                error);
-  }
+                   int64_t tokens, double flops, double finished, const std::string& error);
   void setRunError(int64_t id, const std::string& error);
 
   // --- metrics ----------------------------------------------------------------------------

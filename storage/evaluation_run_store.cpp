@@ -27,7 +27,7 @@ std::unique_ptr<scheduler::RunSink> EvaluationRunStore::sink(int64_t id) {
   return makeIngestingSink(db_, id, IngestMode::kEvaluation);
 }
 
-void EvaluationRunStore::settle(int64_t, const std::string& status, const std::string& message) {
+void EvaluationRunStore::settle(int64_t, RunStatus status, const std::string& message) {
   outcome_ = Outcome{status, message};
 }
 

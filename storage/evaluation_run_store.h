@@ -19,13 +19,14 @@ class EvaluationRunStore : public scheduler::RunStore {
   std::vector<scheduler::PendingRun> pending() override;
   void markLaunched(int64_t id, const std::string& where, int64_t attempt) override;
   std::unique_ptr<scheduler::RunSink> sink(int64_t id) override;
-  void settle(int64_t id, const std::string& status, const std::string& message) override;
+  void settle(int64_t id, RunStatus status, const std::string& message) override;
   bool cancelRequested(int64_t id) override { return false; }
 
   // How the evaluation ended (status as the scheduler settled it: finished, failed, ...), once
   // it has.
   struct Outcome {
-    std::string status, message;
+    RunStatus status = RunStatus::kFailed;
+    std::string message;
   };
   const std::optional<Outcome>& outcome() const { return outcome_; }
 

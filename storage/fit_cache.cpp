@@ -11,7 +11,9 @@ namespace deepladder::storage {
 std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
   Statement& select = impl_->prepared(
       "SELECT id, arm, size, seed, params, tokens, flops, final_loss, finished, name FROM runs "
-      "WHERE ladder_id = ?1 AND status = 'finished' AND final_loss IS NOT NULL "
+      "WHERE ladder_id = ?1 AND status = " +
+      sqlStatus(RunStatus::kFinished) +
+      " AND final_loss IS NOT NULL "
       "ORDER BY finished, id");
   ResetOnExit reset{select};
   select.bind(1, ladder_id);
@@ -29,7 +31,7 @@ std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
     r.final_loss = select.columnOptionalDouble(7);
     r.finished = select.columnDouble(8);
     r.name = select.columnText(9);  // carries a sweep point (core/ladder/sweep.h)
-    r.status = toString(RunStatus::kFinished);
+    r.status = RunStatus::kFinished;
     runs.push_back(std::move(r));
   }
   return runs;

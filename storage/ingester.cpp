@@ -146,7 +146,6 @@ void Ingester::flush() {
                     final_loss, d.steps, d.tokens, d.flops, done_time_, d.message);
   }
   transaction.commit();
-  rows_written_ += pendingRows();
   metrics_.clear();
   lens_.clear();
   evals_.clear();

@@ -51,7 +51,6 @@ class Ingester {
   std::optional<protocol::Checkpoint> lastCheckpoint() const { return last_checkpoint_; }
   std::optional<protocol::Hello> hello() const { return hello_; }
   std::optional<std::string> lastError() const { return last_error_; }
-  size_t rowsWritten() const { return rows_written_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -64,7 +63,6 @@ class Ingester {
   size_t flush_rows_;
   double flush_seconds_;
   Clock::time_point last_flush_;
-  size_t rows_written_ = 0;
 
   // Buffered writes.
   std::vector<MetricRow> metrics_;

@@ -58,7 +58,7 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
   run.seed = planned.seed;
   run.config_json = dumpJson(config);
   run.config_hash = configHash(planned.config);
-  run.status = toString(RunStatus::kQueued);
+  run.status = RunStatus::kQueued;
   run.plan = planned;  // the RunPlan part
   run.workdir = run_dir.string();
   return db.insertRun(run);
@@ -69,8 +69,7 @@ int64_t insertPlannedRun(Database& db, int64_t ladder_id, const std::string& lad
 int64_t enqueueRun(Database& db, int64_t ladder_id, const std::string& ladder_dir,
                    const ladder::PlannedRun& planned) {
   for (const RunSummary& s : db.listRuns(ladder_id))
-    if (s.run.name == planned.name &&
-        (s.run.status == RunStatus::kFailed || s.run.status == RunStatus::kCancelled)) {
+    if (s.run.name == planned.name && isRetryable(s.run.status)) {
       db.setRunStatus(s.run.id, RunStatus::kQueued, "queued again");
       return s.run.id;
     }

@@ -34,16 +34,13 @@ LadderState loadLadderState(Database& db, int64_t ladder_id) {
     state.name = s.ladder_name;
     state.runs.push_back({r.arm, r.size, r.seed, r.status,
                           ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed)});
-    if (r.status == RunStatus::kQueued || r.status == RunStatus::kInterrupted ||
-        r.status == RunStatus::kRunning)
-      ++state.active_runs;
+    if (isUnfinished(r.status)) ++state.active_runs;
     // What it trained before it stopped.
-    if (r.status == RunStatus::kFailed || r.status == RunStatus::kCancelled) {
+    if (isRetryable(r.status)) {
       state.planned_flops += r.flops;
       continue;
     }
-    double flops =
-        r.status == RunStatus::kFinished || r.status == RunStatus::kDiverged ? r.flops : 0.0;
+    double flops = completedTraining(r.status) ? r.flops : 0.0;
     if (flops <= 0 && planned.count(r.name)) flops = planned.at(r.name);
     if (flops <= 0) flops = r.plan.flops;  // not run yet and not in the grid: its stored plan
     state.planned_flops += flops;

@@ -31,7 +31,7 @@ struct RunRecord {
   std::string name, arm, size;
   int64_t seed = 0;
   std::string config_json, config_hash;
-  std::string status = toString(RunStatus::kQueued);  // a RunStatus word (core/run_status.h)
+  RunStatus status = RunStatus::kQueued;  // stored as its word (core/run_status.h)
   int64_t attempt = 0;
   std::string device, job_id;
   double heartbeat = 0;

@@ -16,11 +16,11 @@
 #include "core/ladder/sweep.h"
 #include "core/protocol.h"
 #include "core/run_config.h"
-#include "core/run_dir_lock.h"
 #include "core/run_status.h"
 #include "core/safe_file.h"
 #include "core/safe_text.h"
 #include "storage/ingester.h"
+#include "storage/run_control.h"
 #include "storage/worker_log_replay.h"
 
 namespace deepladder::storage {
@@ -47,7 +47,7 @@ class IngestingSink : public scheduler::RunSink {
     return message;
   }
   void flush() override { ingester_.flush(); }
-  std::optional<std::string> doneStatus() const override {
+  std::optional<RunStatus> doneStatus() const override {
     if (auto done = ingester_.done()) return done->status;
     return std::nullopt;
   }
@@ -152,7 +152,7 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
   const std::set<int64_t> first = rungOpeners(runs);
   std::set<int64_t> openers;
   for (const RunRecord& r : runs) {
-    if (r.status != RunStatus::kQueued && r.status != RunStatus::kInterrupted) continue;
+    if (!isResumable(r.status)) continue;
     if (first.count(r.id)) openers.insert(r.id);
     scheduler::PendingRun p;
     p.id = r.id;
@@ -183,7 +183,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
     replayWorkerLog(db_, id, run->workdir + "/" + protocol::kWorkerLogName);
   run = db_.run(id);
   restoreRunDirectory(*run);
-  run->status = toString(RunStatus::kRunning);
+  run->status = RunStatus::kRunning;
   run->device = where;
   if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);
   run->attempt = attempt;
@@ -196,7 +196,7 @@ std::unique_ptr<scheduler::RunSink> SqliteRunStore::sink(int64_t id) {
   return makeIngestingSink(db_, id, IngestMode::kTraining);
 }
 
-void SqliteRunStore::settle(int64_t id, const std::string& status, const std::string& message) {
+void SqliteRunStore::settle(int64_t id, RunStatus status, const std::string& message) {
   db_.setRunStatus(id, status, status == RunStatus::kFinished ? "" : message);
 }
 
@@ -211,18 +211,13 @@ std::pair<RunStatus, std::string> SqliteRunStore::cancelledOutcome(int64_t id) {
   return {RunStatus::kCancelled, "cancelled by the user"};
 }
 
-bool isSingleRunAlive(const RunRecord& run) {
-  return !run.workdir.empty() && (lockHolder(run.workdir, kOwnerLockName).has_value() ||
-                                  lockHolder(run.workdir, kWorkerLockName).has_value());
-}
-
 int markOrphanedRunsInterrupted(Database& db, std::optional<int64_t> ladder_id) {
   int changed = 0;
   for (const RunSummary& summary : db.listRuns(ladder_id)) {
     if (summary.run.status != RunStatus::kRunning) continue;
     // A single run (`deepladder train`) is not the scheduler's: while its process or its worker
     // holds the run directory, it is alive and stays as it is.
-    if (!summary.run.ladder_id && isSingleRunAlive(summary.run)) continue;
+    if (!summary.run.ladder_id && runDirectoryHeld(summary.run)) continue;
     db.setRunStatus(summary.run.id, RunStatus::kInterrupted,
                     summary.run.ladder_id
                         ? "its scheduler stopped while it ran; resumed from the last checkpoint"

@@ -34,7 +34,7 @@ class SqliteRunStore : public scheduler::RunStore {
   std::vector<scheduler::PendingRun> pending() override;
   void markLaunched(int64_t id, const std::string& where, int64_t attempt) override;
   std::unique_ptr<scheduler::RunSink> sink(int64_t id) override;
-  void settle(int64_t id, const std::string& status, const std::string& message) override;
+  void settle(int64_t id, RunStatus status, const std::string& message) override;
   bool cancelRequested(int64_t id) override;
   std::pair<RunStatus, std::string> cancelledOutcome(int64_t id) override;
 
@@ -51,9 +51,6 @@ std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_
 // A run directory deleted while the run waited (by hand, or a cleaned scratch disk) is made again
 // with the config stored in the database, so the run starts afresh instead of failing to launch.
 void restoreRunDirectory(const RunRecord& run);
-
-// True when a single run's driving process or worker still holds its run directory.
-bool isSingleRunAlive(const RunRecord& run);
 
 // Runs left "running" by a scheduler that died become "interrupted" (resumable), and so do single
 // runs (`deepladder train`, no ladder) whose process and worker are both gone (neither holds its

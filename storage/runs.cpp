@@ -65,7 +65,8 @@ RunRecord readRun(const Statement& s, const fs::path& db_folder) {
   r.seed = s.columnInt(5);
   r.config_json = s.columnText(6);
   r.config_hash = s.columnText(7);
-  r.status = s.columnText(8);
+  // The CHECK constraint admits only RunStatus words; a newer version's word reads as failed.
+  r.status = parseRunStatus(s.columnText(8)).value_or(RunStatus::kFailed);
   r.attempt = s.columnInt(9);
   r.device = s.columnText(10);
   r.job_id = s.columnText(11);
@@ -94,7 +95,7 @@ void bindRun(Statement& s, const RunRecord& r, const fs::path& db_folder) {
   s.bind(5, r.seed);
   s.bindText(6, r.config_json.empty() ? std::string("{}") : r.config_json);
   s.bindText(7, r.config_hash);
-  s.bindText(8, r.status);
+  s.bindText(8, toString(r.status));
   s.bind(9, r.attempt);
   s.bindText(10, r.device);
   s.bindText(11, r.job_id);
@@ -110,10 +111,6 @@ void bindRun(Statement& s, const RunRecord& r, const fs::path& db_folder) {
   s.bind(21, r.started);
   s.bind(22, r.finished);
   bindPlan(s, kPlanFirstParameter, r.plan);
-}
-
-void checkStatus(const std::string& status) {
-  if (!isRunStatus(status)) throw std::invalid_argument("unknown run status '" + status + "'");
 }
 
 }  // namespace
@@ -188,7 +185,6 @@ std::string Database::ladderSpec(int64_t ladder_id) {
 
 // ---- runs -----------------------------------------------------------------------------------
 int64_t Database::insertRun(const RunRecord& run) {
-  checkStatus(run.status);
   Statement& insert = impl_->prepared(
       std::string("INSERT INTO runs(ladder_id, name, arm, size, seed, config, config_hash, status, "
                   "attempt, device, job_id, heartbeat, params, flops_per_token, step, tokens, "
@@ -246,17 +242,15 @@ std::vector<RunSummary> Database::listRuns(std::optional<int64_t> ladder_id) {
   return runs;
 }
 
-void Database::setRunStatus(int64_t id, const std::string& status, const std::string& error) {
-  checkStatus(status);
+void Database::setRunStatus(int64_t id, RunStatus status, const std::string& error) {
   Statement& update = impl_->prepared(
       "UPDATE runs SET status = ?2, error = CASE WHEN ?3 = '' THEN error ELSE ?3 END "
       "WHERE id = ?1");
-  update.bindAll(id, status, error);
+  update.bindAll(id, std::string(toString(status)), error);
   update.run();
 }
 
 void Database::updateRun(const RunRecord& run) {
-  checkStatus(run.status);
   Statement& update = impl_->prepared(
       "UPDATE runs SET ladder_id = ?1, name = ?2, arm = ?3, size = ?4, seed = ?5, config = ?6, "
       "config_hash = ?7, status = ?8, attempt = ?9, device = ?10, job_id = ?11, heartbeat = ?12, "
@@ -272,7 +266,8 @@ void Database::updateRun(const RunRecord& run) {
 void Database::markRunStarted(int64_t id, const std::string& device, int64_t params,
                               double flops_per_token, double now) {
   Statement& update = impl_->prepared(
-      "UPDATE runs SET status = 'running', device = ?2, params = ?3, flops_per_token = ?4, "
+      "UPDATE runs SET status = " + sqlStatus(RunStatus::kRunning) +
+      ", device = ?2, params = ?3, flops_per_token = ?4, "
       "heartbeat = ?5, started = CASE WHEN started = 0 THEN ?5 ELSE started END, finished = 0 "
       "WHERE id = ?1");
   update.bindAll(id, device, params, flops_per_token, now);
@@ -287,17 +282,19 @@ void Database::updateRunProgress(int64_t id, int64_t step, int64_t tokens, doubl
   update.run();
 }
 
-void Database::markRunDone(int64_t id, const std::string& status, std::optional<double> final_loss,
+void Database::markRunDone(int64_t id, RunStatus status, std::optional<double> final_loss,
                            int64_t steps, int64_t tokens, double flops, double finished,
                            const std::string& error) {
-  checkStatus(status);
   Statement& update = impl_->prepared(
       "UPDATE runs SET status = ?2, final_loss = ?3, step = ?4, tokens = ?5, flops = ?6, "
       "finished = ?7, heartbeat = ?7, error = CASE WHEN ?8 <> '' THEN ?8 "
       // A cancellation that came after the run had ended is not the run's error.
-      "WHEN status = 'cancelled' AND ?2 <> 'cancelled' THEN '' ELSE error END "
+      "WHEN status = " +
+      sqlStatus(RunStatus::kCancelled) + " AND ?2 <> " + sqlStatus(RunStatus::kCancelled) +
+      " THEN '' ELSE error END "
       "WHERE id = ?1");
-  update.bindAll(id, status, final_loss, steps, tokens, flops, finished, error);
+  update.bindAll(id, std::string(toString(status)), final_loss, steps, tokens, flops, finished,
+                 error);
   update.run();
 }
 

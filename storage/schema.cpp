@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/ladder_rehash.h"
 #include "storage/plan_backfill.h"
@@ -43,8 +45,7 @@ CREATE TABLE runs(
   seed            INTEGER NOT NULL DEFAULT 0,
   config          TEXT NOT NULL DEFAULT '{}',   -- the run's full config as JSON
   config_hash     TEXT NOT NULL DEFAULT '',
-  status          TEXT NOT NULL DEFAULT 'queued' CHECK (status IN
-                    ('queued','running','finished','diverged','failed','interrupted','cancelled')),
+  status          TEXT NOT NULL DEFAULT @queued@ CHECK (status IN @statuses_v1@),
   attempt         INTEGER NOT NULL DEFAULT 0,
   device          TEXT NOT NULL DEFAULT '',
   job_id          TEXT NOT NULL DEFAULT '',
@@ -170,7 +171,7 @@ CREATE UNIQUE INDEX fits_cache_key ON fits(cache_key) WHERE cache_key != '';
 CREATE INDEX fits_ladder ON fits(ladder_id);
 
 CREATE TRIGGER fits_drop_when_a_run_finishes AFTER UPDATE OF status ON runs
-WHEN (NEW.status = 'finished') != (OLD.status = 'finished')
+WHEN (NEW.status = @finished@) != (OLD.status = @finished@)
 BEGIN
   DELETE FROM fits WHERE cache_key != '' AND ladder_id = NEW.ladder_id
                      AND instr(arms, ',' || NEW.arm || ',') > 0;
@@ -331,10 +332,14 @@ CREATE TABLE saved_views(
 // Kinds Of Table Schema Changes", lang_altertable.html): writable_schema on, the text replaced,
 // schema_version bumped so every connection re-reads it, writable_schema off. A new database gets
 // v1's text and this edit, like any other.
-constexpr const char* kRunsStatusV8 =
-    "('queued','running','finished','diverged','failed','interrupted','cancelled')";
-constexpr const char* kRunsStatusV9 =
-    "('queued','running','finished','diverged','failed','interrupted','cancelled','stopped')";
+// The v1 list (as v1's text spells it, core/run_status.h) and the same list with 'stopped'.
+std::string runsStatusCheckV8() {
+  return sqlStatusList(kRunStatusesOfSchemaV1);
+}
+std::string runsStatusCheckV9() {
+  std::string list = runsStatusCheckV8();
+  return list.substr(0, list.size() - 1) + "," + sqlStatus(RunStatus::kStopped) + ")";
+}
 
 void exec(sqlite3* db, const char* sql, const char* context);
 
@@ -347,8 +352,8 @@ void widenRunStatusCheck(sqlite3* db) {
     Statement edit(db,
                    "UPDATE sqlite_schema SET sql = replace(sql, ?1, ?2) "
                    "WHERE type = 'table' AND name = 'runs'");
-    edit.bindText(1, kRunsStatusV8);
-    edit.bindText(2, kRunsStatusV9);
+    edit.bindText(1, runsStatusCheckV8());
+    edit.bindText(2, runsStatusCheckV9());
     edit.step();
   }
   exec(db, ("PRAGMA schema_version = " + std::to_string(schema_version + 1)).c_str(),
@@ -406,14 +411,29 @@ std::string schemaProblem(sqlite3* db) {
   return {};
 }
 
+// The schema text with its status words filled in from core/run_status.h: @queued@, @finished@
+// (quoted words) and @statuses_v1@ (the list the v1 CHECK admits).
+std::string withStatusWords(std::string sql) {
+  const std::pair<std::string, std::string> words[] = {
+      {"@queued@", sqlStatus(RunStatus::kQueued)},
+      {"@finished@", sqlStatus(RunStatus::kFinished)},
+      {"@statuses_v1@", sqlStatusList(kRunStatusesOfSchemaV1)},
+  };
+  for (const auto& [token, word] : words)
+    for (size_t at = sql.find(token); at != std::string::npos; at = sql.find(token, at))
+      sql.replace(at, token.size(), word);
+  return sql;
+}
+
 void migrate(sqlite3* db, int from_version) {
   static_assert(Database::kSchemaVersion == 9, "add the migration step for the new version");
-  if (from_version < 1) exec(db, kSchemaV1, "creating schema v1");
+  if (from_version < 1) exec(db, withStatusWords(kSchemaV1).c_str(), "creating schema v1");
   if (from_version < 2) {
     exec(db, kSchemaV2, "adding the plan columns (schema v2)");
     backfillPlans(db);
   }
-  if (from_version < 3) exec(db, kSchemaV3, "migrating to schema v3 (fit cache, decisions)");
+  if (from_version < 3)
+    exec(db, withStatusWords(kSchemaV3).c_str(), "migrating to schema v3 (fit cache, decisions)");
   // v4's pyramid is built from the stored rows after v5 has given them key ids: the pyramid
   // writer writes the current layout.
   if (from_version < 4) exec(db, kSchemaV4, "adding the metric pyramid (schema v4)");

@@ -171,7 +171,7 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
     if (k == trained) trained_loss = loss;
   }
   protocol::Done done;
-  done.status = toString(RunStatus::kFinished);
+  done.status = RunStatus::kFinished;
   done.final_loss =
       std::isnan(trained_loss) ? validate(model, batches, false, forward).loss : trained_loss;
   done.steps = state->step;

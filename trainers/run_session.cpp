@@ -16,8 +16,7 @@ namespace {
 TrainOutcome endRun(const MessageSink& emit, TrainStatus status, double final_loss,
                     const TrainingState& totals, double wall_s, const std::string& message = "") {
   protocol::Done done;
-  done.status =
-      toString(status == TrainStatus::kDiverged ? RunStatus::kDiverged : RunStatus::kFinished);
+  done.status = status == TrainStatus::kDiverged ? RunStatus::kDiverged : RunStatus::kFinished;
   done.final_loss = final_loss;
   done.steps = totals.step;
   done.tokens = totals.tokens;

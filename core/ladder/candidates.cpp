@@ -27,7 +27,7 @@ const char* candidateKindName(CandidateKind kind) {
 
 namespace {
 
-bool isTaken(const std::string& status, bool queued_is_taken) {
+bool isTaken(RunStatus status, bool queued_is_taken) {
   if (status == RunStatus::kFinished || status == RunStatus::kDiverged ||
       status == RunStatus::kRunning)
     return true;

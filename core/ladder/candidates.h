@@ -13,6 +13,7 @@
 
 #include "core/ladder/ladder_spec.h"
 #include "core/ladder/sweep_extension.h"
+#include "core/run_status.h"
 
 namespace deepladder::ladder {
 
@@ -30,7 +31,7 @@ struct CandidateRun {
 struct ExistingRun {
   std::string arm, size;
   int64_t seed = 0;
-  std::string status;       // runs.status
+  RunStatus status = RunStatus::kQueued;  // runs.status
   std::string sweep_label;  // its sweep point (sweepLabelOfRunName); "" without a sweep
 };
 

@@ -11,22 +11,14 @@
 namespace deepladder::ladder {
 
 RecipeArmShape recipeArmShape(const std::string& preset) {
+  const ArmPreset* row = findArmPreset(preset);  // the one preset table (core/architecture.h)
+  if (!row) throw std::invalid_argument("the growth recipe has no arm \"" + preset + "\"");
   RecipeArmShape s;
-  if (preset == "vanilla") return s;
-  if (preset == "deep_vanilla" || preset == "deep_vanilla_grow") {
-    s.deep_stack = true;
-    if (preset == "deep_vanilla_grow") s.grow_passes = 4;  // stacks p + 2c + o -> p + 4c + o
-    return s;
-  }
-  s.pcc = true;
-  if (preset == "operator_1") return s;
-  if (preset == "loop_2" || preset == "loop_grow") s.tied = true;
-  if (preset == "loop_2" || preset == "untied_2" || preset == "loop_grow" ||
-      preset == "untied_grow")
-    s.passes = 2;
-  else
-    throw std::invalid_argument("the growth recipe has no arm \"" + preset + "\"");
-  if (preset == "loop_grow" || preset == "untied_grow") s.grow_passes = 4;
+  s.pcc = row->pcc;
+  s.tied = row->tied;
+  s.passes = row->pcc ? row->passes : 1;
+  s.grow_passes = row->grow_passes;
+  s.deep_stack = row->deep_stack;
   return s;
 }
 

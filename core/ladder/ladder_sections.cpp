@@ -74,9 +74,19 @@ std::vector<SizeEntry> readSizes(TomlReader sizes) {
   return out;
 }
 
+const std::vector<std::string>& budgetRuleChoices() {
+  static const std::vector<std::string> rules = {"tokens", "tokens_per_param", "flops"};
+  return rules;
+}
+
+const std::vector<std::string>& resourceBackendChoices() {
+  static const std::vector<std::string> backends = {"local", "slurm"};
+  return backends;
+}
+
 BudgetRule readBudget(TomlReader r, size_t rungs) {
   BudgetRule b;
-  b.rule = r.choice("rule", b.rule, {"tokens", "tokens_per_param", "flops"});
+  b.rule = r.choice("rule", b.rule, budgetRuleChoices());
   b.tokens_per_param = r.number("tokens_per_param", b.tokens_per_param, 1e-6, 1e9);
   b.tokens = r.number("tokens", b.tokens, 0, 1e18);
   if (r.has("flops")) {
@@ -126,7 +136,7 @@ bool validDevices(const std::string& devices) {
 
 Resources readResources(TomlReader r) {
   Resources res;
-  res.backend = r.choice("backend", res.backend, {"local", "slurm"});
+  res.backend = r.choice("backend", res.backend, resourceBackendChoices());
   res.devices = r.string("devices", res.devices);
   if (!validDevices(res.devices))
     r.fail("devices", "\"" + shownText(res.devices) + "\" is not a device list",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ladder/ladder_spec.h"
+#include "core/ladder/section_choices.h"
 #include "core/run_config.h"
 #include "core/toml_reader.h"
 

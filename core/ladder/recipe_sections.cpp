@@ -1,35 +1,72 @@
 // The growth recipe's sections of a ladder file (see recipe_sections.h).
 #include "core/ladder/recipe_sections.h"
 
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
 #include "core/options/option_schema.h"
 
 namespace deepladder::ladder {
 
+namespace {
+
+// The constants every recipe arm gives (resources/ladders/growth-fineweb.toml); one that becomes
+// a run option (applyRecipe below) names it and takes its range from the option schema.
+struct RecipeConstant {
+  const char* key;
+  options::Section section;
+  const char* option;  // nullptr: a recipe number, not a run option
+};
+constexpr RecipeConstant kRecipeConstants[] = {
+    {"weight_decay", options::Section::train, "weight_decay"},
+    {"beta1", options::Section::train, "beta1"},
+    {"beta2", options::Section::train, "beta2"},
+    {"eps", options::Section::train, "eps"},
+    {"warmup", options::Section::train, "warmup_steps"},
+    {"warmdown", options::Section::train, "decay_fraction"},
+    {"m_out", options::Section::model, "output_scale"},
+    {"r", options::Section::model, "residual_scale"},
+    {"s_emb", options::Section::model, "init_embed_std"},
+    {"u", options::Section::model, "init_uniform"},
+    {"embed_lr_mult", options::Section::root, nullptr},
+    {"head_lr_mult", options::Section::root, nullptr},
+    {"g", options::Section::root, nullptr},
+    {"tpp", options::Section::root, nullptr},
+};
+
+const options::OptionSpec& optionOf(const char* key) {
+  for (const RecipeConstant& c : kRecipeConstants)
+    if (std::string_view(c.key) == key && c.option)
+      if (const options::OptionSpec* spec = options::findOption(c.section, c.option)) return *spec;
+  throw std::logic_error(std::string("recipe constant ") + key + " names no run option");
+}
+
+}  // namespace
+
 RecipeArmConstants readRecipeArm(TomlReader r) {
   RecipeArmConstants k;
-  auto need = [&](const char* key) {
-    if (!r.has(key))
-      r.fail(key, "the growth recipe needs this constant for every arm",
+  for (const RecipeConstant& c : kRecipeConstants)
+    if (!r.has(c.key))
+      r.fail(c.key, "the growth recipe needs this constant for every arm",
              "see resources/ladders/growth-fineweb.toml");
+  // The constants that become run options: the schema's ranges.
+  auto optionNumber = [&](const char* key, double fallback) {
+    const options::OptionSpec& spec = optionOf(key);
+    return r.number(key, fallback, spec.min, spec.max);
   };
-  for (const char* key : {"weight_decay", "beta1", "beta2", "eps", "warmup", "warmdown", "m_out",
-                          "r", "s_emb", "u", "embed_lr_mult", "head_lr_mult", "g", "tpp"})
-    need(key);
-  // The optimizer constants become train options: the schema's ranges.
-  auto trainNumber = [&](const char* key, double fallback) {
-    const options::OptionSpec* spec = options::findOption(options::Section::train, key);
-    return r.number(key, fallback, spec->min, spec->max);
-  };
-  k.weight_decay = trainNumber("weight_decay", k.weight_decay);
-  k.beta1 = trainNumber("beta1", k.beta1);
-  k.beta2 = trainNumber("beta2", k.beta2);
-  k.eps = trainNumber("eps", k.eps);
-  k.warmup = r.integer("warmup", k.warmup, 0, 1 << 30);
-  k.warmdown = r.number("warmdown", k.warmdown, 0, 1);
-  k.m_out = r.number("m_out", k.m_out, 0, 1e6);
-  k.r = r.number("r", k.r, 0, 1e6);
-  k.s_emb = r.number("s_emb", k.s_emb, 0, 1e3);
-  k.u = r.number("u", k.u, 0, 1e3);
+  k.weight_decay = optionNumber("weight_decay", k.weight_decay);
+  k.beta1 = optionNumber("beta1", k.beta1);
+  k.beta2 = optionNumber("beta2", k.beta2);
+  k.eps = optionNumber("eps", k.eps);
+  const options::OptionSpec& warmup = optionOf("warmup");
+  k.warmup = r.integer("warmup", k.warmup, static_cast<int64_t>(warmup.min),
+                       static_cast<int64_t>(warmup.max));
+  k.warmdown = optionNumber("warmdown", k.warmdown);
+  k.m_out = optionNumber("m_out", k.m_out);
+  k.r = optionNumber("r", k.r);
+  k.s_emb = optionNumber("s_emb", k.s_emb);
+  k.u = optionNumber("u", k.u);
   k.embed_lr_mult = r.number("embed_lr_mult", k.embed_lr_mult, 0, 1e6);
   k.head_lr_mult = r.number("head_lr_mult", k.head_lr_mult, 0, 1e6);
   k.g = r.number("g", k.g, 0, 10);

@@ -25,8 +25,10 @@ enum class IterationRule { fixed, poisson_lognormal, per_t };
 enum class Precision { fp32, bf16 };
 enum class ActivationCheckpointing { none, blocks, every_k };
 enum class Reentry { off, straight_through, soft };
-enum class TableDtype { bf16, fp32 };
 enum class BuiltinCorpus { kjv, gcide };
+// The dtype of a table the trainer computes (rotary_tables, muon_orthogonalization): the same two
+// precisions as `precision`, one enum.
+using TableDtype = Precision;
 
 // OptionEnum<E>::names[i] is the spelling of the enumerator with value i.
 template <class E>
@@ -58,7 +60,6 @@ DEEPLADDER_OPTION_ENUM(IterationRule, "fixed", "poisson_lognormal", "per_t")
 DEEPLADDER_OPTION_ENUM(Precision, "fp32", "bf16")
 DEEPLADDER_OPTION_ENUM(ActivationCheckpointing, "none", "blocks", "every_k")
 DEEPLADDER_OPTION_ENUM(Reentry, "off", "straight_through", "soft")
-DEEPLADDER_OPTION_ENUM(TableDtype, "bf16", "fp32")
 DEEPLADDER_OPTION_ENUM(BuiltinCorpus, "kjv", "gcide")
 
 #undef DEEPLADDER_OPTION_ENUM

@@ -36,7 +36,7 @@ class RunSink {
   // nullopt for a line that is not a protocol message.
   virtual std::optional<protocol::Message> line(const std::string& line) = 0;
   virtual void flush() = 0;
-  virtual std::optional<std::string> doneStatus() const = 0;  // "finished" / "diverged"
+  virtual std::optional<RunStatus> doneStatus() const = 0;  // finished or diverged
   virtual std::string doneMessage() const = 0;
   virtual std::string lastError() const = 0;  // last protocol error message, if any
   virtual int64_t lastStep() const = 0;
@@ -51,7 +51,7 @@ class RunStore {
   virtual void markLaunched(int64_t id, const std::string& where, int64_t attempt) = 0;
   virtual std::unique_ptr<RunSink> sink(int64_t id) = 0;
   // Final or intermediate status: finished, diverged, failed, interrupted, queued (retry).
-  virtual void settle(int64_t id, const std::string& status, const std::string& message) = 0;
+  virtual void settle(int64_t id, RunStatus status, const std::string& message) = 0;
   // True when someone cancelled the run (e.g. `deepladder cancel` from another process) or sweep
   // halving stopped it (its status is then stopped already).
   virtual bool cancelRequested(int64_t id) = 0;

@@ -81,7 +81,7 @@ void Scheduler::launchInto(const std::vector<size_t>& slot_indices, const Pendin
     const std::string message = std::string("the worker could not be started: ") + e.what();
     const RunStatus status = retry ? RunStatus::kQueued : RunStatus::kFailed;
     store_.settle(
-        run.id, toString(status),
+        run.id, status,
         retry ? "attempt " + std::to_string(active->run.attempt) + " " + message
               : message + " (gave up after " + std::to_string(active->run.attempt) + " attempts)");
     emitSettled(*active, status, message);
@@ -120,7 +120,7 @@ void Scheduler::fillFreeSlots() {
                                   " slots at once (train.ranks = " + std::to_string(run.ranks) +
                                   ") but " + backend_.describe() +
                                   "; lower train.ranks or give the ladder more devices or slots";
-      store_.settle(run.id, toString(RunStatus::kFailed), message);
+      store_.settle(run.id, RunStatus::kFailed, message);
       if (on_event_)
         on_event_({SchedulerEvent::kSettled, run.id, run.name, "", message, now(), std::nullopt,
                    RunStatus::kFailed});
@@ -166,7 +166,7 @@ void Scheduler::settle(Active& active) {
   const bool bad_input = outcome.bad_input && !active.hung && !active.cancelled;
   if (outcome.status == RunStatus::kFailed && !bad_input &&
       active.run.attempt <= options_.retries) {
-    store_.settle(active.run.id, toString(RunStatus::kQueued),
+    store_.settle(active.run.id, RunStatus::kQueued,
                   "attempt " + std::to_string(active.run.attempt) + " " + outcome.message +
                       "; retrying from the last checkpoint");
     emitSettled(active, RunStatus::kQueued, outcome.message);
@@ -174,7 +174,7 @@ void Scheduler::settle(Active& active) {
   }
   if (outcome.status == RunStatus::kFailed && !bad_input)
     outcome.message += " (gave up after " + std::to_string(active.run.attempt) + " attempts)";
-  store_.settle(active.run.id, toString(outcome.status), outcome.message);
+  store_.settle(active.run.id, outcome.status, outcome.message);
   if (completedTraining(outcome.status)) ++completed_;
   emitSettled(active, outcome.status, outcome.message);
 }

@@ -10,12 +10,21 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/run_dir_lock.h"
 #include "core/safe_file.h"
 
 namespace deepladder::scheduler {
 
+std::string schedulerLockPath(const std::string& db_path) {
+  return db_path + ".scheduler.lock";
+}
+
+std::optional<pid_t> schedulerLockHolder(const std::string& db_path) {
+  return lockFileHolder(schedulerLockPath(db_path));
+}
+
 SchedulerLock::SchedulerLock(const std::string& db_path) {
-  const std::string path = db_path + ".scheduler.lock";
+  const std::string path = schedulerLockPath(db_path);
   try {
     fd_ = openRegularFile(path, O_RDWR | O_CREAT, "the scheduler lock");
   } catch (const UserError& e) {

@@ -3,9 +3,19 @@
 // proves that no other scheduler is alive, so runs still marked "running" are orphans.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 
 namespace deepladder::scheduler {
+
+// "<db>.scheduler.lock", the file the lock is held on.
+std::string schedulerLockPath(const std::string& db_path);
+
+// The pid of the process holding the database's scheduler lock (its flock, so a dead scheduler
+// whose pid now names another process does not count); nullopt when nobody holds it.
+std::optional<pid_t> schedulerLockHolder(const std::string& db_path);
 
 class SchedulerLock {
  public:

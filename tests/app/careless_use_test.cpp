@@ -93,7 +93,7 @@ TEST_F(CarelessUseTest, MovedProjectResumesInPlaceFromItsCheckpoints) {
   {
     // Queue the run again as if it had been interrupted after its checkpoint at step 10.
     auto db = storage::Database::open(path("project/runs.db"));
-    db->setRunStatus(1, "interrupted");
+    db->setRunStatus(1, RunStatus::kInterrupted);
   }
   fs::rename(path("project"), path("moved-project"));
   // Its newest checkpoint torn: the run falls back to the one before, and says so on the console.
@@ -114,7 +114,7 @@ TEST_F(CarelessUseTest, MovedProjectResumesInPlaceFromItsCheckpoints) {
   auto db = storage::Database::open(path("moved-project/runs.db"), true);
   const auto run = db->run(1);
   ASSERT_TRUE(run);
-  EXPECT_EQ(run->status, "finished") << run->error;
+  EXPECT_EQ(run->status, RunStatus::kFinished) << run->error;
   EXPECT_TRUE(contains(run->workdir, path("moved-project"))) << run->workdir;
   bool resumed = false;
   for (const auto& e : db->events(1)) resumed = resumed || e.name == "resumed";
@@ -137,7 +137,7 @@ TEST_F(CarelessUseTest, LinksInTheWorkDirectoryAreNeverWrittenThrough) {
     run_dir = db->run(1)->workdir;
     db.reset();
     auto rw = storage::Database::open(path("runs.db"));
-    rw->setRunStatus(1, "interrupted");
+    rw->setRunStatus(1, RunStatus::kInterrupted);
   }
   fs::remove_all(run_dir);
   fs::create_directory_symlink(path("elsewhere"), run_dir);
@@ -261,7 +261,7 @@ TEST_F(CarelessUseTest, CancelSaysWhatBecameOfEachRun) {
     run.name = "queued";
     db->insertRun(run);
     run.name = "done";
-    run.status = "finished";
+    run.status = RunStatus::kFinished;
     db->insertRun(run);
   }
   CommandResult r = deepladder({"cancel", "2", "--db", path("runs.db")});
@@ -274,12 +274,12 @@ TEST_F(CarelessUseTest, CancelSaysWhatBecameOfEachRun) {
   auto db = storage::Database::open(path("runs.db"));
   storage::RunRecord run;
   run.name = "racing";
-  run.status = "running";
+  run.status = RunStatus::kRunning;
   const int64_t id = db->insertRun(run);
   r = deepladder({"cancel", std::to_string(id), "--db", path("runs.db"), "--wait", "0"});
   EXPECT_EQ(r.code, 0) << r.out;
-  db->markRunDone(id, "finished", 2.5, 10, 100, 1e9, 1.0, "");
-  EXPECT_EQ(db->run(id)->status, "finished");
+  db->markRunDone(id, RunStatus::kFinished, 2.5, 10, 100, 1e9, 1.0, "");
+  EXPECT_EQ(db->run(id)->status, RunStatus::kFinished);
   EXPECT_EQ(db->run(id)->error, "");
 }
 
@@ -331,14 +331,14 @@ TEST_F(CarelessUseTest, UnreadableStoredResourcesStopResumeInsteadOfRunningLocal
     storage::RunRecord run;
     run.ladder_id = ladder;
     run.name = "r";
-    run.status = "interrupted";
+    run.status = RunStatus::kInterrupted;
     db->insertRun(run);
   }
   CommandResult r = deepladder({"resume", "--db", path("runs.db")});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "resources")) << r.err;
   auto db = storage::Database::open(path("runs.db"), true);
-  EXPECT_EQ(db->run(1)->status, "interrupted");
+  EXPECT_EQ(db->run(1)->status, RunStatus::kInterrupted);
 }
 
 // A closed terminal (SIGHUP) stops a ladder like Ctrl-C: its runs end interrupted, resumable,
@@ -377,5 +377,5 @@ TEST_F(CarelessUseTest, HangupStopsARunLikeTerminate) {
   const ProcessExit exit = scheduler.runToEnd([](const std::string&) {});
   EXPECT_TRUE(exit.exited) << exit.describe();
   auto db = storage::Database::open(path("runs.db"), true);
-  EXPECT_EQ(db->run(1)->status, "interrupted");
+  EXPECT_EQ(db->run(1)->status, RunStatus::kInterrupted);
 }

@@ -92,7 +92,7 @@ TEST_F(CliTest, TinyRunTrainsEndToEndIntoSqlite) {
   auto db = storage::Database::open(path("runs.db"), /*read_only=*/true);
   auto run = db->run(1);
   ASSERT_TRUE(run);
-  EXPECT_EQ(run->status, "finished");
+  EXPECT_EQ(run->status, RunStatus::kFinished);
   EXPECT_EQ(run->step, 20);
   EXPECT_EQ(run->tokens, 20 * 4 * 32);
   EXPECT_NEAR(run->flops, double(run->tokens) * run->flops_per_token, 1e-6 * run->flops);
@@ -119,14 +119,14 @@ TEST_F(CliTest, CancelAllCancelsEveryUnfinishedRun) {
     run.name = "a";
     db->insertRun(run);
     run.name = "b";
-    run.status = "finished";
+    run.status = RunStatus::kFinished;
     db->insertRun(run);
   }
   CommandResult r = deepladder({"cancel", "all", "--db", path("runs.db")});
   EXPECT_EQ(r.code, 0) << r.err;
   auto db = storage::Database::open(path("runs.db"), true);
-  EXPECT_EQ(db->run(1)->status, "cancelled");
-  EXPECT_EQ(db->run(2)->status, "finished");
+  EXPECT_EQ(db->run(1)->status, RunStatus::kCancelled);
+  EXPECT_EQ(db->run(2)->status, RunStatus::kFinished);
   CommandResult bad = deepladder({"cancel", "nope", "--db", path("runs.db")});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("neither a run id nor a ladder"), std::string::npos) << bad.err;
@@ -167,7 +167,7 @@ TEST_F(CliTest, SquaringLadderFitExportAndPlotUseMaxTAndOodAccuracy) {
       r.ladder_id = ladder;
       r.name = std::string(f.arm) + "-" + std::to_string(static_cast<long long>(f.flops));
       r.arm = f.arm;
-      r.status = "finished";
+      r.status = RunStatus::kFinished;
       r.flops = f.flops;
       r.final_loss = 1.0;
       r.config_json = toJson(std::string(f.arm) == "looped" ? deep : config).dump();
@@ -387,7 +387,7 @@ TEST_F(CliTest, PlotDepthDrawsFinalLossAgainstDepthPerArm) {
         r.ladder_id = ladder;
         r.name = std::string(arm) + "-d" + std::to_string(layers);
         r.arm = arm;
-        r.status = "finished";
+        r.status = RunStatus::kFinished;
         r.final_loss = 3.0 - 0.1 * static_cast<double>(layers) / 4;
         r.config_json = toJson(config).dump();
         db->insertRun(r);

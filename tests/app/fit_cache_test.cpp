@@ -48,7 +48,7 @@ class FitCacheTest : public ::testing::Test {
     r.size = "c" + std::to_string(static_cast<int>(std::log10(flops) * 2));
     r.name = arm + "-" + r.size + "-s1";
     r.flops = flops;
-    r.status = finished ? "finished" : "queued";
+    r.status = finished ? RunStatus::kFinished : RunStatus::kQueued;
     if (finished) r.final_loss = loss(flops, A, gamma, r.name);
     r.finished = when;
     return db_->insertRun(r);
@@ -96,7 +96,8 @@ TEST_F(FitCacheTest, CachedFitIsReusedAndInvalidatedWhenARunFinishes) {
   EXPECT_EQ(b.multipliers[0].projected.back().fit_hi, a.multipliers[0].projected.back().fit_hi);
 
   // The queued deep run finishes (as the ingester marks it): the trigger drops deep's share.
-  db_->markRunDone(queued_, "finished", loss(1e20, 1.15, 0.117, "x"), 100, 1000, 1e20, 5000, "");
+  db_->markRunDone(queued_, RunStatus::kFinished, loss(1e20, 1.15, 0.117, "x"), 100, 1000, 1e20,
+                   5000, "");
   EXPECT_EQ(cachedRows("deep"), 0);
   EXPECT_EQ(cachedRows("loop"), 1);
 
@@ -110,7 +111,7 @@ TEST_F(FitCacheTest, CachedFitIsReusedAndInvalidatedWhenARunFinishes) {
   EXPECT_EQ(cachedRows(), 2);
 
   // A run that stops being finished (queued again) drops its arm's entries as well.
-  db_->setRunStatus(queued_, "queued");
+  db_->setRunStatus(queued_, RunStatus::kQueued);
   EXPECT_EQ(cachedRows("deep"), 0);
 }
 
@@ -133,7 +134,8 @@ TEST_F(FitCacheTest, RefreshAfterAFinishedRunChangesExactlyThatArmsFit) {
   fitting::LiveProjection live(&cache, "cache", options(), 1e26);
   const fitting::ProjectionSnapshot before = live.refresh(results());
   ASSERT_EQ(before.arms.size(), 2u);
-  db_->markRunDone(queued_, "finished", loss(1e20, 1.15, 0.117, "x"), 100, 1000, 1e20, 5000, "");
+  db_->markRunDone(queued_, RunStatus::kFinished, loss(1e20, 1.15, 0.117, "x"), 100, 1000, 1e20,
+                   5000, "");
   const fitting::ProjectionSnapshot after = live.refresh(results());
   EXPECT_EQ(after.refitted, std::vector<std::string>{"deep"});
   EXPECT_EQ(after.runs, before.runs + 1);

@@ -248,7 +248,7 @@ TEST_F(CliTest, MissingDataIsFoundBeforeQueueingAndABadInputWorkerIsNotRetried) 
   auto db = storage::Database::open(path("runs.db"), true);
   const auto run = db->run(1);
   ASSERT_TRUE(run);
-  EXPECT_EQ(run->status, "failed");
+  EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_EQ(run->attempt, 1) << "retried although the worker said bad input: " << run->error;
   EXPECT_NE(run->error.find("missing.txt"), std::string::npos) << run->error;
 }

@@ -158,7 +158,7 @@ class LadderFaultTest : public ::testing::Test {
     auto id = db->findLadder(ladder);
     ASSERT_TRUE(id);
     for (const auto& s : db->listRuns(*id)) {
-      EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
+      EXPECT_EQ(s.run.status, RunStatus::kFinished) << s.run.name << ": " << s.run.error;
       const auto loss = db->readMetric(s.run.id, "train/loss");
       ASSERT_EQ(loss.size(), size_t(kSteps)) << s.run.name;
       for (size_t i = 0; i < loss.size(); ++i)
@@ -216,7 +216,7 @@ TEST_F(LadderFaultTest, KilledSchedulerIsPickedUpByResume) {
   scheduler->runToEnd([](const std::string&) {});
   {
     auto db = storage::Database::open(db_, true);
-    EXPECT_EQ(db->run(2)->status, "running");  // what a killed scheduler leaves behind
+    EXPECT_EQ(db->run(2)->status, RunStatus::kRunning);  // what a killed scheduler leaves behind
   }
   auto resume = start({"resume", "--db", db_, "--quiet"});
   const ProcessExit exit = resume->runToEnd([](const std::string&) {});
@@ -278,13 +278,13 @@ TEST_F(LadderFaultTest, KilledTrainIsPickedUpByResume) {
   EXPECT_TRUE(cli_fixture::endsWithin(worker, 5)) << "the worker outlived train";
   {
     auto db = storage::Database::open(db_, true);
-    EXPECT_EQ(db->run(1)->status, "running");
+    EXPECT_EQ(db->run(1)->status, RunStatus::kRunning);
   }
   auto resume = start({"resume", "--db", db_, "--quiet"});
   const ProcessExit exit = resume->runToEnd([](const std::string&) {});
   EXPECT_TRUE(exit.exited && exit.code == 0) << exit.describe();
   auto db = storage::Database::open(db_, true);
-  EXPECT_EQ(db->run(1)->status, "finished") << db->run(1)->error;
+  EXPECT_EQ(db->run(1)->status, RunStatus::kFinished) << db->run(1)->error;
   const auto loss = db->readMetric(1, "train/loss");
   ASSERT_EQ(loss.size(), size_t(kSteps));
   for (size_t i = 0; i < loss.size(); ++i) EXPECT_EQ(loss[i].step, int64_t(i + 1));

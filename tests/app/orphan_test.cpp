@@ -45,7 +45,7 @@ class OrphanTest : public CliTest {
     return false;
   }
 
-  std::string status(int64_t id) {
+  RunStatus status(int64_t id) {
     return storage::Database::open(path("runs.db"), true)->run(id)->status;
   }
 
@@ -74,11 +74,11 @@ TEST_F(OrphanTest, KilledTrainTakesItsWorkerAlongAndResumeFinishesTheRun) {
   ASSERT_EQ(::kill(train->pid(), SIGKILL), 0);
   train->wait();
   EXPECT_TRUE(endsWithin(*worker, 5)) << "the worker outlived its killed `train`";
-  EXPECT_EQ(status(1), "running");  // what a killed `train` leaves behind
+  EXPECT_EQ(status(1), RunStatus::kRunning);  // what a killed `train` leaves behind
   const CommandResult resume = deepladder({"resume", "--db", path("runs.db"), "--quiet"});
   EXPECT_EQ(resume.code, 0) << resume.err << resume.out;
   auto db = storage::Database::open(path("runs.db"), true);
-  EXPECT_EQ(db->run(1)->status, "finished") << db->run(1)->error;
+  EXPECT_EQ(db->run(1)->status, RunStatus::kFinished) << db->run(1)->error;
   const auto loss = db->readMetric(1, "train/loss");
   ASSERT_EQ(loss.size(), 120u);
   for (size_t i = 0; i < loss.size(); ++i) EXPECT_EQ(loss[i].step, int64_t(i + 1));
@@ -92,12 +92,12 @@ TEST_F(OrphanTest, ResumeLeavesALiveTrainAlone) {
   const CommandResult resume = deepladder({"resume", "--db", path("runs.db"), "--quiet"});
   EXPECT_EQ(resume.code, 0) << resume.err;
   EXPECT_NE(resume.out.find("nothing to resume"), std::string::npos) << resume.out;
-  EXPECT_EQ(status(1), "running") << "a live `train` run was marked interrupted";
+  EXPECT_EQ(status(1), RunStatus::kRunning) << "a live `train` run was marked interrupted";
   const int64_t before = storage::Database::open(path("runs.db"), true)->run(1)->step;
   EXPECT_TRUE(waitForStep(*train, 1, before + 3)) << "the live run stopped training";
   train->terminate(SIGINT);
   train->runToEnd([](const std::string&) {});
-  EXPECT_EQ(status(1), "interrupted");
+  EXPECT_EQ(status(1), RunStatus::kInterrupted);
 }
 
 TEST_F(OrphanTest, TwoWorkersNeverTrainOneRunDirectory) {

@@ -63,8 +63,8 @@ class WorkerStandby : public CliTest {
           if (key.find("loss") != std::string::npos)
             out.push_back(std::to_string(metric->step) + " " + key + " " + std::to_string(value));
       } else if (const auto* done = std::get_if<protocol::Done>(&*message)) {
-        out.push_back("done " + done->status + " " + std::to_string(done->steps) + " " +
-                      std::to_string(done->final_loss));
+        out.push_back("done " + std::string(toString(done->status)) + " " +
+                      std::to_string(done->steps) + " " + std::to_string(done->final_loss));
       } else if (const auto* error = std::get_if<protocol::Error>(&*message)) {
         out.push_back("error " + error->message);
       }

@@ -43,7 +43,7 @@ int64_t addLensLadder(const std::string& path, int runs) {
     r.arm = i % 2 ? "growth" : "vanilla";
     r.size = "d" + std::to_string(2 + i % 8);
     r.name = "lens-" + std::to_string(i);
-    r.status = "finished";
+    r.status = RunStatus::kFinished;
     r.config_json = R"({"squaring":{"tier":"E1"}})";
     r.flops = 1e17 * (1 + i);
     const int64_t id = db->insertRun(r);

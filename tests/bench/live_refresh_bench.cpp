@@ -80,7 +80,7 @@ void measureRefresh(int bootstrap) {
       r.size = "r" + std::to_string(rung);
       r.name = r.arm + "-" + r.size + "-s1";
       r.flops = computeOf(rung);
-      r.status = rung == 7 ? "queued" : "finished";
+      r.status = rung == 7 ? RunStatus::kQueued : RunStatus::kFinished;
       if (rung < 7) r.final_loss = lossOf(a, rung, rng);
       r.finished = when += 1;
       const int64_t id = db->insertRun(r);
@@ -102,8 +102,8 @@ void measureRefresh(int bootstrap) {
               double(std::clock() - c0) / CLOCKS_PER_SEC);
   std::vector<double> one_share, one_share_cpu;
   for (int a = 1; a < 8; ++a) {
-    db->markRunDone(last_rung[a], "finished", lossOf(a, 7, rng), 100, 1000, computeOf(7), when += 1,
-                    "");
+    db->markRunDone(last_rung[a], RunStatus::kFinished, lossOf(a, 7, rng), 100, 1000, computeOf(7),
+                    when += 1, "");
     t0 = std::chrono::steady_clock::now();
     c0 = std::clock();
     const auto s = refresh();
@@ -123,8 +123,8 @@ void measureRefresh(int bootstrap) {
   refresh();
   std::printf("refresh with nothing new (all shares reused): %.1f ms wall\n",
               1e3 * secondsSince(t0));
-  db->markRunDone(last_rung[0], "finished", lossOf(0, 7, rng), 100, 1000, computeOf(7), when += 1,
-                  "");
+  db->markRunDone(last_rung[0], RunStatus::kFinished, lossOf(0, 7, rng), 100, 1000, computeOf(7),
+                  when += 1, "");
   t0 = std::chrono::steady_clock::now();
   c0 = std::clock();
   const auto all = refresh();

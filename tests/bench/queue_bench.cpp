@@ -45,7 +45,7 @@ double medianMs(int repeats, Body body) {
 size_t pendingByParsingConfigs(storage::Database& db, int64_t ladder) {
   size_t n = 0;
   for (const storage::RunSummary& s : db.listRuns(ladder)) {
-    if (s.run.status != "queued") continue;
+    if (s.run.status != RunStatus::kQueued) continue;
     const RunConfig c = runConfigFromJson(nlohmann::json::parse(s.run.config_json));
     const double flops = flopsPerToken(c.model) * double(c.train.steps) *
                          double(c.train.batch_size * c.model.seq_len);

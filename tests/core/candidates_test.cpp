@@ -48,10 +48,10 @@ const CandidateRun* find(const std::vector<CandidateRun>& c, const std::string& 
 TEST(Candidates, GridRunsNotRunExtraSeedsAndLargerSizes) {
   const LadderSpec spec = parseLadder(kDepthLadder, "t.toml");
   ASSERT_EQ(spec.runs.size(), 5u);  // vanilla d2 d4 d6, wide d2 d4
-  const std::vector<ExistingRun> existing = {{"vanilla", "d2", 1, "finished"},
-                                             {"vanilla", "d4", 1, "running"},
-                                             {"wide", "d2", 1, "failed"},
-                                             {"wide", "d4", 1, "queued"}};
+  const std::vector<ExistingRun> existing = {{"vanilla", "d2", 1, RunStatus::kFinished},
+                                             {"vanilla", "d4", 1, RunStatus::kRunning},
+                                             {"wide", "d2", 1, RunStatus::kFailed},
+                                             {"wide", "d4", 1, RunStatus::kQueued}};
   const auto c = candidateRuns(spec, existing, {});
   // Grid: vanilla d6 (never run), wide d2 (failed), wide d4 (queued: not yet run).
   for (const char* name : {"vanilla-d6-s1", "wide-d2-s1", "wide-d4-s1"}) {
@@ -92,7 +92,7 @@ TEST(Candidates, GridRunsNotRunExtraSeedsAndLargerSizes) {
 
 TEST(Candidates, ABoughtLargerSizeMovesTheNextOnesOut) {
   const LadderSpec spec = parseLadder(kDepthLadder, "t.toml");
-  const std::vector<ExistingRun> existing = {{"vanilla", "d8", 1, "finished"}};
+  const std::vector<ExistingRun> existing = {{"vanilla", "d8", 1, RunStatus::kFinished}};
   const auto c = candidateRuns(spec, existing, {});
   EXPECT_FALSE(find(c, "vanilla-d8-s1"));
   EXPECT_TRUE(find(c, "vanilla-d10-s1"));

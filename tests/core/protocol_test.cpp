@@ -34,7 +34,7 @@ TEST(Protocol, EveryTypeRoundTrips) {
       Lens{4, {0.5, 0.25, 0.0}},
       Checkpoint{5, "/tmp/ckpt-5.pt", "deadbeef"},
       Event{6, "growth", "K 2 -> 4"},
-      Done{"diverged", INFINITY, 8, 800, 1e9, 3.0, "loss is inf"},
+      Done{deepladder::RunStatus::kDiverged, INFINITY, 8, 800, 1e9, 3.0, "loss is inf"},
       Error{"boom"},
   };
   for (const auto& m : messages) {

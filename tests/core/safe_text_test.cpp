@@ -64,17 +64,19 @@ TEST(Protocol, DoneWithAnUnknownStatusIsNotAProtocolMessage) {
   EXPECT_TRUE(protocol::decode(R"({"type":"done","status":"diverged","final_loss":"nan"})"));
 }
 
-TEST(RunOutcome, UnknownDoneStatusFailsAndBadInputSaysSo) {
+TEST(RunOutcome, DoneStatusThatIsNoEndOfTrainingFailsAndBadInputSaysSo) {
   ProcessExit ok;
   ok.exited = true;
-  EXPECT_EQ(decideRunOutcome(std::string("exploded"), "", ok, false, "").status, "failed");
+  // The protocol decodes only finished and diverged (above); anything else in a done fails.
+  EXPECT_EQ(decideRunOutcome(RunStatus::kQueued, "", ok, false, "").status, RunStatus::kFailed);
+  EXPECT_EQ(decideRunOutcome(RunStatus::kDiverged, "", ok, false, "").status, RunStatus::kDiverged);
   ProcessExit bad_input;
   bad_input.exited = true;
   bad_input.code = kExitBadInput;
   EXPECT_TRUE(isBadInputExit(bad_input));
   EXPECT_FALSE(isBadInputExit(ok));
   const RunOutcome outcome = decideRunOutcome(std::nullopt, "", bad_input, false, "data: no file");
-  EXPECT_EQ(outcome.status, "failed");
+  EXPECT_EQ(outcome.status, RunStatus::kFailed);
   EXPECT_NE(outcome.message.find("bad input: not retried: data: no file"), std::string::npos)
       << outcome.message;
 }

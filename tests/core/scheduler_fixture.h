@@ -61,7 +61,7 @@ echo '{"type":"done","status":"finished","final_loss":2.0}'
 
 struct MemoryRun {
   PendingRun pending;
-  std::string status = "queued";
+  RunStatus status = RunStatus::kQueued;
   std::string message;
   std::vector<std::string> lines;
   bool cancel = false;
@@ -79,14 +79,14 @@ class MemorySink : public RunSink {
     return m;
   }
   void flush() override {}
-  std::optional<std::string> doneStatus() const override { return done_; }
+  std::optional<RunStatus> doneStatus() const override { return done_; }
   std::string doneMessage() const override { return {}; }
   std::string lastError() const override { return error_; }
   int64_t lastStep() const override { return 0; }
 
  private:
   MemoryRun& run_;
-  std::optional<std::string> done_;
+  std::optional<RunStatus> done_;
   std::string error_;
 };
 
@@ -98,19 +98,20 @@ class MemoryStore : public RunStore {
   std::vector<PendingRun> pending() override {
     std::vector<PendingRun> out;
     for (auto& [id, r] : runs)
-      if (r.status == "queued" || r.status == "interrupted") out.push_back(r.pending);
+      if (r.status == RunStatus::kQueued || r.status == RunStatus::kInterrupted)
+        out.push_back(r.pending);
     std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.flops > b.flops; });
     return out;
   }
   void markLaunched(int64_t id, const std::string&, int64_t attempt) override {
-    runs[id].status = "running";
+    runs[id].status = RunStatus::kRunning;
     runs[id].pending.attempt = attempt;
     launch_order.push_back(id);
   }
   std::unique_ptr<RunSink> sink(int64_t id) override {
     return std::make_unique<MemorySink>(runs[id]);
   }
-  void settle(int64_t id, const std::string& status, const std::string& message) override {
+  void settle(int64_t id, RunStatus status, const std::string& message) override {
     runs[id].status = status;
     runs[id].message = message;
   }

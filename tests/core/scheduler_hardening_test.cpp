@@ -10,6 +10,7 @@
 
 using namespace deepladder::scheduler;
 using namespace deepladder::scheduler::fixture;
+using deepladder::RunStatus;
 
 TEST_F(SchedulerTest, BadInputExitIsNeverRetried) {
   addRun(1, 1e9, "bad_input");
@@ -17,13 +18,13 @@ TEST_F(SchedulerTest, BadInputExitIsNeverRetried) {
   LocalBackend backend(cpuSlots(1));
   Scheduler scheduler(store_, backend, options(/*retries=*/3));
   EXPECT_EQ(scheduler.run(), 1);
-  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFailed);
   EXPECT_EQ(calls(1).size(), 1u) << "a run whose worker exited 2 (bad input) was retried";
   EXPECT_NE(store_.runs[1].message.find("no such file"), std::string::npos)
       << store_.runs[1].message;
   EXPECT_NE(store_.runs[1].message.find("not retried"), std::string::npos)
       << store_.runs[1].message;
-  EXPECT_EQ(store_.runs[2].status, "finished");
+  EXPECT_EQ(store_.runs[2].status, RunStatus::kFinished);
 }
 
 TEST_F(SchedulerTest, UnknownDoneStatusFailsTheRunAndTheLadderGoesOn) {
@@ -32,8 +33,8 @@ TEST_F(SchedulerTest, UnknownDoneStatusFailsTheRunAndTheLadderGoesOn) {
   LocalBackend backend(cpuSlots(1));
   Scheduler scheduler(store_, backend, options(/*retries=*/0));
   EXPECT_EQ(scheduler.run(), 1);
-  EXPECT_EQ(store_.runs[1].status, "failed") << store_.runs[1].message;
-  EXPECT_EQ(store_.runs[2].status, "finished");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFailed) << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[2].status, RunStatus::kFinished);
 }
 
 TEST_F(SchedulerTest, RunWhoseWorkerCannotStartFailsWithTheReason) {
@@ -43,8 +44,8 @@ TEST_F(SchedulerTest, RunWhoseWorkerCannotStartFailsWithTheReason) {
   LocalBackend backend(cpuSlots(1));
   Scheduler scheduler(store_, backend, options(/*retries=*/1));
   EXPECT_EQ(scheduler.run(), 1);
-  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFailed);
   EXPECT_NE(store_.runs[1].message.find("could not be started"), std::string::npos)
       << store_.runs[1].message;
-  EXPECT_EQ(store_.runs[2].status, "finished");
+  EXPECT_EQ(store_.runs[2].status, RunStatus::kFinished);
 }

@@ -36,7 +36,7 @@ TEST_F(SchedulerTest, BiggestRunsStartFirst) {
   Scheduler scheduler(store_, backend, options());
   EXPECT_EQ(scheduler.run(), 3);
   EXPECT_EQ(store_.launch_order, (std::vector<int64_t>{2, 3, 1}));
-  for (auto& [id, r] : store_.runs) EXPECT_EQ(r.status, "finished") << r.message;
+  for (auto& [id, r] : store_.runs) EXPECT_EQ(r.status, RunStatus::kFinished) << r.message;
 }
 
 TEST_F(SchedulerTest, TwoSlotsRunTwoWorkersAtOnce) {
@@ -79,7 +79,7 @@ TEST_F(SchedulerTest, CrashedRunIsRetriedWithResume) {
   LocalBackend backend(cpuSlots(1));
   Scheduler scheduler(store_, backend, options());
   EXPECT_EQ(scheduler.run(), 1);
-  EXPECT_EQ(store_.runs[1].status, "finished") << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFinished) << store_.runs[1].message;
   auto c = calls(1);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_NE(c[0].find("resume=0"), std::string::npos);
@@ -92,12 +92,12 @@ TEST_F(SchedulerTest, RetryLimitMarksFailedWithTheReason) {
   LocalBackend backend(cpuSlots(1));
   Scheduler scheduler(store_, backend, options(/*retries=*/1));
   EXPECT_EQ(scheduler.run(), 1);
-  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFailed);
   EXPECT_EQ(calls(1).size(), 2u);  // first attempt + one retry
   EXPECT_NE(store_.runs[1].message.find("out of memory"), std::string::npos)
       << store_.runs[1].message;
   EXPECT_NE(store_.runs[1].message.find("signal 9"), std::string::npos) << store_.runs[1].message;
-  EXPECT_EQ(store_.runs[2].status, "finished");  // the ladder goes on
+  EXPECT_EQ(store_.runs[2].status, RunStatus::kFinished);  // the ladder goes on
 }
 
 TEST_F(SchedulerTest, HungWorkerIsKilledAfterTheHeartbeatTimeout) {
@@ -107,7 +107,7 @@ TEST_F(SchedulerTest, HungWorkerIsKilledAfterTheHeartbeatTimeout) {
   const auto start = std::chrono::steady_clock::now();
   scheduler.run();
   EXPECT_LT(seconds(start), 10.0);
-  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFailed);
   EXPECT_NE(store_.runs[1].message.find("hung"), std::string::npos) << store_.runs[1].message;
 }
 
@@ -123,7 +123,7 @@ TEST_F(SchedulerTest, StopInterruptsActiveRuns) {
   scheduler.run();
   stopper.join();
   EXPECT_LT(seconds(start), 10.0);
-  EXPECT_EQ(store_.runs[1].status, "interrupted") << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kInterrupted) << store_.runs[1].message;
 }
 
 TEST_F(SchedulerTest, CancelledRunStops) {
@@ -136,7 +136,7 @@ TEST_F(SchedulerTest, CancelledRunStops) {
   });
   scheduler.run();
   canceller.join();
-  EXPECT_EQ(store_.runs[1].status, "cancelled");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kCancelled);
 }
 
 TEST(SchedulerLock, SecondSchedulerOnTheSameDatabaseIsRefused) {
@@ -165,7 +165,7 @@ TEST_F(SchedulerTest, DataParallelRunTakesOneSlotPerRankAsOneRun) {
   LocalBackend backend(cpuSlots(2));
   Scheduler scheduler(store_, backend, options());
   EXPECT_EQ(scheduler.run(), 2);
-  EXPECT_EQ(store_.runs[1].status, "finished") << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFinished) << store_.runs[1].message;
   EXPECT_EQ(store_.launch_order, (std::vector<int64_t>{1, 2}));
   const auto c = calls(1);
   ASSERT_EQ(c.size(), 2u);
@@ -196,7 +196,7 @@ TEST_F(SchedulerTest, DeadRankStopsTheOthersAndTheRunResumes) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(scheduler.run(), 1);
   EXPECT_LT(seconds(start), 10.0) << "rank 0 was left waiting for its dead peer";
-  EXPECT_EQ(store_.runs[1].status, "finished") << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFinished) << store_.runs[1].message;
   const auto c = calls(1);
   ASSERT_EQ(c.size(), 4u);  // two ranks, two attempts
   int resumed = 0;
@@ -210,10 +210,10 @@ TEST_F(SchedulerTest, RunWiderThanTheBackendFailsWithTheReason) {
   LocalBackend backend(cpuSlots(2));
   Scheduler scheduler(store_, backend, options());
   EXPECT_EQ(scheduler.run(), 1);
-  EXPECT_EQ(store_.runs[1].status, "failed");
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFailed);
   EXPECT_NE(store_.runs[1].message.find("train.ranks = 3"), std::string::npos)
       << store_.runs[1].message;
-  EXPECT_EQ(store_.runs[2].status, "finished");
+  EXPECT_EQ(store_.runs[2].status, RunStatus::kFinished);
 }
 
 TEST_F(SchedulerTest, WideRunIsNotOvertakenBySmallerOnes) {

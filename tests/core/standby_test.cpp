@@ -79,7 +79,7 @@ TEST_F(StandbyTest, RunsAfterTheFirstTakeTheSlotsStandbyAndFinishAlike) {
   Scheduler scheduler(store_, backend, standbyOptions());
   EXPECT_EQ(scheduler.run(), 4);
   for (auto& [id, r] : store_.runs) {
-    EXPECT_EQ(r.status, "finished") << r.message;
+    EXPECT_EQ(r.status, RunStatus::kFinished) << r.message;
     EXPECT_EQ(r.lines.size(), 3u) << "run " << id;  // hello, metric, done: no ready line
     EXPECT_EQ(r.lines.at(0).find("standby"), std::string::npos) << r.lines.at(0);
   }
@@ -164,7 +164,7 @@ TEST_F(StandbyTest, AWorkerThatIsNoStandbyIsAskedOnceThenRunsLaunchCold) {
   o.worker_path = no_standby;
   Scheduler scheduler(store_, backend, o);
   EXPECT_EQ(scheduler.run(), 4);
-  for (auto& [id, r] : store_.runs) EXPECT_EQ(r.status, "finished") << r.message;
+  for (auto& [id, r] : store_.runs) EXPECT_EQ(r.status, RunStatus::kFinished) << r.message;
   EXPECT_EQ(backend.standbyLaunches(), 0);
   std::ifstream asked(dir_ / "asked");
   int times = 0;

@@ -120,12 +120,14 @@ TEST(SweepExtension, IsACandidateUntilTaken) {
   };
   EXPECT_TRUE(has(candidateRuns(spec, {}, o), "vanilla-d2-s3-lr_mult4-beta20.95"));
   EXPECT_STREQ(candidateKindName(CandidateKind::kSweepExtension), "sweep extension");
-  const std::vector<ExistingRun> taken = {{"vanilla", "d2", 3, "finished", "lr_mult4-beta20.95"}};
+  const std::vector<ExistingRun> taken = {
+      {"vanilla", "d2", 3, RunStatus::kFinished, "lr_mult4-beta20.95"}};
   EXPECT_FALSE(has(candidateRuns(spec, taken, o), "vanilla-d2-s3-lr_mult4-beta20.95"));
   // A grid point past the edge that was cancelled is offered once, as the extension.
   o.sweep_edges = {
       {"vanilla", "d2", "lr_mult1-beta20.95", {"lr_mult0.5-beta20.95", "lr_mult1-beta20.95"}}};
-  const auto c = candidateRuns(spec, {{"vanilla", "d2", 3, "cancelled", "lr_mult2-beta20.95"}}, o);
+  const auto c =
+      candidateRuns(spec, {{"vanilla", "d2", 3, RunStatus::kCancelled, "lr_mult2-beta20.95"}}, o);
   EXPECT_EQ(std::count_if(c.begin(), c.end(),
                           [](const CandidateRun& x) {
                             return x.run.name == "vanilla-d2-s3-lr_mult2-beta20.95";

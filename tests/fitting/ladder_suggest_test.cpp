@@ -52,7 +52,7 @@ model = { mlp = "swiglu" }
     p.val_loss = 1.5 + (run.arm == "wide" ? 0.9 : 1.0) * std::pow(run.flops / 1e12, -0.1) +
                  (better ? 0.0 : 0.05);
     results.points.push_back(p);
-    existing.push_back({run.arm, run.size, run.seed, "finished", run.sweep_label});
+    existing.push_back({run.arm, run.size, run.seed, RunStatus::kFinished, run.sweep_label});
   }
   SuggestOptions o = defaultSuggestOptions();
   o.fit.bootstrap = 20;

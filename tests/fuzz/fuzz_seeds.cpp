@@ -95,8 +95,8 @@ std::vector<std::string> protocolSeeds() {
       Lens{40, {0.5, 0.25, INFINITY}},
       Checkpoint{40, "/work/run/ckpt-40.pt", std::string(64, 'a')},
       Event{30, "grown", "core passes 2 -> 4"},
-      Done{"finished", 3.1, 100, 6400, 1e12, 12.5, ""},
-      Done{"diverged", NAN, 10, 640, 1e11, 1.5, "loss is NaN"},
+      Done{RunStatus::kFinished, 3.1, 100, 6400, 1e12, 12.5, ""},
+      Done{RunStatus::kDiverged, NAN, 10, 640, 1e11, 1.5, "loss is NaN"},
       Error{"data.train: no such file"}};
   std::vector<std::string> out;
   for (const auto& m : messages) out.push_back(encode(m));

@@ -212,7 +212,7 @@ TEST_F(SlurmEndToEnd, TwoRunLadderFinishesAsSlurmJobsWithMetricsInTheDatabase) {
   ASSERT_EQ(runs.size(), 2u);
   std::set<std::string> all_ids;
   for (const auto& s : runs) {
-    EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
+    EXPECT_EQ(s.run.status, RunStatus::kFinished) << s.run.name << ": " << s.run.error;
     EXPECT_EQ(s.run.step, 20);
     EXPECT_EQ(db->readMetric(s.run.id, "train/loss").size(), 20u) << s.run.name;
     EXPECT_FALSE(db->readMetric(s.run.id, "val/loss").empty()) << s.run.name;
@@ -260,7 +260,7 @@ TEST_F(SlurmEndToEnd, AJobKilledFromOutsideIsRetriedFromItsCheckpoint) {
   auto db = storage::Database::open((dir_ / "runs.db").string(), /*read_only=*/true);
   int retried = 0;
   for (const auto& s : db->listRuns()) {
-    EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
+    EXPECT_EQ(s.run.status, RunStatus::kFinished) << s.run.name << ": " << s.run.error;
     const auto curve = db->readMetric(s.run.id, "train/loss");
     ASSERT_EQ(curve.size(), 400u) << s.run.name;  // continuous, no step twice
     for (size_t i = 0; i < curve.size(); ++i) EXPECT_EQ(curve[i].step, int64_t(i + 1));
@@ -287,7 +287,7 @@ TEST_F(SlurmEndToEnd, TwoRankRunIsOneJobOfTwoTasksLaunchedWithSrun) {
   const auto runs = db->listRuns();
   ASSERT_EQ(runs.size(), 1u);
   const auto& run = runs[0].run;
-  EXPECT_EQ(run.status, "finished") << run.error;
+  EXPECT_EQ(run.status, RunStatus::kFinished) << run.error;
   EXPECT_EQ(db->readMetric(run.id, "train/loss").size(), 20u);
   // Rank 0 reported the world it trained in; only it spoke the protocol (no duplicate lines).
   EXPECT_NE(run.device.find("2 ranks (gloo)"), std::string::npos) << run.device;

@@ -41,7 +41,7 @@ std::vector<std::string> syntheticLog(bool with_done = true) {
     }
   }
   add(protocol::Checkpoint{100, "/w/ckpt-100.pt", "sha100"});
-  if (with_done) add(protocol::Done{"finished", 4.0, 100, 25600, 1.536e10, 1.0, ""});
+  if (with_done) add(protocol::Done{RunStatus::kFinished, 4.0, 100, 25600, 1.536e10, 1.0, ""});
   return lines;
 }
 
@@ -75,7 +75,7 @@ TEST(Ingester, EndToEndUpdatesRunAndWritesCurves) {
   EXPECT_EQ(ingester.lastCheckpoint()->step, 100);
 
   const auto r = db->run(run);
-  EXPECT_EQ(r->status, "finished");
+  EXPECT_EQ(r->status, RunStatus::kFinished);
   EXPECT_EQ(r->device, "cpu");
   EXPECT_EQ(r->params, 12345);
   EXPECT_EQ(r->flops_per_token, 6.0e5);
@@ -123,7 +123,7 @@ TEST(Ingester, ReplayingTheWholeLogDuplicatesNothing) {
     EXPECT_EQ(curve_twice[i].step, curve_once[i].step);
     EXPECT_EQ(curve_twice[i].value, curve_once[i].value);
   }
-  EXPECT_EQ(db->run(run)->status, "finished");
+  EXPECT_EQ(db->run(run)->status, RunStatus::kFinished);
 }
 
 TEST(Ingester, CrashThenReplayOfTheFullLogEqualsOneCleanIngest) {
@@ -134,12 +134,12 @@ TEST(Ingester, CrashThenReplayOfTheFullLogEqualsOneCleanIngest) {
   const int64_t b = clean->insertRun(RunRecord{});
   auto log = syntheticLog();
   ingest(*crashed, a, std::vector<std::string>(log.begin(), log.begin() + 70), 8);
-  EXPECT_EQ(crashed->run(a)->status, "running");  // no done yet
+  EXPECT_EQ(crashed->run(a)->status, RunStatus::kRunning);  // no done yet
   ingest(*crashed, a, log, 8);
   ingest(*clean, b, log, 8);
   EXPECT_EQ(counts(*crashed), counts(*clean));
   EXPECT_EQ(crashed->run(a)->step, clean->run(b)->step);
-  EXPECT_EQ(crashed->run(a)->status, "finished");
+  EXPECT_EQ(crashed->run(a)->status, RunStatus::kFinished);
 }
 
 TEST(WorkerLogReplay, RecoversWhatTheSchedulerNeverStoredWithoutTouchingTheStatus) {
@@ -150,7 +150,7 @@ TEST(WorkerLogReplay, RecoversWhatTheSchedulerNeverStoredWithoutTouchingTheStatu
   // The scheduler stored the first 40 lines, then died; the worker's own log holds everything,
   // ending in a torn line (the worker was killed mid-write).
   ingest(*db, run, std::vector<std::string>(log.begin(), log.begin() + 40), 8);
-  db->setRunStatus(run, "interrupted", "its scheduler stopped");
+  db->setRunStatus(run, RunStatus::kInterrupted, "its scheduler stopped");
   {
     std::ofstream out(dir.file("protocol.jsonl"));
     for (const auto& line : log) out << line << "\n";
@@ -166,7 +166,7 @@ TEST(WorkerLogReplay, RecoversWhatTheSchedulerNeverStoredWithoutTouchingTheStatu
   EXPECT_EQ(replayed.lens, expected.lens);
   EXPECT_EQ(replayed.evals, expected.evals);
   EXPECT_EQ(replayed.checkpoints, expected.checkpoints);
-  EXPECT_EQ(db->run(run)->status, "interrupted");  // done/hello/error are not replayed
+  EXPECT_EQ(db->run(run)->status, RunStatus::kInterrupted);  // done/hello/error are not replayed
   EXPECT_EQ(replayWorkerLog(*db, run, dir.file("missing.jsonl")), 0);
   replayWorkerLog(*db, run, dir.file("protocol.jsonl"));
   EXPECT_EQ(counts(*db).metrics, expected.metrics);  // replaying twice duplicates nothing
@@ -181,7 +181,7 @@ TEST(Ingester, BatchesUntilFlushRowsOrAForcedFlush) {
   const auto log = syntheticLog();
   Ingester ingester(*db, run, /*flush_rows=*/30, /*flush_seconds=*/600);
   ingester.applyLine(log[0]);  // hello: flushed at once
-  EXPECT_EQ(reader->run(run)->status, "running");
+  EXPECT_EQ(reader->run(run)->status, RunStatus::kRunning);
   for (int i = 1; i <= 10; ++i) ingester.applyLine(log[i]);  // 20 rows: below flush_rows
   EXPECT_EQ(reader->queryInt("SELECT count(*) FROM metrics"), 0);
   for (int i = 11; i <= 14; ++i) ingester.applyLine(log[i]);  // 28 rows
@@ -251,7 +251,7 @@ TEST(Ingester, IgnoresLinesThatAreNotProtocol) {
   EXPECT_FALSE(ingester.applyLine("{not json"));
   EXPECT_FALSE(ingester.applyLine(""));
   ingester.flush();
-  EXPECT_EQ(db->run(run)->status, "queued");
+  EXPECT_EQ(db->run(run)->status, RunStatus::kQueued);
 }
 
 TEST(Ingester, DivergedRunWithNanLossAndErrorMessages) {
@@ -264,13 +264,13 @@ TEST(Ingester, DivergedRunWithNanLossAndErrorMessages) {
     ingester.apply(protocol::Metric{2, 16, 960, 0.2, {{"train/loss", std::nan("")}}});
     ingester.apply(protocol::Error{"CUDA says hello"});
     EXPECT_EQ(db->run(run)->error, "CUDA says hello");
-    EXPECT_EQ(db->run(run)->status, "running");  // the caller decides on exit
-    ingester.apply(
-        protocol::Done{"diverged", std::nan(""), 2, 16, 960, 0.2, "loss is NaN at step 2"});
+    EXPECT_EQ(db->run(run)->status, RunStatus::kRunning);  // the caller decides on exit
+    ingester.apply(protocol::Done{RunStatus::kDiverged, std::nan(""), 2, 16, 960, 0.2,
+                                  "loss is NaN at step 2"});
     EXPECT_EQ(*ingester.lastError(), "CUDA says hello");
   }
   const auto r = db->run(run);
-  EXPECT_EQ(r->status, "diverged");
+  EXPECT_EQ(r->status, RunStatus::kDiverged);
   EXPECT_FALSE(r->final_loss);
   EXPECT_EQ(r->error, "loss is NaN at step 2");
   const auto curve = db->readMetric(run, "train/loss");
@@ -286,13 +286,13 @@ TEST(Ingester, ResumedWorkerLeavesAnEventAndKeepsTheFirstStartTime) {
     ingester.apply(protocol::Hello{"1", "c", "cpu", -1, 10, 60});
   }
   const double started = db->run(run)->started;
-  db->setRunStatus(run, "interrupted");
+  db->setRunStatus(run, RunStatus::kInterrupted);
   {
     Ingester ingester(*db, run);
     ingester.apply(protocol::Hello{"1", "c", "cuda:0", 500, 10, 60});
   }
   const auto r = db->run(run);
-  EXPECT_EQ(r->status, "running");
+  EXPECT_EQ(r->status, RunStatus::kRunning);
   EXPECT_EQ(r->device, "cuda:0");
   EXPECT_EQ(r->started, started);
   const auto events = db->events(run);

@@ -19,7 +19,7 @@ int64_t addRun(Database& db, const RunConfig& config, const std::string& name,
   RunRecord r;
   r.name = name;
   r.arm = "vanilla";
-  r.status = "finished";
+  r.status = RunStatus::kFinished;
   r.config_json = toJson(config).dump();
   const int64_t id = db.insertRun(r);
   std::vector<MetricRow> rows;

@@ -28,8 +28,8 @@ std::string fakeWorker(const testing::TempDir& dir, const std::vector<std::strin
   return path;
 }
 
-int64_t addRun(Database& db, const testing::TempDir& dir, const std::string& name,
-               const std::string& status, int64_t steps) {
+int64_t addRun(Database& db, const testing::TempDir& dir, const std::string& name, RunStatus status,
+               int64_t steps) {
   RunRecord r;
   r.name = name;
   r.status = status;
@@ -51,15 +51,16 @@ ladder::Resources oneCpuSlot() {
 TEST(QueueExecution, EachWorkerLineIsDecodedOnceAndReachesListenersTyped) {
   testing::TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
-  const int64_t id = addRun(*db, dir, "one", "queued", 3);
-  addRun(*db, dir, "other", "queued", 3);  // not in this queue of one
+  const int64_t id = addRun(*db, dir, "one", RunStatus::kQueued, 3);
+  addRun(*db, dir, "other", RunStatus::kQueued, 3);  // not in this queue of one
   std::vector<std::string> lines = {
       protocol::encode(protocol::Hello{"1", "h", "cpu", -1, 10, 60.0}),
       "a stray print, not a protocol line"};
   for (int step = 1; step <= 3; ++step)
     lines.push_back(protocol::encode(
         protocol::Metric{step, step * 64, step * 1e3, 0.1 * step, {{"train/loss", 4.0 - step}}}));
-  lines.push_back(protocol::encode(protocol::Done{"finished", 1.0, 3, 192, 3e3, 0.3, ""}));
+  lines.push_back(
+      protocol::encode(protocol::Done{RunStatus::kFinished, 1.0, 3, 192, 3e3, 0.3, ""}));
   QueueExecution execution(std::make_unique<SqliteRunStore>(SqliteRunStore::singleRun(*db, id)),
                            oneCpuSlot(), fakeWorker(dir, lines));
   std::vector<int64_t> steps;
@@ -73,15 +74,16 @@ TEST(QueueExecution, EachWorkerLineIsDecodedOnceAndReachesListenersTyped) {
   EXPECT_EQ(protocol::decodeCalls() - before, lines.size()) << "one decode per line";
   EXPECT_EQ(typed_lines, static_cast<int>(lines.size()) - 1);
   EXPECT_EQ(steps, (std::vector<int64_t>{1, 2, 3}));
-  EXPECT_EQ(db->run(id)->status, "finished");
+  EXPECT_EQ(db->run(id)->status, RunStatus::kFinished);
   EXPECT_EQ(db->readMetric(id, "train/loss").size(), 3u);
-  EXPECT_EQ(db->listRuns()[1].run.status, "queued") << "the other run is not in this queue";
+  EXPECT_EQ(db->listRuns()[1].run.status, RunStatus::kQueued)
+      << "the other run is not in this queue";
 }
 
 TEST(QueueExecution, AnEvaluationWritesThroughTheIngesterAndLeavesTheRunAlone) {
   testing::TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
-  const int64_t id = addRun(*db, dir, "trained", "finished", 100);
+  const int64_t id = addRun(*db, dir, "trained", RunStatus::kFinished, 100);
   db->updateRunProgress(id, 100, 6400, 5e9, 1.0);
   std::vector<std::string> lines = {
       protocol::encode(protocol::Hello{"1", "h", "cpu", 100, 10, 60.0})};
@@ -89,19 +91,19 @@ TEST(QueueExecution, AnEvaluationWritesThroughTheIngesterAndLeavesTheRunAlone) {
     lines.push_back(protocol::encode(
         protocol::Metric{passes, 6400, 5e9, 0.1, {{"val/loss@passes", 3.0 - 0.5 * passes}}}));
   lines.push_back(
-      protocol::encode(protocol::Done{"finished", 1.5, 100, 6400, 5e9, 0.3, "3 passes"}));
+      protocol::encode(protocol::Done{RunStatus::kFinished, 1.5, 100, 6400, 5e9, 0.3, "3 passes"}));
   auto store = std::make_unique<EvaluationRunStore>(*db, *db->run(id), "1..3");
   EvaluationRunStore& evaluation = *store;
   QueueExecution execution(std::move(store), oneCpuSlot(), fakeWorker(dir, lines));
   execution.scheduler().run();
   ASSERT_TRUE(evaluation.outcome());
-  EXPECT_EQ(evaluation.outcome()->status, "finished");
+  EXPECT_EQ(evaluation.outcome()->status, RunStatus::kFinished);
   const auto points = db->readMetric(id, "val/loss@passes");
   ASSERT_EQ(points.size(), 3u);
   EXPECT_EQ(points[2].step, 3);
   EXPECT_DOUBLE_EQ(points[2].value, 1.5);
   const auto run = db->run(id);
-  EXPECT_EQ(run->status, "finished");
+  EXPECT_EQ(run->status, RunStatus::kFinished);
   EXPECT_EQ(run->step, 100) << "the evaluation's steps (core passes) are not the run's progress";
   EXPECT_EQ(run->attempt, 0);
   EXPECT_TRUE(std::filesystem::exists(dir.file("trained/eval.log")));

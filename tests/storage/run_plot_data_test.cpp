@@ -14,7 +14,7 @@ int64_t addRun(Database& db, const std::string& name, const std::string& arm) {
   RunRecord r;
   r.name = name;
   r.arm = arm;
-  r.status = "finished";
+  r.status = RunStatus::kFinished;
   return db.insertRun(r);
 }
 

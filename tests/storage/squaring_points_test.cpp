@@ -28,7 +28,7 @@ std::string squaringConfigJson() {
 }
 
 int64_t addRun(Database& db, int64_t ladder, const std::string& arm, double flops,
-               const std::string& status = "finished", const std::string& config = "") {
+               RunStatus status = RunStatus::kFinished, const std::string& config = "") {
   RunRecord r;
   r.ladder_id = ladder;
   r.name = arm + "-" + std::to_string(static_cast<long long>(flops));
@@ -57,7 +57,7 @@ TEST(SquaringPoints, MaxTAndExactMatchFromTheLastEvaluatedStep) {
   const int64_t ladder = db->upsertLadder("sq", "spec", "h");
   const int64_t a = addRun(*db, ladder, "baseline", 2e12);
   const int64_t b = addRun(*db, ladder, "looped", 8e12);
-  addRun(*db, ladder, "looped", 3e13, "running");  // unfinished: not a point
+  addRun(*db, ladder, "looped", 3e13, RunStatus::kRunning);  // unfinished: not a point
   addDepth(*db, a, 100, /*seen_full=*/0, /*unseen_full=*/0);
   addDepth(*db, a, 200, /*seen_full=*/2, /*unseen_full=*/1);
   db->writeEvals({{a, 200, "squaring/ood_t", 9, 6, 72, 288},
@@ -106,7 +106,7 @@ TEST(SquaringPoints, ScoresOverSeedsAreTheMeanScoreAndTheMinimumMaxT) {
     r.arm = "looped";
     r.size = "d64";
     r.seed = seed;
-    r.status = "finished";
+    r.status = RunStatus::kFinished;
     r.flops = 1e12 * static_cast<double>(seed);
     r.final_loss = 1.0;
     r.config_json = squaringConfigJson();
@@ -143,7 +143,7 @@ TEST(SquaringPoints, SweepPointsGroupApartAndCarryTheirAdmissibility) {
     r.arm = "width";
     r.size = "d64";
     r.seed = 1;
-    r.status = "finished";
+    r.status = RunStatus::kFinished;
     r.flops = 1e12;
     r.final_loss = 1.0;
     r.config_json = squaringConfigJson();
@@ -165,7 +165,7 @@ TEST(SquaringPoints, SweepPointsGroupApartAndCarryTheirAdmissibility) {
 TEST(SquaringPoints, LanguageModelLaddersAreNotSquaringLadders) {
   auto db = Database::open(":memory:");
   const int64_t ladder = db->upsertLadder("lm", "spec", "h");
-  addRun(*db, ladder, "vanilla", 1e15, "finished", toJson(RunConfig{}).dump());
+  addRun(*db, ladder, "vanilla", 1e15, RunStatus::kFinished, toJson(RunConfig{}).dump());
   EXPECT_FALSE(isSquaringLadder(*db, "lm"));
   EXPECT_FALSE(isSquaringLadder(*db, "no-such-ladder"));
 }
@@ -174,7 +174,7 @@ TEST(SquaringPoints, ClearErrorsForNothingToUse) {
   auto db = Database::open(":memory:");
   EXPECT_THROW(squaringPoints(*db, "fixture.db", "missing"), UserError);
   const int64_t ladder = db->upsertLadder("sq", "spec", "h");
-  addRun(*db, ladder, "baseline", 1e12, "queued");
+  addRun(*db, ladder, "baseline", 1e12, RunStatus::kQueued);
   EXPECT_THROW(squaringPoints(*db, "fixture.db", "sq"), UserError);  // nothing finished
   addRun(*db, ladder, "baseline", 1e12);                             // finished, but no depth evals
   try {

@@ -29,7 +29,7 @@ int64_t addRun(Database& db, const std::string& config_json) {
   r.ladder_id = db.upsertLadder("sq", "spec", "h");
   r.name = "looped-d4-s1";
   r.arm = "looped";
-  r.status = "finished";
+  r.status = RunStatus::kFinished;
   r.config_json = config_json;
   return db.insertRun(r);
 }

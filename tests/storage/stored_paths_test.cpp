@@ -48,13 +48,14 @@ TEST(StoredPathsTest, CancelChecksTheStatusWhereItChangesIt) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   RunRecord run;
-  run.status = "running";
+  run.status = RunStatus::kRunning;
   const int64_t id = db->insertRun(run);
   const RunRecord listed = *db->run(id);
-  db->markRunDone(id, "finished", 2.0, 10, 100, 1e9, 1.0, "");  // ends before the cancel lands
+  db->markRunDone(id, RunStatus::kFinished, 2.0, 10, 100, 1e9, 1.0,
+                  "");  // ends before the cancel lands
   EXPECT_FALSE(cancelRun(*db, id));
   EXPECT_EQ(cancelRuns(*db, {listed}), 0);
-  EXPECT_EQ(db->run(id)->status, "finished");
+  EXPECT_EQ(db->run(id)->status, RunStatus::kFinished);
   EXPECT_EQ(db->run(id)->error, "");
 }
 
@@ -62,17 +63,18 @@ TEST(StoredPathsTest, RunThatEndsAfterItsCancellationKeepsItsEndWithoutTheCancel
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   RunRecord run;
-  run.status = "running";
+  run.status = RunStatus::kRunning;
   const int64_t id = db->insertRun(run);
   EXPECT_TRUE(cancelRun(*db, id));
   EXPECT_EQ(db->run(id)->error, "cancelled by the user");
-  db->markRunDone(id, "finished", 2.0, 10, 100, 1e9, 1.0, "");
-  EXPECT_EQ(db->run(id)->status, "finished");
+  db->markRunDone(id, RunStatus::kFinished, 2.0, 10, 100, 1e9, 1.0, "");
+  EXPECT_EQ(db->run(id)->status, RunStatus::kFinished);
   EXPECT_EQ(db->run(id)->error, "");
   // Stopped by its scheduler: cancelled, with its reason.
   const int64_t other = db->insertRun(run);
   EXPECT_TRUE(cancelRun(*db, other));
-  db->markRunDone(other, "cancelled", std::nullopt, 3, 30, 1e8, 1.0, "cancelled by the user");
+  db->markRunDone(other, RunStatus::kCancelled, std::nullopt, 3, 30, 1e8, 1.0,
+                  "cancelled by the user");
   EXPECT_EQ(db->run(other)->error, "cancelled by the user");
 }
 

@@ -20,7 +20,7 @@ RunRecord sampleRun(std::optional<int64_t> ladder) {
   r.seed = 3;
   r.config_json = R"({"d_model":64})";
   r.config_hash = "abc";
-  r.status = "queued";
+  r.status = RunStatus::kQueued;
   r.attempt = 1;
   r.device = "cpu";
   r.job_id = "1234";
@@ -81,30 +81,30 @@ TEST(Runs, RoundTripEveryField) {
   EXPECT_FALSE(db->run(id + 100));
 
   RunRecord changed = *out;
-  changed.status = "failed";
+  changed.status = RunStatus::kFailed;
   changed.error = "boom";
   changed.final_loss = std::numeric_limits<double>::quiet_NaN();
   changed.ladder_id.reset();
   db->updateRun(changed);
   const auto after = db->run(id);
-  EXPECT_EQ(after->status, "failed");
+  EXPECT_EQ(after->status, RunStatus::kFailed);
   EXPECT_EQ(after->error, "boom");
   EXPECT_FALSE(after->final_loss);  // NaN is stored as NULL
   EXPECT_FALSE(after->ladder_id);
 }
 
-TEST(Runs, StatusIsCheckedAndErrorKeptWhenNotGiven) {
+TEST(Runs, StatusIsTypedTheColumnRefusesOtherWordsAndErrorKeptWhenNotGiven) {
   auto db = Database::open(":memory:");
   const int64_t id = db->insertRun(RunRecord{});
-  EXPECT_EQ(db->run(id)->status, "queued");
-  db->setRunStatus(id, "failed", "worker exited with status 1");
-  db->setRunStatus(id, "queued");
-  EXPECT_EQ(db->run(id)->status, "queued");
+  EXPECT_EQ(db->run(id)->status, RunStatus::kQueued);
+  db->setRunStatus(id, RunStatus::kFailed, "worker exited with status 1");
+  db->setRunStatus(id, RunStatus::kQueued);
+  EXPECT_EQ(db->run(id)->status, RunStatus::kQueued);
   EXPECT_EQ(db->run(id)->error, "worker exited with status 1");
-  EXPECT_THROW(db->setRunStatus(id, "exploded"), std::invalid_argument);
-  RunRecord bad;
-  bad.status = "done";
-  EXPECT_THROW(db->insertRun(bad), std::invalid_argument);
+  // Code can only write a RunStatus; SQL that spells another word is refused by the CHECK.
+  EXPECT_ANY_THROW(
+      db->execute("UPDATE runs SET status = 'exploded' WHERE id = " + std::to_string(id)));
+  EXPECT_EQ(db->run(id)->status, RunStatus::kQueued);
 }
 
 TEST(Runs, ListRunsWithLastLossesAndLadderFilter) {

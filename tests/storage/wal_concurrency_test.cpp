@@ -100,9 +100,10 @@ TEST(WalConcurrency, SecondWriterWaitsForTheFirstInsteadOfFailing) {
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto second = Database::open(path);
-  EXPECT_NO_THROW(second->setRunStatus(run, "running"));  // waits (busy_timeout), then writes
+  EXPECT_NO_THROW(
+      second->setRunStatus(run, RunStatus::kRunning));  // waits (busy_timeout), then writes
   holder.join();
-  EXPECT_EQ(second->run(run)->status, "running");
+  EXPECT_EQ(second->run(run)->status, RunStatus::kRunning);
   EXPECT_EQ(second->readMetric(run, "train/loss").size(), 100u);
 }
 

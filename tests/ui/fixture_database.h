@@ -60,7 +60,7 @@ inline void buildFixtureDatabase(const std::string& path, const FixtureOptions& 
       r.size = sizes[s];
       r.seed = 1;
       r.name = std::string(arm.name) + "-" + sizes[s] + "-s1";
-      r.status = "finished";
+      r.status = RunStatus::kFinished;
       r.config_json = R"({"train":{"steps":2000},"squaring":{"tier":"E1"}})";
       r.plan.steps = 2000;
       r.device = "cpu";
@@ -99,7 +99,7 @@ inline void buildFixtureDatabase(const std::string& path, const FixtureOptions& 
     r.arm = "vanilla";
     r.size = "d10";
     r.name = "vanilla-d10-s1";
-    r.status = "running";
+    r.status = RunStatus::kRunning;
     r.config_json = R"({"train":{"steps":2000}})";
     r.plan.steps = 2000;
     r.device = "cpu:0";
@@ -119,7 +119,7 @@ inline void buildFixtureDatabase(const std::string& path, const FixtureOptions& 
       storage::RunRecord r;
       r.arm = "bench";
       r.name = "bench-" + std::to_string(i);
-      r.status = "finished";
+      r.status = RunStatus::kFinished;
       r.flops = 1e18;
       r.final_loss = 2.0 + 0.001 * (i % 100);
       const int64_t id = db->insertRun(r);

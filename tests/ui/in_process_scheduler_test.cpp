@@ -13,6 +13,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <chrono>
+#include <optional>
 
 #include "core/errors.h"
 #include "core/scheduler/scheduler_lock.h"
@@ -32,12 +33,13 @@ using testing::waitFor;
 // (seconds on an idle machine; 180 s was not enough at a load of 15 on 2 cores).
 constexpr auto kRunTimeout = 600s;
 
-std::string statusInModel(RunMonitorView& runs, int64_t id) {
+std::optional<RunStatus> statusInModel(RunMonitorView& runs, int64_t id) {
   const int row = runs.model()->rowOfRun(id);
-  return row < 0 ? "" : runs.model()->runAt(row)->run.status;
+  if (row < 0) return std::nullopt;
+  return runs.model()->runAt(row)->run.status;
 }
 
-int countInModel(RunMonitorView& runs, const std::string& status) {
+int countInModel(RunMonitorView& runs, RunStatus status) {
   int n = 0;
   for (int r = 0; r < runs.model()->rowCount(); ++r)
     n += runs.model()->runAt(r)->run.status == status;
@@ -74,17 +76,19 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
 
   // Rows appear (queued), then the first run (biggest first: "c") finishes, fed live.
   ASSERT_TRUE(waitFor([&] { return runs.model()->rowCount() == 3; }, 30s));
-  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") >= 1; }, kRunTimeout))
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, RunStatus::kFinished) >= 1; }, kRunTimeout))
       << "no run finished; worker: " << DEEPLADDER_BINARY_DIR "/bin/deepladder-worker";
   EXPECT_GT(metrics.count(), 0) << "the monitor was not fed by the scheduler's signals";
 
   // Cancel a run that has not started yet.
   int64_t cancelled = 0;
   for (int r = 0; r < runs.model()->rowCount() && !cancelled; ++r)
-    if (runs.model()->runAt(r)->run.status == "queued") cancelled = runs.model()->runAt(r)->run.id;
+    if (runs.model()->runAt(r)->run.status == RunStatus::kQueued)
+      cancelled = runs.model()->runAt(r)->run.id;
   ASSERT_NE(cancelled, 0) << "expected a queued run behind the running one";
   runs.cancelRuns({cancelled});
-  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "cancelled"; }, 30s));
+  ASSERT_TRUE(
+      waitFor([&] { return statusInModel(runs, cancelled) == RunStatus::kCancelled; }, 30s));
 
   // Let the next run get past a checkpoint, then stop the scheduler: the run ends interrupted
   // (resumable) and the lock is released.
@@ -93,7 +97,7 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
       [&] {
         for (int r = 0; r < runs.model()->rowCount(); ++r) {
           const auto& run = runs.model()->runAt(r)->run;
-          if (run.status == "running" && run.step >= 30) running = run.id;
+          if (run.status == RunStatus::kRunning && run.step >= 30) running = run.id;
         }
         return running != 0;
       },
@@ -103,14 +107,15 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   EXPECT_TRUE(lockIsFree(db));
   {
     auto check = storage::Database::open(db, true);
-    EXPECT_EQ(check->run(running)->status, "interrupted") << check->run(running)->error;
+    EXPECT_EQ(check->run(running)->status, RunStatus::kInterrupted) << check->run(running)->error;
   }
 
   // Resume: every run but the cancelled one finishes.
   runs.resumeLadders({});
-  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") == 2 && !runs.ownsScheduler(); },
-                      kRunTimeout));
-  EXPECT_EQ(statusInModel(runs, cancelled), "cancelled");
+  ASSERT_TRUE(waitFor(
+      [&] { return countInModel(runs, RunStatus::kFinished) == 2 && !runs.ownsScheduler(); },
+      kRunTimeout));
+  EXPECT_EQ(statusInModel(runs, cancelled), RunStatus::kCancelled);
   {
     auto check = storage::Database::open(db, true);
     int64_t resumed_from = -1;
@@ -124,7 +129,7 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   // and the window cannot start a scheduler of its own meanwhile.
   runs.retryRuns({cancelled});
   ASSERT_TRUE(runs.ownsScheduler());
-  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == "running"; }, 60s));
+  ASSERT_TRUE(waitFor([&] { return statusInModel(runs, cancelled) == RunStatus::kRunning; }, 60s));
   const QStringList handed = runs.scheduler()->resumeArguments();
   ASSERT_TRUE(handed.contains("--ladder")) << "the window ran one ladder: hand over just that one";
   ASSERT_TRUE(window.stopOwnScheduler(/*hand_off=*/true));
@@ -137,12 +142,12 @@ TEST(InProcessScheduler, RunsATinyLadderLiveCancelsStopsResumesAndRetries) {
   EXPECT_THROW(runs.scheduler()->runLadder(ladder), UserError)
       << "the headless scheduler owns the database";
   EXPECT_FALSE(runs.ownsScheduler());
-  ASSERT_TRUE(waitFor([&] { return countInModel(runs, "finished") == 3; }, kRunTimeout));
+  ASSERT_TRUE(waitFor([&] { return countInModel(runs, RunStatus::kFinished) == 3; }, kRunTimeout));
   ASSERT_TRUE(waitFor([&] { return lockIsFree(db); }, 30s)) << "the headless resume did not end";
   auto check = storage::Database::open(db, true);
   EXPECT_EQ(check->integrityCheck(), "ok");
   for (const auto& s : check->listRuns()) {
-    EXPECT_EQ(s.run.status, "finished") << s.run.name << ": " << s.run.error;
+    EXPECT_EQ(s.run.status, RunStatus::kFinished) << s.run.name << ": " << s.run.error;
     EXPECT_GT(s.run.step, 0);
   }
 }

@@ -59,8 +59,8 @@ inline int64_t buildLiveLadder(const std::string& db_path, const std::string& wo
     double flops = 0;
     for (const auto& p : spec.runs)
       if (p.name == s.run.name) flops = p.flops;
-    db->markRunDone(s.run.id, "finished", liveLoss(s.run.arm, flops, s.run.id), 100, 1000, flops,
-                    when += 60, "");
+    db->markRunDone(s.run.id, RunStatus::kFinished, liveLoss(s.run.arm, flops, s.run.id), 100, 1000,
+                    flops, when += 60, "");
   }
   return left;
 }
@@ -71,7 +71,8 @@ inline void finishQueuedRun(const std::string& db_path, int64_t id) {
   double flops = 0;
   for (const auto& p : spec.runs)
     if (p.arm == "deep" && p.size == "d6") flops = p.flops;
-  db->markRunDone(id, "finished", liveLoss("deep", flops, id), 100, 1000, flops, 1.8e9, "");
+  db->markRunDone(id, RunStatus::kFinished, liveLoss("deep", flops, id), 100, 1000, flops, 1.8e9,
+                  "");
 }
 
 }  // namespace deepladder::ui::testing

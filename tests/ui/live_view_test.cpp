@@ -143,7 +143,7 @@ TEST_F(LiveView, SuggestionsRankCandidatesAndQueueTheSelectedOne) {
   for (const auto& s : runs())
     if (s.run.name == name) {
       found = true;
-      EXPECT_EQ(s.run.status, "queued");
+      EXPECT_EQ(s.run.status, RunStatus::kQueued);
       EXPECT_EQ(s.ladder_name, "live");
     }
   EXPECT_TRUE(found) << name;

@@ -18,6 +18,7 @@
 #include "fitting/backtest.h"
 #include "fitting/frontier_fit.h"
 #include "fitting/sweep_envelope.h"
+#include "ui/plots/backtest_plot.h"
 #include "ui/plots/curves_plot.h"
 #include "ui/plots/decimation.h"
 #include "ui/plots/depth_plot.h"
@@ -127,10 +128,11 @@ void expectWritten(QCustomPlot& plot, const std::string& stem) {
   EXPECT_EQ(png.width(), 960 * 2);
 }
 
-// `deepladder plot`'s path: a plot's data in, a file out, no QCustomPlot in the caller.
+// `deepladder plot`'s path: a drawing of a plot's data in, a file out.
 TEST(Plots, WritePlotFileDrawsAnyPlotsDataIntoAFile) {
   const std::string stem = outDir() + "/data_to_file";
-  writePlotFile(LensPlotInput{"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}}, 2.0, "Lens"},
+  const LensPlotInput lens{"run", {{100, {0.5, 3, 6, 4, 1.5, 0}}}, 2.0, "Lens"};
+  writePlotFile([&](QCustomPlot& plot) { drawLens(plot, lens); },
                 QString::fromStdString(stem + ".png"), 640, 400);
   EXPECT_EQ(QImage(QString::fromStdString(stem + ".png")).width(), 640 * 2);
   DepthPlotInput depth{{}, "Depth"};
@@ -142,9 +144,10 @@ TEST(Plots, WritePlotFileDrawsAnyPlotsDataIntoAFile) {
     p.val_loss = loss;
     depth.points.push_back(p);
   }
-  writePlotFile(depth, QString::fromStdString(stem + ".svg"));
+  const PlotDrawing draw_depth = [&](QCustomPlot& plot) { drawDepthSweep(plot, depth); };
+  writePlotFile(draw_depth, QString::fromStdString(stem + ".svg"));
   EXPECT_GT(QFileInfo(QString::fromStdString(stem + ".svg")).size(), 1000);
-  EXPECT_THROW(writePlotFile(depth, QString::fromStdString(stem + ".bmp")), UserError);
+  EXPECT_THROW(writePlotFile(draw_depth, QString::fromStdString(stem + ".bmp")), UserError);
 }
 
 // The depth plot's content: per arm a scatter of every run and a line through the mean over seeds

@@ -90,7 +90,7 @@ TEST_F(Workbench, RunTableTakesLiveFiguresFromTheScheduler) {
       << "a value the line did not carry stays as it was";
   EXPECT_EQ(model.index(row, RunTableModel::kTokensPerSecond).data().toString(), "7000");
   EXPECT_FALSE(model.index(row, RunTableModel::kEta).data().toString().isEmpty());
-  model.applyLiveStatus(9, "finished", "");
+  model.applyLiveStatus(9, RunStatus::kFinished, "");
   EXPECT_EQ(model.index(row, RunTableModel::kStatus).data().toString(), "finished");
   EXPECT_EQ(model.index(row, RunTableModel::kProgress).data().toString(), "100%");
   model.applyLiveMetric(12345, 1, 1, 1, 1, 1, 0);  // unknown run: ignored
@@ -176,7 +176,7 @@ TEST_F(Workbench, CompareSweepTabDrawsALadderWithASweep) {
         r.size = size;
         r.seed = 1;
         r.name = std::string("vanilla-") + size + "-s1-lr_mult" + value;
-        r.status = "finished";
+        r.status = RunStatus::kFinished;
         r.flops = size == std::string("d2") ? 1e15 : 4e15;
         r.final_loss = (size == std::string("d2") ? 3.0 : 2.8) + excess;
         db->insertRun(r);
@@ -394,7 +394,7 @@ TEST(SerialTaskView, CellsShowPopulationChanceAndCompositionCeiling) {
     auto db = storage::Database::open(path);
     storage::RunRecord r;
     r.name = "e1";
-    r.status = "finished";
+    r.status = RunStatus::kFinished;
     r.config_json = R"({"task":"squaring","squaring":{"tier":"E1","data_seed":45}})";
     const int64_t id = db->insertRun(r);
     db->writeEvals({{id, 10, "squaring/depth", 9, 1, 38, 38},   // the reserved cohort: ceiling 0

@@ -55,7 +55,6 @@ class InProcessScheduler : public QObject {
   void stop();
   // Waits up to `ms` for the thread to end; true when it has (or never ran).
   bool wait(int ms);
-  const QString& databasePath() const { return db_path_; }
   // Arguments of the `deepladder resume` that carries on what this scheduler ran: the ladder
   // (by hash) when it ran one, every resumable ladder when it ran several.
   QStringList resumeArguments() const;

@@ -29,7 +29,6 @@ class LadderDesignerView : public QWidget {
   // "" when valid, else parseLadder's message.
   QString validationMessage() const { return message_; }
   int plannedRuns() const;
-  QPushButton* runButton() const { return run_; }
   LadderForm* form() const { return form_; }
   // Whether the form can be edited (the text is a valid ladder).
   bool formEnabled() const;

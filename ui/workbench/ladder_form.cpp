@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/architecture.h"
+#include "core/ladder/section_choices.h"
 #include "core/options/option_schema.h"
 #include "ui/workbench/toml_text_edit.h"
 
@@ -28,6 +29,16 @@ namespace deepladder::ui {
 namespace {
 
 const QString kDefault = QStringLiteral("(default)");
+// The value types of the ladder's own fields (those of run options come from the schema).
+constexpr options::OptionType kInteger = options::OptionType::integer;
+constexpr options::OptionType kNumber = options::OptionType::number;
+constexpr options::OptionType kText = options::OptionType::string;
+
+QStringList choiceList(const std::vector<std::string>& choices) {
+  QStringList list;
+  for (const std::string& choice : choices) list << QString::fromStdString(choice);
+  return list;
+}
 
 QTableWidget* makeTable(const QStringList& headers) {
   auto* t = new QTableWidget(0, headers.size());
@@ -77,11 +88,12 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
 
   // --- ladder
   QFormLayout* ladder = group(tr("Ladder"));
-  row(ladder, tr("Name"), addLine("ladder", "name", Kind::kString, tr("name"), "my-ladder"));
-  row(ladder, tr("Description"),
-      addLine("ladder", "description", Kind::kString, tr("description"), ""));
+  row(ladder, tr("Name"), addLine("ladder", "name", kText, tr("name"), "my-ladder"));
+  row(ladder, tr("Description"), addLine("ladder", "description", kText, tr("description"), ""));
   row(ladder, tr("Task"), addChoice("ladder", "task", tr("task"), {"lm", "squaring"}));
-  row(ladder, tr("Seeds"), addLine("ladder", "seeds", Kind::kIntList, tr("seeds"), "1, 2, 3"));
+  row(ladder, tr("Seeds"),
+      addLine("ladder", "seeds", kInteger, tr("seeds"), "1, 2, 3",
+              /*list=*/true));
 
   // --- arms
   auto* arms_box = new QGroupBox(tr("Arms (preset, then model/train overrides)"));
@@ -114,10 +126,11 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
   auto* depth_form = new QFormLayout(depth_page);
   depth_form->setContentsMargins(0, 0, 0, 0);
   row(depth_form, tr("Depths"),
-      addLine("sizes", "depths", Kind::kIntList, tr("depths"), "2, 4, 8"));
+      addLine("sizes", "depths", kInteger, tr("depths"), "2, 4, 8",
+              /*list=*/true));
   row(depth_form, tr("Width per depth"),
-      addLine("sizes", "width_per_depth", Kind::kInt, tr("width_per_depth"), "64"));
-  row(depth_form, tr("Head dim"), addLine("sizes", "head_dim", Kind::kInt, tr("head_dim"), "32"));
+      addLine("sizes", "width_per_depth", kInteger, tr("width_per_depth"), "64"));
+  row(depth_form, tr("Head dim"), addLine("sizes", "head_dim", kInteger, tr("head_dim"), "32"));
   auto* list_page = new QWidget;
   auto* list_layout = new QVBoxLayout(list_page);
   list_layout->setContentsMargins(0, 0, 0, 0);
@@ -139,15 +152,15 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
   // --- budget
   QFormLayout* budget = group(tr("Budget"));
   row(budget, tr("Rule"),
-      addChoice("budget", "rule", tr("budget rule"), {"tokens", "tokens_per_param", "flops"}));
+      addChoice("budget", "rule", tr("budget rule"), choiceList(ladder::budgetRuleChoices())));
   row(budget, tr("Tokens per run"),
-      addLine("budget", "tokens", Kind::kNumber, tr("tokens"), "rule tokens"));
+      addLine("budget", "tokens", kNumber, tr("tokens"), "rule tokens"));
   row(budget, tr("Tokens per param"),
-      addLine("budget", "tokens_per_param", Kind::kNumber, tr("tokens_per_param"),
+      addLine("budget", "tokens_per_param", kNumber, tr("tokens_per_param"),
               "rule tokens_per_param, e.g. 20"));
   row(budget, tr("FLOPs"),
-      addLine("budget", "flops", Kind::kNumberOrList, tr("flops"),
-              "rule flops: one budget or one per size"));
+      addLine("budget", "flops", kNumber, tr("flops"), "rule flops: one budget or one per size",
+              /*list=*/true));
 
   // --- run options: every key of [model], [data], [train], [squaring], from the schema
   auto* run_box = new QGroupBox(tr("Run defaults (every run of the ladder; arms override)"));
@@ -169,17 +182,19 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
 
   // --- resources
   QFormLayout* res = group(tr("Resources"));
-  row(res, tr("Backend"), addChoice("resources", "backend", tr("backend"), {"local", "slurm"}));
+  row(res, tr("Backend"),
+      addChoice("resources", "backend", tr("backend"),
+                choiceList(ladder::resourceBackendChoices())));
   row(res, tr("Devices"),
-      addLine("resources", "devices", Kind::kString, tr("devices"), "auto, cpu or 0,1"));
-  row(res, tr("Slots"), addLine("resources", "slots", Kind::kInt, tr("slots"), "0 = cores / 2"));
+      addLine("resources", "devices", kText, tr("devices"), "auto, cpu or 0,1"));
+  row(res, tr("Slots"), addLine("resources", "slots", kInteger, tr("slots"), "0 = cores / 2"));
   row(res, tr("Threads per slot"),
-      addLine("resources", "threads_per_slot", Kind::kInt, tr("threads_per_slot"), "0 = share"));
-  row(res, tr("Retries"), addLine("resources", "retries", Kind::kInt, tr("retries"), "2"));
+      addLine("resources", "threads_per_slot", kInteger, tr("threads_per_slot"), "0 = share"));
+  row(res, tr("Retries"), addLine("resources", "retries", kInteger, tr("retries"), "2"));
   row(res, tr("Heartbeat timeout (s)"),
-      addLine("resources", "heartbeat_timeout_s", Kind::kNumber, tr("heartbeat_timeout_s"), "300"));
+      addLine("resources", "heartbeat_timeout_s", kNumber, tr("heartbeat_timeout_s"), "300"));
   row(res, tr("Throughput (FLOP/s)"),
-      addLine("resources", "throughput_flops", Kind::kNumber, tr("throughput_flops"),
+      addLine("resources", "throughput_flops", kNumber, tr("throughput_flops"),
               "2e10, for time estimates"));
   layout->addStretch(1);
 
@@ -205,8 +220,9 @@ LadderForm::LadderForm(QWidget* parent) : QWidget(parent) {
   enableBudgetFields();
 }
 
-QLineEdit* LadderForm::addLine(const std::string& table, const std::string& key, Kind kind,
-                               const QString& label, const QString& placeholder) {
+QLineEdit* LadderForm::addLine(const std::string& table, const std::string& key,
+                               options::OptionType type, const QString& label,
+                               const QString& placeholder, bool list) {
   auto* edit = new QLineEdit;
   edit->setPlaceholderText(placeholder);
   edit->setToolTip(
@@ -217,7 +233,7 @@ QLineEdit* LadderForm::addLine(const std::string& table, const std::string& key,
       emit edited();
     }
   });
-  bindings_.push_back({table, key, kind, edit, label});
+  bindings_.push_back({table, key, type, edit, label, list});
   return edit;
 }
 
@@ -240,7 +256,7 @@ QWidget* LadderForm::addOption(const options::OptionSpec& spec) {
         choices << QStringLiteral("true") << QStringLiteral("false");
       for (std::string_view c : spec.choices) choices << QString::fromUtf8(c.data(), c.size());
       QComboBox* combo = addChoice(table, key, label, choices);
-      if (spec.type == options::OptionType::boolean) bindings_.back().kind = Kind::kBool;
+      bindings_.back().type = spec.type;
       combo->setItemText(
           0,
           tr("(default: %1)")
@@ -251,11 +267,8 @@ QWidget* LadderForm::addOption(const options::OptionSpec& spec) {
     case options::OptionType::integer:
     case options::OptionType::number:
     case options::OptionType::string: {
-      const Kind kind = spec.type == options::OptionType::integer  ? Kind::kInt
-                        : spec.type == options::OptionType::number ? Kind::kNumber
-                                                                   : Kind::kString;
       widget =
-          addLine(table, key, kind, label,
+          addLine(table, key, spec.type, label,
                   QString::fromStdString(options::formatValue(spec.default_value)).remove('"'));
       break;
     }
@@ -272,7 +285,7 @@ QComboBox* LadderForm::addChoice(const std::string& table, const std::string& ke
   combo->setToolTip(
       QStringLiteral("[%1] %2").arg(QString::fromStdString(table), QString::fromStdString(key)));
   connect(combo, &QComboBox::activated, this, [this] { emit edited(); });
-  bindings_.push_back({table, key, Kind::kChoice, combo, label});
+  bindings_.push_back({table, key, options::OptionType::choice, combo, label});
   return combo;
 }
 

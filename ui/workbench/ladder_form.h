@@ -13,14 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "core/options/option_schema.h"
+
 class QComboBox;
 class QLineEdit;
 class QTableWidget;
 class QStackedWidget;
-
-namespace deepladder::options {
-struct OptionSpec;
-}
 
 namespace deepladder::ui {
 
@@ -47,16 +45,19 @@ class LadderForm : public QWidget {
   void edited();
 
  private:
-  enum class Kind { kInt, kNumber, kString, kIntList, kNumberOrList, kChoice, kBool };
+  // A field's value type is a run option's (options::OptionType, one enum for both); `list`
+  // fields take comma-separated values: a list of integers is always an array, a list of numbers
+  // with one value is that number.
   struct Binding {
     std::string table;  // "ladder", "train", "resources", ...
     std::string key;
-    Kind kind;
+    options::OptionType type;
     QWidget* widget;
     QString label;  // for messages
+    bool list = false;
   };
-  QLineEdit* addLine(const std::string& table, const std::string& key, Kind kind,
-                     const QString& label, const QString& placeholder);
+  QLineEdit* addLine(const std::string& table, const std::string& key, options::OptionType type,
+                     const QString& label, const QString& placeholder, bool list = false);
   QComboBox* addChoice(const std::string& table, const std::string& key, const QString& label,
                        const QStringList& choices);
   // The widget of one run option (a line edit, or a list for choices and booleans), with the

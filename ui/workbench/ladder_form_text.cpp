@@ -167,21 +167,44 @@ std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QSt
     }
     const QStringList parts = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
     bool ok = true;
-    switch (b.kind) {
-      case Kind::kString:
-      case Kind::kChoice:
+    switch (b.type) {
+      case options::OptionType::string:
+      case options::OptionType::choice:
         t->insert_or_assign(b.key, text.toStdString());
         break;
-      case Kind::kBool:
+      case options::OptionType::boolean:
         t->insert_or_assign(b.key, text == QLatin1String("true"));
         break;
-      case Kind::kInt: {
+      case options::OptionType::integer: {
+        if (b.list) {
+          toml::array a;
+          for (const QString& p : parts) {
+            const qlonglong v = p.trimmed().toLongLong(&ok);
+            if (!ok) return fail(tr("%1: \"%2\" is not a whole number").arg(b.label, p.trimmed()));
+            a.push_back(static_cast<int64_t>(v));
+          }
+          t->insert_or_assign(b.key, a);
+          break;
+        }
         const qlonglong v = text.toLongLong(&ok);
         if (!ok) return fail(tr("%1: \"%2\" is not a whole number").arg(b.label, text));
         t->insert_or_assign(b.key, static_cast<int64_t>(v));
         break;
       }
-      case Kind::kNumber: {
+      case options::OptionType::number: {
+        if (b.list) {
+          toml::array a;
+          for (const QString& p : parts) {
+            const double v = p.trimmed().toDouble(&ok);
+            if (!ok) return fail(tr("%1: \"%2\" is not a number").arg(b.label, p.trimmed()));
+            a.push_back(v);
+          }
+          if (a.size() == 1)
+            t->insert_or_assign(b.key, *a.get(0)->value<double>());
+          else
+            t->insert_or_assign(b.key, a);
+          break;
+        }
         const double v = text.toDouble(&ok);
         if (!ok) return fail(tr("%1: \"%2\" is not a number").arg(b.label, text));
         if (v == static_cast<double>(static_cast<int64_t>(v)) && !text.contains('.') &&
@@ -189,29 +212,6 @@ std::optional<std::string> LadderForm::applyTo(const std::string& toml_text, QSt
           t->insert_or_assign(b.key, static_cast<int64_t>(v));
         else
           t->insert_or_assign(b.key, v);
-        break;
-      }
-      case Kind::kIntList: {
-        toml::array a;
-        for (const QString& p : parts) {
-          const qlonglong v = p.trimmed().toLongLong(&ok);
-          if (!ok) return fail(tr("%1: \"%2\" is not a whole number").arg(b.label, p.trimmed()));
-          a.push_back(static_cast<int64_t>(v));
-        }
-        t->insert_or_assign(b.key, a);
-        break;
-      }
-      case Kind::kNumberOrList: {
-        toml::array a;
-        for (const QString& p : parts) {
-          const double v = p.trimmed().toDouble(&ok);
-          if (!ok) return fail(tr("%1: \"%2\" is not a number").arg(b.label, p.trimmed()));
-          a.push_back(v);
-        }
-        if (a.size() == 1)
-          t->insert_or_assign(b.key, *a.get(0)->value<double>());
-        else
-          t->insert_or_assign(b.key, a);
         break;
       }
     }

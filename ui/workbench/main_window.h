@@ -31,7 +31,6 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   // Opens `path`; on failure shows the problem in a dialog (or, with quiet, only returns false).
   bool openDatabase(const QString& path, bool quiet = false);
-  const QString& databasePath() const { return db_path_; }
   void showView(View view);
   // The plot export would write from the current view (the first when a view has two).
   QCustomPlot* currentPlot() const;

@@ -1,9 +1,7 @@
 // The run monitor view (see run_monitor_view.h).
 #include "ui/workbench/run_monitor_view.h"
 
-#include <QCoreApplication>
 #include <QDateTime>
-#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,10 +12,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <cerrno>
-#include <csignal>
 #include <functional>
-#include <set>
 
 #include "core/errors.h"
 #include "core/run_status.h"
@@ -39,15 +34,11 @@ double nowUnix() {
   return QDateTime::currentMSecsSinceEpoch() / 1000.0;
 }
 
-// The pid of a live process other than this one that holds (or last held) the database's
-// scheduler lock, read from the lock file without taking the lock; 0 when there is none.
-qint64 otherSchedulerPidOf(const QString& db_path) {
-  QFile lock(db_path + QStringLiteral(".scheduler.lock"));
-  if (!lock.open(QIODevice::ReadOnly)) return 0;
-  bool ok = false;
-  const qint64 pid = QString::fromLatin1(lock.read(32)).trimmed().toLongLong(&ok);
-  if (!ok || pid <= 0 || pid == QCoreApplication::applicationPid()) return 0;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM ? pid : 0;
+int cancelled(const std::vector<storage::CancelOutcome>& outcomes) {
+  int n = 0;
+  for (const storage::CancelOutcome& o : outcomes)
+    n += o.kind == storage::CancelOutcome::Kind::kCancelled;
+  return n;
 }
 
 }  // namespace
@@ -150,7 +141,7 @@ void RunMonitorView::setDatabase(const QString& path) {
   delete scheduler_;  // the caller made sure it is not running
   scheduler_ = new InProcessScheduler(path, workerProgramPath(), this);
   connect(scheduler_, &InProcessScheduler::runLaunched, this, [this](qint64 id, QString where) {
-    model_->applyLiveStatus(id, toString(RunStatus::kRunning), where.toStdString());
+    model_->applyLiveStatus(id, RunStatus::kRunning, where.toStdString());
     if (poller_) poller_->pollNow();
   });
   connect(scheduler_, &InProcessScheduler::runMetric, this,
@@ -158,7 +149,8 @@ void RunMonitorView::setDatabase(const QString& path) {
             model_->applyLiveMetric(id, step, tokens, train, val, rate, nowUnix());
           });
   connect(scheduler_, &InProcessScheduler::runSettled, this, [this](qint64 id, QString status) {
-    model_->applyLiveStatus(id, status.toStdString(), "");
+    model_->applyLiveStatus(id, parseRunStatus(status.toStdString()).value_or(RunStatus::kFailed),
+                            "");
     if (poller_) poller_->pollNow();
     emit runsChanged();
   });
@@ -196,7 +188,7 @@ void RunMonitorView::updateSummary() {
                     (last_action_.isEmpty() ? QString() : QStringLiteral(" — ") + last_action_));
   if (ownsScheduler()) {
     owner_->setText(tr("Scheduler: this window (live)"));
-  } else if (const qint64 pid = otherSchedulerPidOf(db_path_); pid > 0) {
+  } else if (const qint64 pid = otherSchedulerPid(); pid > 0) {
     owner_->setText(tr("Scheduler: another process, pid %1 (followed every second)").arg(pid));
   } else if (running > 0) {
     owner_->setText(tr("No scheduler is running: Resume continues the runs left running"));
@@ -206,7 +198,7 @@ void RunMonitorView::updateSummary() {
 }
 
 qint64 RunMonitorView::otherSchedulerPid() const {
-  return db_path_.isEmpty() ? 0 : otherSchedulerPidOf(db_path_);
+  return db_path_.isEmpty() ? 0 : storage::otherSchedulerPid(db_path_.toStdString()).value_or(0);
 }
 
 QString RunMonitorView::schedulerOwnerText() const {
@@ -231,44 +223,31 @@ void RunMonitorView::act(const std::function<QString()>& action) {
 
 QString RunMonitorView::cancelRuns(const std::vector<int64_t>& run_ids) {
   auto db = openExistingDatabase(db_path_, /*read_only=*/false);
-  std::vector<storage::RunRecord> runs;
-  for (int64_t id : run_ids)
-    if (auto run = db->run(id)) runs.push_back(*run);
-  const int n = storage::cancelRuns(*db, runs);
+  const int n = cancelled(
+      storage::cancelAndSettle(*db, db_path_.toStdString(), storage::runsWithIds(*db, run_ids), 0));
   poller_->pollNow();
   return tr("cancelled %n run(s)", "", n);
 }
 
 QString RunMonitorView::cancelLadders(const std::vector<int64_t>& run_ids) {
   auto db = openExistingDatabase(db_path_, /*read_only=*/false);
-  std::set<int64_t> ladders;
-  for (int64_t id : run_ids)
-    if (auto run = db->run(id); run && run->ladder_id) ladders.insert(*run->ladder_id);
-  int n = 0;
-  for (int64_t ladder : ladders) {
-    std::vector<storage::RunRecord> runs;
-    for (const auto& s : db->listRuns(ladder)) runs.push_back(s.run);
-    n += storage::cancelRuns(*db, runs);
-  }
+  int ladders = 0;
+  const int n = cancelled(storage::cancelAndSettle(
+      *db, db_path_.toStdString(), storage::runsOfTheirLadders(*db, run_ids, &ladders), 0));
   poller_->pollNow();
-  return tr("cancelled %n run(s) of %1 ladder(s)", "", n).arg(ladders.size());
+  return tr("cancelled %n run(s) of %1 ladder(s)", "", n).arg(ladders);
 }
 
 QString RunMonitorView::retryRuns(const std::vector<int64_t>& run_ids) {
-  std::set<int64_t> ladders;
-  int n = 0;
+  storage::RetryOutcome retried;
   {
     auto db = openExistingDatabase(db_path_, /*read_only=*/false);
-    for (int64_t id : run_ids) {
-      const auto run = db->run(id);
-      if (!run || !storage::retryRun(*db, id)) continue;
-      ++n;
-      if (run->ladder_id) ladders.insert(*run->ladder_id);
-    }
+    retried = storage::retryRuns(*db, run_ids);
   }
+  const int n = retried.queued;
   if (n == 0) return tr("nothing to retry: select failed or cancelled runs");
   try {
-    startLadders({ladders.begin(), ladders.end()});
+    startLadders(retried.ladders);
   } catch (const UserError& e) {
     // A headless scheduler owns the database: it takes the queued runs if it is running their
     // ladder; otherwise Resume once it has ended.
@@ -281,11 +260,7 @@ QString RunMonitorView::resumeLadders(const std::vector<int64_t>& run_ids) {
   std::vector<int64_t> ladders;
   {
     auto db = openExistingDatabase(db_path_, /*read_only=*/true);
-    std::set<int64_t> wanted;
-    for (int64_t id : run_ids)
-      if (auto run = db->run(id); run && run->ladder_id) wanted.insert(*run->ladder_id);
-    for (int64_t ladder : storage::laddersToResume(*db))
-      if (wanted.empty() || wanted.count(ladder)) ladders.push_back(ladder);
+    ladders = storage::laddersToResumeOf(*db, run_ids);
   }
   if (ladders.empty()) return tr("nothing to resume: no queued or interrupted runs");
   startLadders(ladders);

@@ -2,8 +2,9 @@
 // owns the scheduler (InProcessScheduler: Run in the designer, Resume or Retry here) the table is
 // fed live by the scheduler's signals; when a headless `deepladder run` owns the database it is
 // fed by polling (RunPoller, once a second). Cancel (runs or whole ladders), Retry (failed or
-// cancelled runs) and Resume (ladders with queued or interrupted runs) use storage's run-control
-// rules, the same as `deepladder cancel` / `resume`.
+// cancelled runs) and Resume (ladders with queued or interrupted runs) are storage's run control
+// (storage/run_control.h), the same as `deepladder cancel` / `resume`; who owns the scheduler is
+// read there too, so this view reads no lock file and signals no process.
 #pragma once
 
 #include <QWidget>
@@ -37,7 +38,8 @@ class RunMonitorView : public QWidget {
   bool ownsScheduler() const;
   // Who runs the database's scheduler, as the footer says it.
   QString schedulerOwnerText() const;
-  // The pid of another live process that owns the database's scheduler (lock file), or 0.
+  // The pid of another live process that owns the database's scheduler, or 0
+  // (storage::otherSchedulerPid).
   qint64 otherSchedulerPid() const;
 
   // The actions behind the buttons (no confirmation dialogs; each returns what it did, for the

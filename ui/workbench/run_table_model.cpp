@@ -30,7 +30,7 @@ QString lossText(const std::optional<double>& v) {
   return QString::number(*v, 'f', 4);
 }
 
-QColor statusColor(const std::string& status) {
+QColor statusColor(RunStatus status) {
   const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
   if (status == RunStatus::kRunning) return dark ? QColor(110, 170, 255) : QColor(0, 90, 200);
   if (status == RunStatus::kFinished) return dark ? QColor(110, 210, 140) : QColor(0, 130, 60);
@@ -107,8 +107,7 @@ void RunTableModel::applyLiveMetric(int64_t run_id, int64_t step, int64_t tokens
   emit dataChanged(index(r, 0), index(r, kColumnCount - 1));
 }
 
-void RunTableModel::applyLiveStatus(int64_t run_id, const std::string& status,
-                                    const std::string& device) {
+void RunTableModel::applyLiveStatus(int64_t run_id, RunStatus status, const std::string& device) {
   const int r = rowOfRun(run_id);
   if (r < 0) return;
   auto& run = rows_[r].summary.run;
@@ -187,7 +186,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     case kArm:
       return QString::fromStdString(run.arm);
     case kStatus:
-      return QString::fromStdString(run.status);
+      return QString::fromLatin1(toString(run.status));
     case kDevice:
       return QString::fromStdString(run.device.empty() ? run.job_id : run.device);
     case kProgress:

@@ -37,8 +37,8 @@ class RunTableModel : public QAbstractTableModel {
   // run's step, tokens, last losses (NaN: unchanged) and tokens/s; progress and ETA follow.
   void applyLiveMetric(int64_t run_id, int64_t step, int64_t tokens, double train_loss,
                        double val_loss, double tokens_per_s, double now_unix);
-  // Live status change (launched: "running" on `device`; settled: the new status).
-  void applyLiveStatus(int64_t run_id, const std::string& status, const std::string& device);
+  // Live status change (launched: running on `device`; settled: the new status).
+  void applyLiveStatus(int64_t run_id, RunStatus status, const std::string& device);
   const storage::RunSummary* runAt(int row) const;
   int rowOfRun(int64_t id) const;
 

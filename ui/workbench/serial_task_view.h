@@ -4,7 +4,8 @@
 // population chance and, where the tier fixes N, its composition ceiling (both from core:
 // core/squaring/baselines.h, run_maps.h); below, accuracy against T per modulus size with the
 // population chance line of a fixed N. The rows load off the GUI thread (serial_task_data.h,
-// picked_run_view.h: a newer request supersedes one still loading).
+// picked_run_view.h: a newer request supersedes one still loading). The two plots are drawn by
+// ui/plots/squaring_run_plot.h, so `deepladder plot squaring-heatmap --run ID` renders the same.
 #pragma once
 
 #include "ui/workbench/picked_run_view.h"
@@ -27,8 +28,6 @@ class SerialTaskView : public PickedRunView {
  private:
   void draw() override;
   void drawCells(const SerialTaskData& data);
-  void drawHeatmap(const SerialTaskData& data);
-  void drawAccuracyByT(const SerialTaskData& data);
   void showScoreLine(const SerialTaskData& data);
   QCustomPlot* heatmap_;
   QCustomPlot* by_t_;
