@@ -81,6 +81,19 @@ void requireDeclaredSweptArms(const TomlReader& arms) {
                 ghosts.front() + "] header (preset, overrides) before its sweep");
 }
 
+namespace {
+
+// "train.lr_mult 10 values x train.beta1 10 values": what multiplies into a sweep's points.
+std::string axisValueCounts(const Sweep& sweep) {
+  std::string out;
+  for (const SweepAxis& axis : sweep)
+    out += (out.empty() ? "" : " x ") + axis.option->qualifiedKey() + " " +
+           std::to_string(axis.values.size()) + (axis.values.size() == 1 ? " value" : " values");
+  return out;
+}
+
+}  // namespace
+
 void requirePlausibleRunCount(const std::map<std::string, Sweep>& sweeps, size_t sizes,
                               size_t seeds, const TomlReader& head) {
   double planned_runs = 0;
@@ -101,7 +114,7 @@ void requirePlausibleRunCount(const std::map<std::string, Sweep>& sweeps, size_t
   if (!largest) head.fail("seeds", problem, "split the ladder, or use fewer seeds, sizes or arms");
   failAtAxis(largest->front(),
              problem + "; this sweep alone has " + runCountText(largest_points) + " points (" +
-                 describeSweep(*largest).substr(0, 300) + ")",
+                 axisValueCounts(*largest) + ")",
              "sweep fewer options or values at once (one option at a time, then the next around "
              "its best value), or split the ladder");
 }
