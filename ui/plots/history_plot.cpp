@@ -33,7 +33,18 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
       if (std::isfinite(a.multiplier) && s.compute_spent > 0)
         by_arm[a.arm].emplace_back(s.compute_spent, a.multiplier, a.lo, a.hi);
 
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, y_lo = 1, y_hi = 1;
+  // The axis follows the multipliers and their intervals, but an interval of a ladder's first
+  // rungs can span twenty decades: its bounds are clipped to kIntervalClip times beyond the
+  // multipliers shown (and 1x), and the plot says so.
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, m_lo = 1, m_hi = 1;
+  for (const auto& [arm, points] : by_arm)
+    for (const auto& [x, m, lo, hi] : points) {
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+      m_lo = std::min(m_lo, m), m_hi = std::max(m_hi, m);
+    }
+  const double clip_lo = m_lo / kIntervalClip, clip_hi = m_hi * kIntervalClip;
+  double y_lo = m_lo, y_hi = m_hi;
+  bool clipped = false;
   int index = 1;  // colour 0 is the baseline's, as in the frontier and multiplier plots
   for (const auto& [arm, points] : by_arm) {
     const QColor color = seriesColor(index++);
@@ -42,12 +53,12 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     QCPGraph* line = plot.addGraph();
     for (const auto& [x, m, lo, hi] : points) {
       line->addData(x, m);
-      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
-      y_lo = std::min(y_lo, m), y_hi = std::max(y_hi, m);
       if (std::isfinite(lo) && std::isfinite(hi)) {
-        upper->addData(x, hi);
-        lower->addData(x, lo);
-        y_lo = std::min(y_lo, lo), y_hi = std::max(y_hi, hi);
+        clipped = clipped || lo < clip_lo || hi > clip_hi;
+        const double shown_lo = std::max(lo, clip_lo), shown_hi = std::min(hi, clip_hi);
+        upper->addData(x, shown_hi);
+        lower->addData(x, shown_lo);
+        y_lo = std::min(y_lo, shown_lo), y_hi = std::max(y_hi, shown_hi);
       }
     }
     makeBand(*upper, *lower, color, 45);
@@ -58,6 +69,16 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     line->setName(QStringLiteral("%1: %2\u00D7 [%3, %4]")
                       .arg(QString::fromStdString(arm), compactNumber(std::get<1>(last)),
                            compactNumber(std::get<2>(last)), compactNumber(std::get<3>(last))));
+  }
+  if (clipped) {
+    QCPItemText* note = new QCPItemText(&plot);
+    note->setObjectName(QStringLiteral("clip-note"));
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.02, 0.98);
+    note->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    note->setColor(plot.xAxis->labelColor());
+    note->setText(QStringLiteral("intervals clipped to %1\u00D7\u2013%2\u00D7 (legend: unclipped)")
+                      .arg(compactNumber(clip_lo), compactNumber(clip_hi)));
   }
   if (!std::isfinite(x_lo)) {  // nothing to show yet
     x_lo = 1e17, x_hi = 1e20;

@@ -1,6 +1,9 @@
 // How a ladder's projection settled: for every arm, the projected multiplier at the target and
 // its interval after each finished run, against the compute the ladder had spent by then
-// (fitting/projection_history.h). One line with its band per arm; the target in the title.
+// (fitting/projection_history.h). One line with its band per arm; the target in the title. The
+// y axis follows what it shows: the multipliers and their intervals, each bound clipped to
+// kIntervalClip times beyond the range of the multipliers (and 1x), with a note in the plot
+// saying so (the legend keeps the unclipped interval of each arm's newest point).
 #pragma once
 
 #include <QString>
@@ -11,6 +14,9 @@
 class QCustomPlot;
 
 namespace deepladder::plots {
+
+// How far beyond the multipliers shown an interval may reach the axis.
+inline constexpr double kIntervalClip = 4.0;
 
 struct HistoryPlotInput {
   std::vector<fitting::ProjectionSnapshot> history;  // in the order the runs ended
