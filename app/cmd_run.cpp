@@ -81,8 +81,8 @@ void queueRetries(storage::Database& db, const std::vector<int64_t>& ids,
   for (const int64_t id : ids) {
     const std::optional<storage::RunRecord> run = db.run(id);
     if (!run) throw UserError("--retry: run " + std::to_string(id) + " is not in " + db_path);
-    if (!storage::isRetryable(run->status))
-      throw UserError("--retry: run " + std::to_string(id) + " is " + run->status +
+    if (!isRetryable(run->status))
+      throw UserError("--retry: run " + std::to_string(id) + " is " + toString(run->status) +
                       "; only a failed or cancelled run is retried (queued and interrupted runs "
                       "resume without --retry)");
   }
@@ -311,7 +311,8 @@ int resumeLadders(const RunOptions& options) {
       throw UserError("--stopped " + std::to_string(id) + ": no such run in " + options.db_path);
     if (!storage::reopenStoppedRun(*db, id, double(std::time(nullptr))))
       throw UserError("--stopped " + std::to_string(id) + ": run " + run->name + " is " +
-                      run->status + ", not stopped by sweep halving. See `deepladder status`");
+                      toString(run->status) +
+                      ", not stopped by sweep halving. See `deepladder status`");
     std::fprintf(stderr,
                  "deepladder: run %lld (%s) reopened; it resumes from its last checkpoint\n",
                  (long long)id, run->name.c_str());

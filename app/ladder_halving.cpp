@@ -16,7 +16,7 @@
 namespace deepladder::app {
 namespace {
 
-fitting::HalvingState halvingState(const std::string& status) {
+fitting::HalvingState halvingState(RunStatus status) {
   if (status == RunStatus::kFinished) return fitting::HalvingState::kFinished;
   if (status == RunStatus::kRunning) return fitting::HalvingState::kRunning;
   if (status == RunStatus::kStopped) return fitting::HalvingState::kStopped;

@@ -213,6 +213,15 @@ Current currentLadder(const ResultsTable& runs, const std::vector<ladder::Candid
   if (!cur.baseline_fits) cur.unfitted.insert(baseline);
   for (const auto& c : candidates)
     if (!cur.by_arm.count(c.run.arm)) cur.unfitted.insert(c.run.arm);
+  // An arm its points fit exactly (no more distinct computes than its fitted parameters) has no
+  // interval (frontier_fit.cpp): its next rung is needed as much as an unfitted arm's.
+  for (const ArmFit& f : cur.fit.arms) {
+    std::set<double> computes;
+    if (cur.by_arm.count(f.arm))
+      for (const auto& p : cur.by_arm.at(f.arm)) computes.insert(p.compute_flops);
+    if (f.n_points > 0 && int(computes.size()) - (f.n_points - f.dof) <= 0)
+      cur.unfitted.insert(f.arm);
+  }
 
   double pooled_rss = 0;
   int pooled_dof = 0;
@@ -362,7 +371,7 @@ void scoreCandidate(const ScoringContext& ctx, Suggestion& s) {
       for (const auto& p : cur.by_arm.at(arm)) have.insert(p.compute_flops);
     s.needed = !have.count(c);
     s.why = std::string(s.needed ? "needed: " : "") + arm +
-            " cannot be fitted yet (too few rungs); " + where;
+            " cannot be fitted with an interval yet (too few rungs); " + where;
     return;
   }
   const bool counted = is_baseline || std::find(ctx.counted_arms.begin(), ctx.counted_arms.end(),

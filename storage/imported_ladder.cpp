@@ -50,7 +50,7 @@ ImportedLadderSummary storeImportedLadder(Database& db, const std::string& name,
     run.seed = f.seed;
     run.config_json = dumpJson(r.options);  // invalid UTF-8 replaced, never thrown
     run.config_hash = sha256Hex(run.config_json.data(), run.config_json.size()).substr(0, 16);
-    run.status = toString(RunStatus::kFinished);
+    run.status = RunStatus::kFinished;
     run.device = "imported";
     run.params = f.params;
     run.flops_per_token = f.tokens > 0 ? f.flops / double(f.tokens) : 0;

@@ -93,7 +93,7 @@ ScatterData readScatterPoints(Database& db, const ScatterSpec& spec) {
   std::vector<ScatterPoint> points;
   bool x_is_text = false;
   for (const RunSummary& s : db.listRuns(ladder_id)) {
-    if (s.run.status != toString(RunStatus::kFinished)) continue;
+    if (s.run.status != RunStatus::kFinished) continue;
     OptionValues row = runOptionRow(s.run, s.ladder_name);
     const double x = xValue(s.run, row, spec.x);
     const double y = summarizeCurve(db.readMetric(s.run.id, spec.metric), spec);

@@ -207,7 +207,7 @@ void Scheduler::interruptAll(const std::string& reason) {
       std::this_thread::sleep_for(std::chrono::milliseconds(options_.poll_ms));
     }
     try {
-      store_.settle(a->run.id, toString(RunStatus::kInterrupted),
+      store_.settle(a->run.id, RunStatus::kInterrupted,
                     "stopped: " + reason + "; resume continues it from its last checkpoint");
       emitSettled(*a, RunStatus::kInterrupted, reason);
     } catch (const std::exception&) {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/run_config.h"
+#include "core/run_status.h"
 #include "core/sha256.h"
 #include "core/worker_process.h"
 #include "storage/database.h"
@@ -449,7 +450,7 @@ TEST_F(CliTest, PlotScatterDrawsFromFlagsOrASavedView) {
         r.ladder_id = ladder;
         r.name = std::string(arm) + "-" + std::to_string(k);
         r.arm = arm;
-        r.status = "finished";
+        r.status = RunStatus::kFinished;
         r.params = static_cast<int64_t>(1e6 * std::pow(4.0, k));
         const int64_t id = db->insertRun(r);
         const double loss = (std::string(arm) == "growth" ? 9.5 : 10.0) *

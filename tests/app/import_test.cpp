@@ -14,6 +14,7 @@
 #include <set>
 
 #include "core/metric_keys.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "tests/app/cli_fixture.h"
 
@@ -97,7 +98,7 @@ TEST_F(ImportTest, TensorBoardLogdirStoresEveryScalarAsTheIndependentReaderReads
   for (const auto& [name, python] : expected.items()) {
     ASSERT_TRUE(runs.count(name)) << name;
     const storage::RunRecord& run = runs.at(name);
-    EXPECT_EQ(run.status, "finished");
+    EXPECT_EQ(run.status, RunStatus::kFinished);
     EXPECT_EQ(run.arm, python["hparams"]["arm"]);    // from the hparams plugin
     EXPECT_EQ(run.size, python["hparams"]["size"]);  // from the hparams plugin
     EXPECT_EQ(double(run.params), python["hparams"]["params"].get<double>());

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "core/ladder/ladder_spec.h"
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "storage/ladder_queue.h"
 #include "tests/app/cli_fixture.h"
@@ -136,7 +137,7 @@ TEST_F(LadderHardeningTest, ACancelledRunIsContinuedWithResumeRetryOnTheThreadsA
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "run 1 queued again")) << r.err;
   EXPECT_TRUE(contains(r.err, "cpu0(3 thr)")) << r.err;
-  EXPECT_EQ(storage::Database::open(path("runs.db"))->run(1)->status, "finished");
+  EXPECT_EQ(storage::Database::open(path("runs.db"))->run(1)->status, RunStatus::kFinished);
   // A finished run is not retried.
   r = deepladder({"resume", "--db", path("runs.db"), "--retry", "1"});
   EXPECT_EQ(r.code, 2) << r.err;
@@ -178,6 +179,6 @@ TEST_F(LadderHardeningTest, ARunStoppedByAFullDiskResumesOnceSpaceIsFreed) {
   EXPECT_EQ(std::stoi(slurp("resume.code")), 0) << slurp("resume.err");
   const auto run = storage::Database::open(path("runs.db"))->run(1);
   ASSERT_TRUE(run);
-  EXPECT_EQ(run->status, "finished") << run->error;
+  EXPECT_EQ(run->status, RunStatus::kFinished) << run->error;
   EXPECT_EQ(run->step, 20);
 }

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "tests/app/cli_fixture.h"
 
@@ -72,7 +73,7 @@ class OutputGuardTest : public CliTest {
         r.size = "c" + std::to_string(i);
         r.name = std::string(arm) + "-" + r.size + "-s1";
         r.flops = 1e15 * std::pow(10.0, i);
-        r.status = "finished";
+        r.status = RunStatus::kFinished;
         r.final_loss = 2.0 + A * std::pow(r.flops / 1e18, -gamma);
         r.finished = 1000 + i;
         db->insertRun(r);
@@ -339,7 +340,7 @@ TEST_F(OutputGuardTest, InitFromWeightsWithNanAreRefusedBeforeTrainingNamingTheT
   auto db = storage::Database::open(path("nan.db"), true);
   const auto run = db->run(1);
   ASSERT_TRUE(run);
-  EXPECT_EQ(run->status, "failed");
+  EXPECT_EQ(run->status, RunStatus::kFailed);
   EXPECT_TRUE(contains(run->error, path("nan.safetensors"))) << run->error;
   EXPECT_TRUE(contains(run->error, "non-finite") && contains(run->error, "tensor \""))
       << run->error;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_status.h"
 #include "storage/database.h"
 #include "tests/bench/bench_goals.h"
 #include "ui/plots/offscreen_app.h"
@@ -44,7 +45,7 @@ std::vector<int64_t> buildDatabase(const std::string& path, int points) {
         char lr_text[16];
         std::snprintf(lr_text, sizeof lr_text, "%g", lr);
         r.name = std::string(arms[a]) + "-lr_mult" + lr_text + "-s" + std::to_string(seed);
-        r.status = "finished";
+        r.status = RunStatus::kFinished;
         r.config_json = std::string(R"({"train":{"lr_mult":)") + lr_text + "}}";
         const int64_t id = db->insertRun(r);
         ids.push_back(id);

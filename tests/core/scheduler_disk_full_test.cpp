@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/disk_full.h"
+#include "core/run_status.h"
 #include "tests/core/scheduler_fixture.h"
 
 namespace deepladder::scheduler::fixture {
@@ -35,11 +36,11 @@ TEST_F(SchedulerTest, AWorkerOnAFullDiskEndsInterruptedAndStopsTheQueue) {
   LocalBackend backend(cpuSlots(1));
   Scheduler scheduler(store_, backend, options(/*retries=*/3));
   EXPECT_EQ(scheduler.run(), 0);
-  EXPECT_EQ(store_.runs[1].status, "interrupted") << store_.runs[1].message;
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kInterrupted) << store_.runs[1].message;
   EXPECT_NE(store_.runs[1].message.find("full disk"), std::string::npos) << store_.runs[1].message;
   EXPECT_EQ(calls(1).size(), 1u) << "a run stopped by a full disk was retried into it";
   // The next run was not launched into the same full disk: it waits, queued, for `resume`.
-  EXPECT_EQ(store_.runs[2].status, "queued");
+  EXPECT_EQ(store_.runs[2].status, RunStatus::kQueued);
   EXPECT_TRUE(calls(2).empty());
 }
 
@@ -64,7 +65,7 @@ TEST_F(SchedulerTest, AFullDatabaseStopsTheWorkersAndLeavesNoRunRunning) {
   }
   EXPECT_NE(message.find("runs.db is full"), std::string::npos) << message;
   EXPECT_NE(message.find("deepladder resume"), std::string::npos) << message;
-  EXPECT_EQ(full.runs[1].status, "interrupted") << full.runs[1].message;
+  EXPECT_EQ(full.runs[1].status, RunStatus::kInterrupted) << full.runs[1].message;
   EXPECT_LT(seconds(start), 15.0) << "the worker (silent for 30 s) was waited for, not stopped";
 }
 

@@ -82,8 +82,8 @@ TEST(SweepStop, RefusesBadPoliciesAndFractionsAtTheirKey) {
   EXPECT_NE(errorOf(ladderWith("[sweep]\nstop_fractions = [0.5]\ntrain.lr_mult = [1, 2]\n"))
                 .find("halving"),
             std::string::npos);
-  EXPECT_NE(errorOf(ladderWith("[sweep]\ntrain.lr_mult = [1, 2]\n[arms.vanilla.sweep]\n"
-                               "stop = \"halving\"\n"))
+  EXPECT_NE(errorOf(ladderWith("[sweep]\ntrain.lr_mult = [1, 2]\n[arms.vanilla]\n"
+                               "[arms.vanilla.sweep]\nstop = \"halving\"\n"))
                 .find("the ladder's"),
             std::string::npos);
 }

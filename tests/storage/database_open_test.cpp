@@ -123,10 +123,10 @@ TEST(DatabaseOpen, MigratesAVersion1DatabaseKeepingItsFits) {
 TEST(DatabaseOpen, NewerSchemaIsAUserError) {
   TempDir dir;
   const auto path = dir.file("runs.db");
-  Database::open(path)->execute("PRAGMA user_version = 8");
+  Database::open(path)->execute("PRAGMA user_version = 10");
   const std::string message = openError(path);
   EXPECT_NE(message.find("newer deepladder"), std::string::npos) << message;
-  EXPECT_NE(message.find("schema v8"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema v10"), std::string::npos) << message;
   EXPECT_NE(message.find("upgrade"), std::string::npos) << message;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/run_status.h"
 #include "schema_downgrade.h"
 #include "storage/database.h"
 #include "storage/run_option_rows.h"
@@ -63,7 +64,7 @@ std::vector<int64_t> writeLadder(Database& db) {
         r.arm = arm;
         r.size = "d" + std::to_string(2 * s);
         r.name = std::string(arm) + "-" + r.size;
-        r.status = "finished";
+        r.status = RunStatus::kFinished;
         r.config_json = std::string(R"({"train":{"lr_mult":)") + (lr == 0.5 ? "0.5" : "2") + "}}";
         r.params = 1000000 * s;
         r.tokens = 20000000 * s;
@@ -80,13 +81,13 @@ std::vector<int64_t> writeLadder(Database& db) {
   RunRecord running;
   running.ladder_id = ladder;
   running.arm = "vanilla";
-  running.status = "running";
+  running.status = RunStatus::kRunning;
   running.params = 5;
   db.insertRun(running);
   RunRecord silent;
   silent.ladder_id = ladder;
   silent.arm = "vanilla";
-  silent.status = "finished";
+  silent.status = RunStatus::kFinished;
   silent.params = 7;
   ids.push_back(db.insertRun(silent));
   return ids;

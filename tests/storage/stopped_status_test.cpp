@@ -21,7 +21,7 @@ int64_t addRun(Database& db, int64_t ladder, const std::string& name, RunStatus 
   run.arm = "vanilla";
   run.size = "d3";
   run.seed = 1;
-  run.status = toString(status);
+  run.status = status;
   run.final_loss = loss;
   run.flops = 1e12;
   run.params = 1000;

@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "core/flop_model.h"
 #include "core/options/validate.h"
+#include "core/run_status.h"
 #include "tiny_run.h"
 #include "trainers/adamw.h"
 
@@ -34,7 +35,7 @@ TEST(Trainer, ValidationLossFallsOnATinyRun) {
   EXPECT_LT(val.at(60), 3.0);  // uniform over 256 bytes would be 5.55
   const auto done = run.all<protocol::Done>();
   ASSERT_EQ(done.size(), 1u);
-  EXPECT_EQ(done[0].status, "finished");
+  EXPECT_EQ(done[0].status, RunStatus::kFinished);
   EXPECT_DOUBLE_EQ(done[0].final_loss, val.at(60));
   EXPECT_EQ(done[0].steps, 60);
   ASSERT_FALSE(run.all<protocol::Hello>().empty());
@@ -97,7 +98,7 @@ TEST(Trainer, HugeLearningRateEndsAsDivergedNotACrash) {
   EXPECT_EQ(run.outcome.status, TrainStatus::kDiverged);
   const auto done = run.all<protocol::Done>();
   ASSERT_EQ(done.size(), 1u);
-  EXPECT_EQ(done[0].status, "diverged");
+  EXPECT_EQ(done[0].status, RunStatus::kDiverged);
   EXPECT_NE(done[0].message.find("at step"), std::string::npos) << done[0].message;
   EXPECT_NE(done[0].message.find("lr"), std::string::npos) << done[0].message;
   EXPECT_LT(done[0].steps, config.train.steps);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_status.h"
 #include "storage/database.h"
 
 namespace deepladder::ui::testing {
@@ -47,7 +48,7 @@ inline std::vector<int64_t> buildGroupedFixture(const std::string& path, int ste
           char lr_text[16];
           std::snprintf(lr_text, sizeof lr_text, "%g", lr);
           r.name = arm + "-" + sizes[s] + "-lr_mult" + lr_text + "-s" + std::to_string(seed);
-          r.status = "finished";
+          r.status = RunStatus::kFinished;
           r.config_json = std::string(R"({"train":{"steps":)") + std::to_string(steps) +
                           R"(,"lr_mult":)" + lr_text + "}}";
           r.plan.steps = steps;

@@ -498,7 +498,7 @@ TEST(SweepPlot, OneLinePerSizeAndARingAtAnEdge) {
   EXPECT_EQ(sweepPlotArms(rungs), (std::vector<std::string>{"grow", "vanilla"}));
   QCustomPlot plot;
   plot.resize(640, 400);
-  drawSweep(plot, {rungs, "vanilla", QStringLiteral("Sweep")});
+  drawSweep(plot, {rungs, {}, "vanilla", QStringLiteral("Sweep")});
   // Per size: its line and its chosen point; d6 also its edge ring.
   EXPECT_EQ(plot.graphCount(), 2 + 2 + 1);
   EXPECT_EQ(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);
@@ -518,7 +518,7 @@ TEST(SweepPlot, OneLinePerSizeAndARingAtAnEdge) {
   EXPECT_EQ(plot.graph(0)->data()->size(), 3);
   expectWritten(plot, "sweep");
   // Another arm on the same plot: no edge there.
-  drawSweep(plot, {rungs, "grow", QStringLiteral("Sweep")});
+  drawSweep(plot, {rungs, {}, "grow", QStringLiteral("Sweep")});
   EXPECT_EQ(plot.graphCount(), 2 + 2);
 }
 
