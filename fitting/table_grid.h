@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fitting/fit_types.h"
@@ -12,6 +13,8 @@
 namespace deepladder::fitting {
 
 struct TableCell {
+  TableCell(std::string text_ = {}, double value_ = kNaN, std::string note_ = {})
+      : text(std::move(text_)), value(value_), note(std::move(note_)) {}
   std::string text;     // as printed ("0.1112 +- 0.004", "[1.2, 3.4]", "")
   double value = kNaN;  // the number it leads with, for sorting (NaN: text only)
   std::string note;     // why the cell says what it says ("" for nothing more; a tooltip)

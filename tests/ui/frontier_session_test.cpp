@@ -23,19 +23,21 @@
 #include <string>
 #include <vector>
 
-#include "core/ladder/ladder_spec.h"
 #include "fitting/scaling_table.h"
 #include "fitting/session/fit_session.h"
 #include "storage/database.h"
-#include "storage/ladder_queue.h"
 #include "tests/ui/fixture_database.h"
-#include "tests/ui/live_fixture.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/offscreen_app.h"
 #include "ui/workbench/fit_table_model.h"
 #include "ui/workbench/fit_table_view.h"
 #include "ui/workbench/frontier_view.h"
 #include "ui/workbench/main_window.h"
+
+#undef slots  // Qt's keyword; core/ladder/ladder_spec.h (below) has a field of that name
+#include "core/ladder/ladder_spec.h"
+#include "storage/ladder_queue.h"
+#include "tests/ui/live_fixture.h"
 
 namespace deepladder::ui {
 namespace {
@@ -99,6 +101,11 @@ TEST_F(FrontierSession, ViewAndFitPrintTheSameTable) {
   ASSERT_TRUE(view.result().has_value()) << view.statusLabel()->text().toStdString();
   const auto shown = modelRows(*view.fitTable()->fitModel());
   ASSERT_EQ(shown.size(), 3u);  // header, vanilla, growth
+  if (const char* shots = std::getenv("DEEPLADDER_SCREENSHOT_DIR")) {
+    window.resize(1500, 950);
+    window.showView(MainWindow::kFrontier);
+    view.grab().save(QString::fromUtf8(shots) + "/frontier_fixture.png");
+  }
 
   // `fit --db fixture.db --ladder fixture --bootstrap 200`, as cmd_fit runs it: a read-only
   // session.
@@ -183,7 +190,7 @@ std::string queueLiveLadder(const QTemporaryDir& dir, const QString& name) {
   const std::string path = dir.filePath(name).toStdString();
   const ladder::LadderSpec spec = ladder::parseLadder(testing::kLiveLadder, "live.toml");
   auto db = storage::Database::open(path);
-  storage::enqueueLadder(*db, spec, dir.filePath("work").toStdString());
+  storage::enqueueLadder(*db, spec, dir.filePath(name + "-work").toStdString());
   return path;
 }
 

@@ -23,7 +23,9 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     if (!s.baseline.empty()) baseline = QString::fromStdString(s.baseline);
   preparePlot(
       plot, title, QStringLiteral("compute spent so far (FLOPs)"),
-      QStringLiteral("multiplier at %1 vs %2 (\u00D7)").arg(compactNumber(target), baseline));
+      baseline.isEmpty()
+          ? QStringLiteral("multiplier at %1 (\u00D7)").arg(compactNumber(target))
+          : QStringLiteral("multiplier at %1 vs %2 (\u00D7)").arg(compactNumber(target), baseline));
   setLinearAxis(*plot.yAxis);
 
   // Arms in name order, each with its points where it had a projection.
@@ -84,7 +86,8 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     x_lo = 1e17, x_hi = 1e20;
     QCPItemText* note = new QCPItemText(&plot);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
-    note->position->setCoords(0.5, 0.5);
+    note->position->setCoords(0.5, 0.3);
+    note->setColor(plot.xAxis->labelColor());
     note->setText(QStringLiteral("no projection yet: the baseline needs 3 rungs, an arm 2"));
   }
   QCPGraph* one = plot.addGraph();
@@ -107,7 +110,8 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     setLogAxis(*plot.yAxis);
     plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
   } else {
-    const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+    // At least +-5%: before any projection the range is the 1x line alone.
+    const double pad = std::max(0.08 * (y_hi - y_lo), 0.05 * y_hi);
     plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
   }
   placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignRight,

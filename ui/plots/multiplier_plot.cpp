@@ -133,8 +133,16 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     setLogAxis(*plot.yAxis);
     plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
   } else {
-    const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+    // At least +-5%: with no arm but the baseline the range is the 1x line alone.
+    const double pad = std::max(0.08 * (y_hi - y_lo), 0.05 * y_hi);
     plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
+  }
+  if (result.multipliers.empty()) {
+    QCPItemText* note = new QCPItemText(&plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.75);
+    note->setColor(plot.xAxis->labelColor());
+    note->setText(QStringLiteral("no multiplier yet: no arm but the baseline is fitted"));
   }
   // The band widens to the right, away from the 1x line: usually the upper left stays free.
   placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight,

@@ -36,6 +36,7 @@
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/multiplier_plot.h"
+#include "ui/plots/plot_style.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/fit_table_model.h"
@@ -418,6 +419,14 @@ void FrontierView::show(session::FrontierSessionResult out) {
   backtest_ = std::move(out.backtest);
   plots::drawBacktest(*backtest_plot_,
                       {backtest_, tr("Backtest: top rungs held out"), /*compact=*/true});
+  if (backtest_.points.empty()) {
+    auto* note = new QCPItemText(backtest_plot_);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.3);
+    note->setColor(backtest_plot_->xAxis->labelColor());
+    note->setText(tr("too few rungs yet\nto hold any out"));
+    backtest_plot_->replot();
+  }
   plots::drawFrontier(*frontier_, {out.table, result, tr("Compute frontier")});
   double lowest = 0;
   for (const auto& p : out.table.points)
@@ -450,22 +459,37 @@ void FrontierView::showNoFit(const session::FrontierSessionResult& out) {
   fitting::FrontierResult none;
   none.baseline = out.baseline;
   plots::drawFrontier(*frontier_, {out.table, none, tr("Compute frontier")});
-  const QString why = tr("no fit yet: %1").arg(QString::fromStdString(out.no_fit));
+  // Why: the baseline's progress when the ladder has a plan, else the fit's own reason (without
+  // the source's label, which the bar names already).
+  std::string why = out.no_fit;
+  if (why.rfind(out.table.source + ": ", 0) == 0) why.erase(0, out.table.source.size() + 2);
+  if (const session::ArmProgress* base = session::findArm(out.progress, out.baseline))
+    why = "the baseline, " + base->arm + ", has " + std::to_string(base->rungs_finished) + " of " +
+          std::to_string(base->rungs_planned) + " rungs finished";
+  const QString note = tr("no fit yet: %1").arg(QString::fromStdString(why));
+  const QString baseline = QString::fromStdString(out.baseline);
   for (QCustomPlot* plot : {multiplier_, backtest_plot_}) {
     plot->clearGraphs();
     plot->clearItems();
-    auto* note = new QCPItemText(plot);
-    note->position->setType(QCPItemPosition::ptAxisRectRatio);
-    note->position->setCoords(0.5, 0.5);
-    note->setText(why);
+    plot->clearPlottables();
+    plots::preparePlot(
+        *plot, plot == multiplier_ ? tr("Compute multiplier") : tr("Backtest: top rungs held out"),
+        plot == multiplier_ ? tr("baseline compute C (FLOPs)") : QString(),
+        plot == multiplier_ ? tr("compute multiplier vs %1 (\u00D7)").arg(baseline) : QString());
+    auto* text = new QCPItemText(plot);
+    text->position->setType(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(0.5, 0.5);
+    text->setColor(plot->xAxis->labelColor());
+    text->setText(note);
     plot->replot();
   }
   fit_table_->fitModel()->setGrid({});
   diagnostics_table_->fitModel()->setGrid({});
-  status_->setText(tr("%1 points of %2, baseline %3: %4")
-                       .arg(out.table.points.size())
-                       .arg(source_->currentText(), QString::fromStdString(out.baseline),
-                            QString::fromStdString(out.no_fit)));
+  const int points = static_cast<int>(out.table.points.size());
+  status_->setText(tr("%1 %2 of %3, no fit yet: %4.")
+                       .arg(points)
+                       .arg(points == 1 ? tr("point") : tr("points"), source_->currentText(),
+                            QString::fromStdString(why)));
 }
 
 }  // namespace deepladder::ui
