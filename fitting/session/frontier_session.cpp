@@ -47,19 +47,31 @@ FrontierSessionResult runFrontierSession(const FrontierSessionRequest& request) 
   return out;
 }
 
-std::vector<std::string> missingLines(const FrontierSessionResult& result) {
+ProgressNotes progressNotes(const FrontierSessionResult& result) {
   std::set<std::string> fitted;
   if (result.fit)
     for (const auto& f : result.fit->arms)
       if (f.no_fit.empty()) fitted.insert(f.arm);
-  std::vector<std::string> lines;
-  if (!result.progress.arms.empty()) {
-    for (const ArmProgress& a : result.progress.arms)
-      if (!fitted.count(a.arm)) lines.push_back(progressLine(a));
-    return lines;
+  ProgressNotes notes;
+  for (const ArmProgress& a : result.progress.arms) {
+    if (!fitted.count(a.arm))
+      notes.not_fitted.push_back(progressLine(a));
+    else if (a.rungs_finished < a.rungs_planned)
+      notes.partly_finished.push_back(progressLine(a));
   }
-  for (const auto& s : result.skipped) lines.push_back(s.arm + ": " + s.reason);
-  return lines;
+  if (result.progress.arms.empty())
+    for (const auto& s : result.skipped) notes.not_fitted.push_back(s.arm + ": " + s.reason);
+  return notes;
+}
+
+std::string noFitReason(const FrontierSessionResult& result) {
+  if (const ArmProgress* base = findArm(result.progress, result.baseline))
+    return "the baseline, " + base->arm + ", has " + std::to_string(base->rungs_finished) + " of " +
+           std::to_string(base->rungs_planned) + " rungs finished";
+  std::string why = result.no_fit;
+  const std::string label = result.table.source + ": ";
+  if (why.rfind(label, 0) == 0) why.erase(0, label.size());
+  return why;
 }
 
 }  // namespace deepladder::session

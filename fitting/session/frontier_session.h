@@ -49,8 +49,18 @@ struct FrontierSessionResult {
 // request.options.cancellation is cancelled). UserError when the source holds no point at all.
 FrontierSessionResult runFrontierSession(const FrontierSessionRequest& request);
 
-// What an arm still misses, one line each: for a ladder the arms without a fit, with their
-// progress ("vanilla: 0 of 5 rungs finished"), else the fit's reason for leaving them out.
-std::vector<std::string> missingLines(const FrontierSessionResult& result);
+// What the arms still miss in the middle of a ladder, one line each ("vanilla: 0 of 5 rungs
+// finished"): the arms without a fit (for a source without a plan, the fit's reason for leaving
+// them out), and the fitted arms whose rungs are not all in yet.
+struct ProgressNotes {
+  std::vector<std::string> not_fitted;
+  std::vector<std::string> partly_finished;
+};
+ProgressNotes progressNotes(const FrontierSessionResult& result);
+
+// Why there is no fit, in words for a status line: the baseline's progress when the ladder has a
+// plan ("the baseline, vanilla, has 0 of 5 rungs finished"), else the fit's reason without the
+// source's label.
+std::string noFitReason(const FrontierSessionResult& result);
 
 }  // namespace deepladder::session

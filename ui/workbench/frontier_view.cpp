@@ -36,7 +36,7 @@
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/multiplier_plot.h"
-#include "ui/plots/plot_style.h"
+#include "ui/plots/note_plot.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
 #include "ui/workbench/fit_table_model.h"
@@ -374,29 +374,21 @@ QString FrontierView::tableText() const {
 
 namespace {
 
-// "Ladder in progress: vanilla: 0 of 5 rungs finished; ..." for the arms that miss rungs or have
-// no fit ("" when every arm is fitted and complete).
+// "Not fitted yet: vanilla: 0 of 5 rungs finished. Fitted on what has finished: ..." ("" when
+// every arm is fitted and complete).
 QString progressText(const session::FrontierSessionResult& out) {
-  QStringList missing;
-  for (const std::string& line : session::missingLines(out))
-    missing << QString::fromStdString(line);
-  // Fitted arms whose rungs are not all in yet.
-  std::set<std::string> fitted;
-  if (out.fit)
-    for (const auto& f : out.fit->arms)
-      if (f.no_fit.empty()) fitted.insert(f.arm);
-  QStringList partial;
-  for (const auto& a : out.progress.arms)
-    if (fitted.count(a.arm) && a.rungs_finished < a.rungs_planned)
-      partial << QString::fromStdString(session::progressLine(a));
-  if (missing.isEmpty() && partial.isEmpty()) return {};
-  QString text;
-  if (!missing.isEmpty())
-    text = QObject::tr("Not fitted yet: %1.").arg(missing.join(QStringLiteral("; ")));
-  if (!partial.isEmpty())
-    text += (text.isEmpty() ? QString() : QStringLiteral(" ")) +
-            QObject::tr("Fitted on what has finished: %1.").arg(partial.join(QStringLiteral("; ")));
-  return text;
+  const session::ProgressNotes notes = session::progressNotes(out);
+  auto joined = [](const std::vector<std::string>& lines) {
+    QStringList list;
+    for (const auto& l : lines) list << QString::fromStdString(l);
+    return list.join(QStringLiteral("; "));
+  };
+  QStringList text;
+  if (!notes.not_fitted.empty())
+    text << QObject::tr("Not fitted yet: %1.").arg(joined(notes.not_fitted));
+  if (!notes.partly_finished.empty())
+    text << QObject::tr("Fitted on what has finished: %1.").arg(joined(notes.partly_finished));
+  return text.join(QLatin1Char(' '));
 }
 
 }  // namespace
@@ -459,30 +451,13 @@ void FrontierView::showNoFit(const session::FrontierSessionResult& out) {
   fitting::FrontierResult none;
   none.baseline = out.baseline;
   plots::drawFrontier(*frontier_, {out.table, none, tr("Compute frontier")});
-  // Why: the baseline's progress when the ladder has a plan, else the fit's own reason (without
-  // the source's label, which the bar names already).
-  std::string why = out.no_fit;
-  if (why.rfind(out.table.source + ": ", 0) == 0) why.erase(0, out.table.source.size() + 2);
-  if (const session::ArmProgress* base = session::findArm(out.progress, out.baseline))
-    why = "the baseline, " + base->arm + ", has " + std::to_string(base->rungs_finished) + " of " +
-          std::to_string(base->rungs_planned) + " rungs finished";
+  const std::string why = session::noFitReason(out);
   const QString note = tr("no fit yet: %1").arg(QString::fromStdString(why));
-  const QString baseline = QString::fromStdString(out.baseline);
-  for (QCustomPlot* plot : {multiplier_, backtest_plot_}) {
-    plot->clearGraphs();
-    plot->clearItems();
-    plot->clearPlottables();
-    plots::preparePlot(
-        *plot, plot == multiplier_ ? tr("Compute multiplier") : tr("Backtest: top rungs held out"),
-        plot == multiplier_ ? tr("baseline compute C (FLOPs)") : QString(),
-        plot == multiplier_ ? tr("compute multiplier vs %1 (\u00D7)").arg(baseline) : QString());
-    auto* text = new QCPItemText(plot);
-    text->position->setType(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(0.5, 0.5);
-    text->setColor(plot->xAxis->labelColor());
-    text->setText(note);
-    plot->replot();
-  }
+  plots::drawNote(
+      *multiplier_,
+      {tr("Compute multiplier"), tr("baseline compute C (FLOPs)"),
+       tr("compute multiplier vs %1 (\u00D7)").arg(QString::fromStdString(out.baseline)), note});
+  plots::drawNote(*backtest_plot_, {tr("Backtest: top rungs held out"), {}, {}, note});
   fit_table_->fitModel()->setGrid({});
   diagnostics_table_->fitModel()->setGrid({});
   const int points = static_cast<int>(out.table.points.size());
