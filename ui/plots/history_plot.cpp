@@ -79,7 +79,7 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     note->position->setCoords(0.02, 0.98);
     note->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     note->setColor(plot.xAxis->labelColor());
-    note->setText(QStringLiteral("intervals clipped to %1\u00D7\u2013%2\u00D7 (legend: unclipped)")
+    note->setText(QStringLiteral("intervals clipped to %1\u00D7\u2013%2\u00D7")
                       .arg(compactNumber(clip_lo), compactNumber(clip_hi)));
   }
   if (!std::isfinite(x_lo)) {  // nothing to show yet
