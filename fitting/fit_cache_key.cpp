@@ -2,18 +2,16 @@
 #include "fitting/fit_cache_key.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <tuple>
 
 #include "core/sha256.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
 
 std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  return formatNumber(v, 17, nullptr);
 }
 
 // The fields frontierOptionsKey knows, in FrontierOptions' order.

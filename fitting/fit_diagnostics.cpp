@@ -9,14 +9,13 @@
 #include "fitting/misfit.h"
 #include "fitting/shared_e_check.h"
 #include "fitting/sweep_envelope.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
 
-std::string sci(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2g", v);
-  return text;
+std::string twoDigits(double v) {
+  return formatNumber(v, 2, nullptr);
 }
 
 std::string fixed(double v, int digits) {
@@ -153,7 +152,7 @@ FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable
             {"shared_e", arm.arm,
              arm.arm + ": its rungs reject the shared E = " + fixed(check.shared_E, 4) +
                  " (its own best E is " + fixed(check.own_E, 4) +
-                 ", F test p = " + sci(check.p_value) +
+                 ", F test p = " + twoDigits(check.p_value) +
                  "): with the baseline's E this arm's law is the wrong shape, so its "
                  "multiplier is suspect; try --joint or --estimator robust"});
     }
@@ -170,7 +169,7 @@ FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable
                " held-out rungs outside the interval its refit "
                "printed (" +
                std::to_string(c.over) + " over-predicted; about " +
-               fixed(100 * (1 - fit.ci_level), 0) + "% expected, p = " + sci(c.p_value) +
+               fixed(100 * (1 - fit.ci_level), 0) + "% expected, p = " + twoDigits(c.p_value) +
                "): the law's shape did not hold on this ladder, and its projections may miss "
                "by more than their intervals say"});
 
@@ -190,8 +189,9 @@ FitDiagnostics diagnoseFrontierFit(const FrontierResult& fit, const ResultsTable
   if (std::isfinite(farthest))
     d.warnings.push_back(
         {"projection", "",
-         sci(farthest) + " FLOPs is " + fixed(std::log10(farthest / d.max_fitted_compute), 1) +
-             " decades beyond the largest fitted compute (" + sci(d.max_fitted_compute) +
+         twoDigits(farthest) + " FLOPs is " +
+             fixed(std::log10(farthest / d.max_fitted_compute), 1) +
+             " decades beyond the largest fitted compute (" + twoDigits(d.max_fitted_compute) +
              "): past " + fixed(kProjectionDecades, 0) +
              " decades a multiplier is a projection of the law, not a measurement"});
 
@@ -215,17 +215,17 @@ std::string diagnosticsMarkdown(const FrontierResult& fit) {
   }
   const FitDiagnostics& d = fit.diagnostics;
   if (!d.extrapolation.empty() && std::isfinite(d.max_fitted_compute)) {
-    out += "\nDistance from the data (fitted " + sci(d.min_fitted_compute) + " to " +
-           sci(d.max_fitted_compute) + " FLOPs):";
+    out += "\nDistance from the data (fitted " + twoDigits(d.min_fitted_compute) + " to " +
+           twoDigits(d.max_fitted_compute) + " FLOPs):";
     for (const ExtrapolationDistance& e : d.extrapolation)
-      out += " " + sci(e.compute) + " " + e.regime + " (" + (e.decades > 0 ? "+" : "") +
+      out += " " + twoDigits(e.compute) + " " + e.regime + " (" + (e.decades > 0 ? "+" : "") +
              fixed(e.decades, 1) + " decades);";
     out.back() = '\n';
     if (std::isfinite(fit.misfit.per_decade)) {
       out += "Expected error of a projected loss (the law's misfit, " +
              fixed(100 * fit.ci_level, 0) + "%):";
       for (const ExtrapolationDistance& e : d.extrapolation)
-        out += " at " + sci(e.compute) + " +-" + fixed(100 * e.expected_error, 1) + "%;";
+        out += " at " + twoDigits(e.compute) + " +-" + fixed(100 * e.expected_error, 1) + "%;";
       out.back() = ' ';
       out += fit.misfit.points > 0
                  ? "from " + std::to_string(fit.misfit.points) +
@@ -335,17 +335,17 @@ std::string trustSentence(const FrontierResult& fit) {
   const double horizon = d.max_fitted_compute * std::pow(10.0, kProjectionDecades);
   std::string sentence;
   if (reasons.empty()) {
-    sentence = "Trust the fit between " + sci(d.min_fitted_compute) + " and " +
-               sci(d.max_fitted_compute) + " FLOPs and as a projection up to about " +
-               sci(horizon) +
+    sentence = "Trust the fit between " + twoDigits(d.min_fitted_compute) + " and " +
+               twoDigits(d.max_fitted_compute) + " FLOPs and as a projection up to about " +
+               twoDigits(horizon) +
                " (3 decades past the largest rung); nothing in the diagnostics "
                "argues against it";
   } else {
     std::string why;
     for (size_t i = 0; i < reasons.size(); ++i)
       why += (i == 0 ? "" : i + 1 == reasons.size() ? " and " : ", ") + reasons[i];
-    sentence = "Trust only the measured multipliers (" + sci(d.min_fitted_compute) + " to " +
-               sci(d.max_fitted_compute) + " FLOPs), not the projection, because " + why;
+    sentence = "Trust only the measured multipliers (" + twoDigits(d.min_fitted_compute) + " to " +
+               twoDigits(d.max_fitted_compute) + " FLOPs), not the projection, because " + why;
   }
   double beyond = kNaN;
   for (const ExtrapolationDistance& e : d.extrapolation)

@@ -90,6 +90,17 @@ void LadderFitter::store(const std::string& name, const std::string& key, const 
   cache_->save(entry);
 }
 
+namespace {
+
+// A share's fit: the law and its fit intervals on an enveloped table, without the steps that
+// describe the whole ladder (prediction intervals, diagnostics), which fit() adds to the assembled
+// fit once.
+FrontierResult fitShare(const ResultsTable& enveloped, const FrontierOptions& options) {
+  return fitFrontierKnownScatter(enveloped, options, {});
+}
+
+}  // namespace
+
 std::vector<FrontierResult> splitIntoShares(FrontierResult whole) {
   // The per-arm parts are moved out first, so that each share copies only the fit's scalars and
   // its own two arms. (A copy of the whole fit per share, trimmed afterwards, kept every
@@ -101,6 +112,13 @@ std::vector<FrontierResult> splitIntoShares(FrontierResult whole) {
   whole.arms.clear();
   whole.multipliers.clear();
   whole.bootstrap_draws.clear();
+  // What describes the whole ladder (its diagnostics, envelope, misfit and projections) is no
+  // share's: fit() computes it again for the assembled fit. Copied into every share it made the
+  // split quadratic in arms again (3,331 arms: every share a copy of 3,331 arms' diagnostics).
+  whole.diagnostics = {};
+  whole.sweep.clear();
+  whole.misfit = {};
+  whole.loss_projections.clear();
   std::vector<FrontierResult> shares;
   shares.reserve(arms.size() > 0 ? arms.size() - 1 : 0);
   for (size_t a = 1; a < arms.size(); ++a) {
@@ -161,7 +179,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
         fitCacheKey(options.joint ? "frontier-joint" : "frontier-" + options.form,
                     {options_key, pointsKey(table.points)});
     if (auto found = lookup("*", key)) return *found;
-    FrontierResult fit = fitFrontier(sorted, options);
+    FrontierResult fit = fitShare(sorted, options);
     store("*", key, fit, arms);
     return fit;
   }
@@ -212,7 +230,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
     const Missing& m = missing[0];
     ResultsTable pair{table.source, base};
     if (m.points) pair.points.insert(pair.points.end(), m.points->begin(), m.points->end());
-    FrontierResult fit = fitFrontier(pair, options);
+    FrontierResult fit = fitShare(pair, options);
     store(m.arm, m.key, fit,
           m.points ? std::vector<std::string>{options.baseline, m.arm}
                    : std::vector<std::string>{options.baseline});
@@ -223,7 +241,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
       together.points.insert(together.points.end(), m.points->begin(), m.points->end());
     std::map<std::string, const Missing*> missing_by_arm;
     for (const Missing& m : missing) missing_by_arm[m.arm] = &m;
-    for (FrontierResult& share : splitIntoShares(fitFrontier(together, options))) {
+    for (FrontierResult& share : splitIntoShares(fitShare(together, options))) {
       const auto m = missing_by_arm.find(share.arms.at(1).arm);
       if (m == missing_by_arm.end()) continue;
       store(m->second->arm, m->second->key, share, {options.baseline, m->second->arm});

@@ -4,21 +4,19 @@
 // on ln(C/C0) (the paper estimator's method for arms whose E is given). With E free, a short
 // ladder trades E against A (marin#4447: A drifted from 45 to 71); pinned, only A and gamma move.
 #include <cmath>
-#include <cstdio>
 
 #include "core/errors.h"
 #include "fitting/forms/builtin_forms.h"
 #include "fitting/forms/power_law.h"
 #include "fitting/frontier_solver.h"
 #include "fitting/log_excess_line.h"
+#include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
 
 std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", v);
-  return text;
+  return formatNumber(v, 6, nullptr);
 }
 
 class PinnedEForm : public PowerLawCurve {
