@@ -248,9 +248,9 @@ TableGrid diagnosticsGrid(const FrontierResult& fit) {
   const FitDiagnostics& d = fit.diagnostics;
   for (const FitDiagnostic& w : d.warnings) grid.rows.push_back({{w.kind}, {w.arm}, {w.message}});
   for (const ExtrapolationDistance& e : d.extrapolation) {
-    std::string text = sci(e.compute) + ": " + e.regime + " (" + (e.decades > 0 ? "+" : "") +
+    std::string text = twoDigits(e.compute) + ": " + e.regime + " (" + (e.decades > 0 ? "+" : "") +
                        fixed(e.decades, 1) + " decades from the largest fitted compute, " +
-                       sci(d.max_fitted_compute) + ")";
+                       twoDigits(d.max_fitted_compute) + ")";
     if (std::isfinite(e.expected_error))
       text += "; expected error of a projected loss +-" + fixed(100 * e.expected_error, 1) + "%";
     grid.rows.push_back({{"distance"}, {""}, {text, e.decades, ""}});
