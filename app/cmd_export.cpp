@@ -7,8 +7,6 @@
 // (fitting/squaring_table.h). With --backtest K the table written is the backtest's instead
 // (fitting/backtest_table.h: every arm refitted without its top 1..K rungs and scored on them),
 // the same rows `fit --backtest K` prints. Wiring only; the tables are in fitting/.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +24,7 @@
 #include "fitting/frontier_fit.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
+#include "fitting/session/fit_session.h"
 #include "fitting/squaring_table.h"
 #include "storage/database.h"
 #include "storage/protected_outputs.h"
@@ -60,24 +59,26 @@ int runExport(ExportOptions options) {
   if (options.out_given) requireOutputPath(options.out, "the --out file", inputs);
   fitting::ResultsTable table;
   std::string text;
-  std::unique_ptr<storage::Database> db;
+  // The one fit pipeline (fitting/session/fit_session.h), read-only: exporting changes nothing.
+  std::unique_ptr<session::FitSession> fit_session;
   if (!options.csv.empty()) {
-    table = fitting::readResultsCsv(options.csv);
+    fit_session = session::FitSession::fromCsv(options.csv);
+    table = fit_session->table();
   } else {
     if (options.ladder.empty()) throw UserError("--db needs --ladder NAME");
-    if (access(options.db_path.c_str(), F_OK) != 0)
-      throw UserError(options.db_path + ": no such database. Pass --db");
-    db = storage::Database::open(options.db_path, /*read_only=*/true);
-    requireOneLadderNamed(*db, options.ladder, options.db_path);
-    if (isSquaringLadder(*db, options.ladder)) {
+    fit_session = session::FitSession::open(options.db_path, options.ladder,
+                                            session::DatabaseAccess::kReadOnly);
+    storage::Database& db = *fit_session->database();
+    requireOneLadderNamed(db, options.ladder, options.db_path);
+    if (isSquaringLadder(db, options.ladder)) {
       if (options.backtest > 0)
         throw UserError("--backtest: ladder \"" + options.ladder +
                         "\" is a squaring ladder, whose trends predict no loss to hold out");
       const double c_ref = options.c_ref_given ? options.frontier.c_ref : kSquaringDefaultCRef;
-      text = fitting::squaringTable(
-          readSquaringSummary(*db, options.db_path, options.ladder, c_ref), options.format);
+      text = fitting::squaringTable(readSquaringSummary(db, options.db_path, options.ladder, c_ref),
+                                    options.format);
     } else {
-      table = storage::readResults(*db, options.db_path, options.ladder);
+      table = fit_session->table();
     }
   }
   std::string form_choice;
@@ -85,11 +86,9 @@ int runExport(ExportOptions options) {
   if (!form_choice.empty()) std::fprintf(stderr, "%s\n", form_choice.c_str());
   if (text.empty() && options.backtest > 0) {
     text = fitting::backtestTable(
-        fitting::backtestFrontier(table, options.frontier, options.backtest), options.format);
+        session::FitSession::backtest(table, options.frontier, options.backtest), options.format);
   } else if (text.empty()) {
-    auto result =
-        db ? fitLadderCached(*db, options.ladder, table, options.frontier, /*read_only=*/true)
-           : fitting::fitFrontier(table, options.frontier);
+    auto result = fit_session->fit(table, options.frontier);
     result.form_choice = form_choice;
     warnArmsWithoutFit(result);
     warnFitCaveats(result, table);

@@ -9,8 +9,6 @@
 // --backtest K adds the backtest (fitting/backtest.h): each arm refitted without its top 1..K rungs
 // and scored on them (JSON: "backtest" and "backtest_summary" in the same object). Wiring only: the
 // fits live in fitting/, the database in storage/.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +31,7 @@
 #include "fitting/lr_transfer.h"
 #include "fitting/results_csv.h"
 #include "fitting/scaling_table.h"
+#include "fitting/session/fit_session.h"
 #include "fitting/squaring_table.h"
 #include "storage/database.h"
 #include "storage/result_points.h"
@@ -220,14 +219,17 @@ int runFit(FitCommandOptions options) {
   options.frontier.at = parseComputeList(options.at);
   options.frontier.estimator = fitting::parseEstimator(options.estimator);
 
-  std::unique_ptr<storage::Database> db;
+  // The one fit pipeline (fitting/session/fit_session.h): the database read-only unless the fit
+  // is to be stored, so looking at a fit never changes the file.
+  std::unique_ptr<session::FitSession> fit_session;
+  storage::Database* db = nullptr;
   fitting::ResultsTable table;
   std::vector<fitting::SizePoint> sizes;
   if (from_db) {
-    if (access(options.db_path.c_str(), F_OK) != 0)
-      throw UserError(options.db_path + ": no such database. Check --db");
-    // Read-only unless the fit is to be stored: looking at a fit never changes the file.
-    db = storage::Database::open(options.db_path, /*read_only=*/!options.record);
+    fit_session = session::FitSession::open(
+        options.db_path, options.ladder,
+        options.record ? session::DatabaseAccess::kWrite : session::DatabaseAccess::kReadOnly);
+    db = fit_session->database();
     requireOneLadderNamed(*db, options.ladder, options.db_path);
     if (isSquaringLadder(*db, options.ladder)) {
       if (options.law.form != "frontier")
@@ -240,12 +242,13 @@ int runFit(FitCommandOptions options) {
                         "leave out --backtest");
       return runSquaringFit(options, *db);
     }
-    table = storage::readResults(*db, options.db_path, options.ladder);
+    table = fit_session->table();
     if (chinchilla) sizes = sizePointsOf(table);
   } else if (chinchilla) {
     sizes = fitting::readSizesCsv(options.csv);
   } else {
-    table = fitting::readResultsCsv(options.csv);
+    fit_session = session::FitSession::fromCsv(options.csv);
+    table = fit_session->table();
   }
   const std::string source = from_db ? options.ladder : options.csv;
 
@@ -283,15 +286,14 @@ int runFit(FitCommandOptions options) {
   }
 
   const std::string form_choice = applyFormOptions(options.law, options.frontier, table);
-  auto result = db ? fitLadderCached(*db, options.ladder, table, options.frontier, !options.record)
-                   : fitting::fitFrontier(table, options.frontier);
+  auto result = fit_session->fit(table, options.frontier);
   result.form_choice = form_choice;
   warnArmsWithoutFit(result);
   warnFitCaveats(result, table);
   if (db && options.record) storeFrontier(*db, source, result);
   std::optional<fitting::BacktestResult> backtest;
   if (options.backtest > 0)
-    backtest = fitting::backtestFrontier(table, options.frontier, options.backtest);
+    backtest = session::FitSession::backtest(table, options.frontier, options.backtest);
   // Learning-rate transfer across sizes, from the swept rungs (fitting/lr_transfer.h).
   const fitting::LrTransfer transfer = fitting::learningRateTransfer(table);
   if (options.json) {

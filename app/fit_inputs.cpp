@@ -13,9 +13,7 @@
 #include "core/errors.h"
 #include "fitting/fit_forms.h"
 #include "fitting/form_choice.h"
-#include "fitting/ladder_fit.h"
 #include "storage/database.h"
-#include "storage/fit_cache.h"
 #include "storage/squaring_points.h"
 
 namespace deepladder::app {
@@ -129,14 +127,6 @@ std::string formatComputeList(const std::vector<double>& computes) {
     text += (text.empty() ? "" : ",") + item;
   }
   return text;
-}
-
-fitting::FrontierResult fitLadderCached(storage::Database& db, const std::string& ladder,
-                                        const fitting::ResultsTable& table,
-                                        const fitting::FrontierOptions& options, bool read_only) {
-  storage::SqliteFitCache cache(db, db.findLadder(ladder), read_only);
-  fitting::LadderFitter fitter(&cache, ladder);
-  return fitter.fit(table, options, /*lenient=*/false);
 }
 
 bool isSquaringLadder(storage::Database& db, const std::string& ladder) {

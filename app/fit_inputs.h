@@ -63,13 +63,6 @@ std::vector<double> parseComputeList(const std::string& text);
 // {1e20, 1e22} -> "1e20,1e22" (what parseComputeList reads back).
 std::string formatComputeList(const std::vector<double>& computes);
 
-// The frontier fit of `table` (read from `db` for `ladder`) through the fits table's cache: reused
-// when the same points were fitted with the same options before, stored when fitted now (not
-// with `read_only`). Same checks and errors as fitting::fitFrontier.
-fitting::FrontierResult fitLadderCached(storage::Database& db, const std::string& ladder,
-                                        const fitting::ResultsTable& table,
-                                        const fitting::FrontierOptions& options, bool read_only);
-
 // True when --db and --ladder name a ladder of the serial task (fit, export and plot then use
 // compute vs Max T and OOD accuracy, fitting/squaring_trend.h).
 bool isSquaringLadder(storage::Database& db, const std::string& ladder);

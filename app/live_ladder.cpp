@@ -3,48 +3,22 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 
 #include "core/errors.h"
 #include "fitting/fit_types.h"
-#include "storage/result_points.h"
 
 namespace deepladder::app {
 
 LiveLadder::LiveLadder(storage::Database& db, int64_t ladder_id, const std::string& name,
                        const fitting::FrontierOptions& options, double target)
-    : db_(db),
-      ladder_id_(ladder_id),
-      label_(db.path() + " (ladder " + name + ")"),
-      cache_(db, ladder_id),
-      projection_(&cache_, name, options, target),
-      before_fitter_(&cache_, name) {
+    : session_(db, ladder_id, name, /*read_only=*/false),
+      projection_(session_.cache(), name, options, target),
+      before_fitter_(session_.cache(), name) {
   for (const auto& r : db.finishedRuns(ladder_id)) seen_.insert(r.id);
 }
 
-namespace {
-
-storage::ProjectionScoreRecord scoreRecord(int64_t ladder_id, const fitting::LiveScore& s) {
-  storage::ProjectionScoreRecord r;
-  r.ladder_id = ladder_id;
-  r.run_id = s.run_id;
-  r.created = static_cast<double>(std::time(nullptr));
-  r.arm = s.arm;
-  r.size = s.size;
-  r.compute = s.compute;
-  r.measured_loss = s.measured_loss;
-  r.predicted_loss = s.predicted_loss;
-  if (std::isfinite(s.lo) && std::isfinite(s.hi)) r.lo = s.lo, r.hi = s.hi;
-  r.rel_error = s.rel_error;
-  if (std::isfinite(s.extrapolation)) r.extrapolation = s.extrapolation;
-  r.fitted_runs = s.fitted_runs;
-  return r;
-}
-
-}  // namespace
-
 fitting::ProjectionSnapshot LiveLadder::onRunFinished() {
-  const ResultsTable table = storage::ladderResults(db_, ladder_id_, label_);
+  const ResultsTable table = session_.currentLadderRuns();
   // Score every run that finished since the last look against the fit of the runs that had
   // finished before it: the projection's own fit when that is the prefix it last saw.
   scores_.clear();
@@ -59,7 +33,7 @@ fitting::ProjectionSnapshot LiveLadder::onRunFinished() {
           is_last_seen ? projection_.fit()
                        : before_fitter_.fit(before, projection_.options(), /*lenient=*/true);
       if (auto score = fitting::scoreAgainstFitBefore(fit, before, run)) {
-        db_.saveProjectionScore(scoreRecord(ladder_id_, *score));
+        session_.recordScore(*score);
         scores_.push_back(*score);
       }
     } catch (const UserError&) {

@@ -4,7 +4,8 @@
 // typed progress events can call it as they are. Each run that finished since the last look is
 // scored against the projection made before it (fitting/live_score.h: the live projection's fit
 // of the runs that had finished until then), and the score is stored in the ladder's error log
-// (storage: projection_scores).
+// (storage: projection_scores). The reading, the cache and the scores' storage are the fit
+// session's (fitting/session/fit_session.h), the same pipeline `fit` and the workbench use.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,8 @@
 #include "fitting/fit_types.h"
 #include "fitting/live_projection.h"
 #include "fitting/live_score.h"
+#include "fitting/session/fit_session.h"
 #include "storage/database.h"
-#include "storage/fit_cache.h"
 
 namespace deepladder::app {
 
@@ -38,10 +39,7 @@ class LiveLadder {
   const fitting::LiveProjection& projection() const { return projection_; }
 
  private:
-  storage::Database& db_;
-  int64_t ladder_id_;
-  std::string label_;
-  storage::SqliteFitCache cache_;
+  session::FitSession session_;  // the ladder's data, its fits cache and its prediction log
   fitting::LiveProjection projection_;
   fitting::LadderFitter before_fitter_;  // fits a prefix the projection did not hold in memory
   std::set<int64_t> seen_;               // runs finished at the last look

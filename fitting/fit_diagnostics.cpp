@@ -242,6 +242,32 @@ std::string diagnosticsMarkdown(const FrontierResult& fit) {
   return out;
 }
 
+TableGrid diagnosticsGrid(const FrontierResult& fit) {
+  TableGrid grid;
+  grid.header = {"kind", "arm", "what the fit says"};
+  const FitDiagnostics& d = fit.diagnostics;
+  for (const FitDiagnostic& w : d.warnings) grid.rows.push_back({{w.kind}, {w.arm}, {w.message}});
+  for (const ExtrapolationDistance& e : d.extrapolation) {
+    std::string text = twoDigits(e.compute) + ": " + e.regime + " (" + (e.decades > 0 ? "+" : "") +
+                       fixed(e.decades, 1) + " decades from the largest fitted compute, " +
+                       twoDigits(d.max_fitted_compute) + ")";
+    if (std::isfinite(e.expected_error))
+      text += "; expected error of a projected loss +-" + fixed(100 * e.expected_error, 1) + "%";
+    grid.rows.push_back({{"distance"}, {""}, {text, e.decades, ""}});
+  }
+  for (const SweepRungChoice& r : fit.sweep) {
+    std::string tried;
+    for (const SweepPointLoss& p : r.points)
+      tried += (tried.empty() ? "" : ", ") + p.label + " " + fixed(p.mean_loss, 4);
+    grid.rows.push_back({{"sweep"},
+                         {r.arm},
+                         {r.size + ": " + r.chosen + (r.at_edge ? " (edge: " + r.edge + ")" : "") +
+                          " of " + tried}});
+  }
+  if (grid.rows.empty()) grid.rows.push_back({{"none"}, {""}, {"diagnostics: none"}});
+  return grid;
+}
+
 namespace {
 nlohmann::json num(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "fitting/fit_types.h"
+#include "fitting/table_grid.h"
 
 namespace deepladder::fitting {
 
@@ -41,6 +42,11 @@ std::string extrapolationRegime(double c, double min_fitted, double max_fitted);
 // used (when the ladder has a sweep), each --at compute's distance from the data, and every
 // diagnostic, one line each ("diagnostics: none" when the fit found nothing).
 std::string diagnosticsMarkdown(const FrontierResult& fit);
+
+// The same as rows (kind | arm | what it says), for a table on screen: every diagnostic, then
+// each --at compute's distance from the data ("distance"), then the sweep point of each rung
+// ("sweep"); the same sentences as diagnosticsMarkdown.
+TableGrid diagnosticsGrid(const FrontierResult& fit);
 
 // The same for JSON exports: [{arm, size, chosen, mean_loss, at_edge, edge, points: [{label,
 // mean_loss, seeds}]}] and {min_fitted_compute, max_fitted_compute, extrapolation: [{compute,

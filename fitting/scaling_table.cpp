@@ -11,6 +11,7 @@
 #include "fitting/fit_forms.h"
 #include "fitting/fit_json.h"
 #include "fitting/table_format.h"
+#include "fitting/table_grid.h"
 
 namespace deepladder::fitting {
 namespace {
@@ -84,10 +85,57 @@ std::vector<double> projectedComputes(const FrontierResult& r) {
 
 }  // namespace
 
-std::string scalingTableMarkdown(const FrontierResult& r) {
-  std::ostringstream out;
+TableGrid scalingTableGrid(const FrontierResult& r) {
   const auto at = projectedComputes(r);
   const std::vector<std::string> extra = formOf(r).extraParameters();
+  TableGrid grid;
+  grid.header = {"arm", "gamma +- se", "gamma CI", "gamma t CI", "A", "E"};
+  for (const auto& name : extra) grid.header.push_back(name + " +- se");
+  for (double c : at) grid.header.push_back("M@" + formatNumber(c, 3));
+  grid.header.push_back("per decade");
+  grid.header.push_back("flags");
+  for (const auto& f : r.arms) {
+    // What the diagnostics say about this arm, as a note on its name and its flags.
+    std::string said = f.no_fit;
+    for (const FitDiagnostic& w : r.diagnostics.warnings)
+      if (w.arm == f.arm) said += (said.empty() ? "" : "\n") + w.kind + ": " + w.message;
+    std::vector<TableCell> row;
+    row.push_back({f.arm, kNaN, said});
+    row.push_back({formatNumber(f.gamma) + " +- " + formatNumber(f.gamma_se, 2), f.gamma,
+                   "bootstrap standard error " + formatNumber(f.gamma_se, 3)});
+    row.push_back({interval(f.gamma_ci_lo, f.gamma_ci_hi), f.gamma_ci_lo,
+                   "bootstrap percentiles (every resample refitted, E included)"});
+    row.push_back({interval(f.gamma_t_lo, f.gamma_t_hi), f.gamma_t_lo,
+                   "gamma -+ t(dof) se, E held at its fit (dof " + std::to_string(f.dof) + ")"});
+    row.push_back({formatNumber(f.A), f.A, ""});
+    row.push_back({formatNumber(f.E), f.E, f.arm == r.baseline ? "" : "the baseline's E"});
+    for (size_t i = 0; i < extra.size(); ++i) {
+      const double v = i < f.extra.size() ? f.extra[i] : kNaN;
+      row.push_back(
+          {formatNumber(v) + " +- " + formatNumber(i < f.extra_se.size() ? f.extra_se[i] : kNaN, 2),
+           v, ""});
+    }
+    const ArmMultipliers* m = multipliersOf(r, f.arm);
+    const std::string which = hasPredictionIntervals(r) ? "prediction interval" : "fit interval";
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (!m) {
+        row.push_back({"1", 1.0, "the baseline"});
+        continue;
+      }
+      const auto& p = m->projected[i];
+      row.push_back({formatNumber(p.multiplier, 3) + " " + interval(p.ci_lo, p.ci_hi, 3),
+                     p.multiplier, "multiplier at " + formatNumber(at[i], 3) + " FLOPs; " + which});
+    }
+    row.push_back({m ? formatNumber(m->per_decade, 4) : "1", m ? m->per_decade : 1.0,
+                   "from the fitted exponents"});
+    row.push_back({flags(f), kNaN, said});
+    grid.rows.push_back(std::move(row));
+  }
+  return grid;
+}
+
+std::string scalingTableMarkdown(const FrontierResult& r) {
+  std::ostringstream out;
   out << "Frontier " << formulaOf(r) << ", baseline " << r.baseline
       << (r.form == "pinned-e" ? ", E pinned"
           : r.joint            ? ", E fitted jointly"
@@ -101,31 +149,7 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
     out << "E pinned at " << formatNumber(r.pinned_E) << " (source: " << r.pinned_E_source
         << "): every number below rests on it\n";
   if (!r.form_choice.empty()) out << r.form_choice << "\n";
-  out << "\n| arm | gamma +- se | gamma CI | gamma t CI | A | E |";
-  for (const auto& name : extra) out << " " << name << " +- se |";
-  for (double c : at) out << " M@" << formatNumber(c, 3) << " |";
-  out << " per decade | flags |\n|---|---|---|---|---|---|";
-  for (size_t i = 0; i < extra.size(); ++i) out << "---|";
-  for (size_t i = 0; i < at.size(); ++i) out << "---|";
-  out << "---|---|\n";
-  for (const auto& f : r.arms) {
-    out << "| " << f.arm << " | " << formatNumber(f.gamma) << " +- " << formatNumber(f.gamma_se, 2) << " | "
-        << interval(f.gamma_ci_lo, f.gamma_ci_hi) << " | " << interval(f.gamma_t_lo, f.gamma_t_hi)
-        << " | " << formatNumber(f.A) << " | " << formatNumber(f.E) << " |";
-    for (size_t i = 0; i < extra.size(); ++i)
-      out << " " << formatNumber(i < f.extra.size() ? f.extra[i] : kNaN) << " +- "
-          << formatNumber(i < f.extra_se.size() ? f.extra_se[i] : kNaN, 2) << " |";
-    const ArmMultipliers* m = multipliersOf(r, f.arm);
-    for (size_t i = 0; i < at.size(); ++i) {
-      if (!m) {
-        out << " 1 |";
-        continue;
-      }
-      const auto& p = m->projected[i];
-      out << " " << formatNumber(p.multiplier, 3) << " " << interval(p.ci_lo, p.ci_hi, 3) << " |";
-    }
-    out << " " << (m ? formatNumber(m->per_decade, 4) : "1") << " | " << flags(f) << " |\n";
-  }
+  out << "\n" << markdownTable(scalingTableGrid(r));
   out << "\ngamma CI: bootstrap percentiles (every resample refitted, E included); gamma t CI: "
          "gamma -+ t(dof) se, E held at its fit. M@C [lo, hi]: the multiplier's "
       << (hasPredictionIntervals(r) ? "prediction interval" : "fit interval")
@@ -169,8 +193,9 @@ std::string scalingTableMarkdown(const FrontierResult& r) {
 std::string scalingTableCsv(const FrontierResult& r) {
   std::ostringstream out;
   const std::string estimator =
-      r.form == "frontier" ? estimatorName(r.estimator)
-                           : r.form + (r.form == "pinned-e" ? " E=" + formatNumber(r.pinned_E, 6) : "");
+      r.form == "frontier"
+          ? estimatorName(r.estimator)
+          : r.form + (r.form == "pinned-e" ? " E=" + formatNumber(r.pinned_E, 6) : "");
   out << "arm,quantity,compute,value,se,ci_lo,ci_hi,estimator\n";
   auto row = [&](const std::string& arm, const char* q, double c, double v, double se, double lo,
                  double hi) {

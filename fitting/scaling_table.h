@@ -6,8 +6,15 @@
 #include <string>
 
 #include "fitting/fit_types.h"
+#include "fitting/table_grid.h"
 
 namespace deepladder::fitting {
+
+// The main table of scalingTableMarkdown, one row per arm (gamma +- se, its bootstrap and t
+// intervals, A, E, the form's extra parameters, M@each --at with its interval, per decade,
+// flags); each arm's diagnostics and no-fit reason are the notes of its name and flags cells.
+// The workbench's fit table shows these rows.
+TableGrid scalingTableGrid(const FrontierResult& result);
 
 std::string scalingTableMarkdown(const FrontierResult& result);
 

@@ -8,9 +8,7 @@
 #include "app/fit_inputs.h"
 #include "core/errors.h"
 #include "core/metric_keys.h"
-#include "fitting/frontier_fit.h"
-#include "fitting/results_csv.h"
-#include "storage/result_points.h"
+#include "fitting/session/fit_session.h"
 #include "ui/plots/squaring_plot.h"
 
 namespace deepladder::app {
@@ -34,30 +32,40 @@ fitting::FrontierOptions plotFitOptions(const plots::PlotRequest& request,
   return options;
 }
 
-std::unique_ptr<storage::Database> openPlotDatabase(const plots::PlotRequest& request) {
+namespace {
+
+// --db, checked: given and existing.
+const std::string& plotDatabasePath(const plots::PlotRequest& request) {
   const std::string& path = request.db_path;
   if (path.empty()) throw UserError("plot " + request.kind + ": this plot needs --db FILE");
   if (access(path.c_str(), F_OK) != 0) throw UserError(path + ": no such database. Check --db");
-  return storage::Database::open(path, /*read_only=*/true);
+  return path;
+}
+
+// The fit session of --csv, or of --db with --ladder, read-only: plotting changes nothing.
+std::unique_ptr<session::FitSession> openPlotSession(const plots::PlotRequest& request) {
+  if (!request.csv.empty()) return session::FitSession::fromCsv(request.csv);
+  if (request.ladder.empty())
+    throw UserError("plot " + request.kind + ": give --csv FILE or --db FILE --ladder NAME");
+  return session::FitSession::open(plotDatabasePath(request), request.ladder,
+                                   session::DatabaseAccess::kReadOnly);
+}
+
+}  // namespace
+
+std::unique_ptr<storage::Database> openPlotDatabase(const plots::PlotRequest& request) {
+  return storage::Database::open(plotDatabasePath(request), /*read_only=*/true);
 }
 
 fitting::ResultsTable loadPlotResults(const plots::PlotRequest& request) {
-  if (!request.csv.empty()) return fitting::readResultsCsv(request.csv);
-  if (request.ladder.empty())
-    throw UserError("plot " + request.kind + ": give --csv FILE or --db FILE --ladder NAME");
-  auto db = openPlotDatabase(request);
-  return storage::readResults(*db, request.db_path, request.ladder);
+  return openPlotSession(request)->table();
 }
 
 fitting::FrontierResult fitPlotResults(const plots::PlotRequest& request,
                                        const fitting::ResultsTable& table,
                                        fitting::FrontierOptions options) {
   options = plotFitOptions(request, table, options);
-  const fitting::FrontierResult result = [&] {
-    if (!request.csv.empty()) return fitting::fitFrontier(table, options);
-    auto db = openPlotDatabase(request);
-    return fitLadderCached(*db, request.ladder, table, options, /*read_only=*/true);
-  }();
+  const fitting::FrontierResult result = openPlotSession(request)->fit(table, options);
   warnArmsWithoutFit(result);
   return result;
 }

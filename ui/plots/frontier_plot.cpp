@@ -60,6 +60,22 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     return;
   }
 
+  // Colours by the arm's place among every arm with points, baseline first and the others by
+  // name (fitFrontier's order), so an arm keeps its colour while the arms before it have no fit
+  // yet in the middle of a ladder.
+  std::vector<std::string> order;
+  if (!result.baseline.empty()) order.push_back(result.baseline);
+  std::set<std::string> others;
+  for (const auto& p : input.table.points)
+    if (p.arm != result.baseline) others.insert(p.arm);
+  for (const auto& f : result.arms)
+    if (f.arm != result.baseline) others.insert(f.arm);
+  order.insert(order.end(), others.begin(), others.end());
+  auto colorOf = [&](const std::string& arm) {
+    return seriesColor(
+        static_cast<int>(std::find(order.begin(), order.end(), arm) - order.begin()));
+  };
+
   std::vector<QCPGraph*> curves;  // the fitted curves (bands and points are not)
   bool any_band = false;
   const std::vector<bool> unused = unusedSweepPoints(input.table);
@@ -67,7 +83,7 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
   for (size_t arm_index = 0; arm_index < result.arms.size(); ++arm_index) {
     const fitting::ArmFit& fit = result.arms[arm_index];
     const bool is_baseline = fit.arm == result.baseline;
-    const QColor color = seriesColor(static_cast<int>(arm_index));
+    const QColor color = colorOf(fit.arm);
     // A sweep's points that the fit did not use: hollow and faint, behind the fitted ones.
     QCPGraph* others = plot.addGraph();
     others->setLineStyle(QCPGraph::lsNone);
@@ -131,6 +147,28 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
     curve->removeFromLegend();
   }
 
+  // Arms with points but no fit yet (a ladder still running): their points, hollow, named so.
+  for (const std::string& arm : order) {
+    const bool fitted = std::any_of(result.arms.begin(), result.arms.end(),
+                                    [&](const fitting::ArmFit& f) { return f.arm == arm; });
+    if (fitted) continue;
+    QCPGraph* points = plot.addGraph();
+    points->setLineStyle(QCPGraph::lsNone);
+    const QColor color = colorOf(arm);
+    points->setScatterStyle(QCPScatterStyle(
+        arm == result.baseline ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle,
+        QPen(color, 1.8), QBrush(Qt::NoBrush), 7));
+    for (const auto& p : input.table.points)
+      if (p.arm == arm) points->addData(p.compute_flops, p.val_loss);
+    if (points->data()->isEmpty()) {
+      plot.removeGraph(points);
+      continue;
+    }
+    points->setName(QString::fromStdString(arm) +
+                    (arm == result.baseline ? QStringLiteral(" (baseline)") : QString()) +
+                    QStringLiteral(": not fitted yet"));
+  }
+
   // Shared irreducible loss.
   double E = std::numeric_limits<double>::quiet_NaN();
   for (const auto& fit : result.arms)
@@ -146,10 +184,12 @@ void drawFrontier(QCustomPlot& plot, const FrontierPlotInput& input) {
                         .arg(result.joint ? QStringLiteral("joint") : QStringLiteral("shared")));
   }
   // Which estimator made the curves: a legend line with no symbol.
-  QCPGraph* estimator = plot.addGraph();
-  estimator->setPen(Qt::NoPen);
-  estimator->setName(QString::fromStdString(fitting::formLegendOf(result)));
-  markLegendLineOptional(*estimator);
+  if (!result.arms.empty()) {
+    QCPGraph* estimator = plot.addGraph();
+    estimator->setPen(Qt::NoPen);
+    estimator->setName(QString::fromStdString(fitting::formLegendOf(result)));
+    markLegendLineOptional(*estimator);
+  }
   if (any_unused) {
     QCPGraph* key = plot.addGraph();
     key->setLineStyle(QCPGraph::lsNone);

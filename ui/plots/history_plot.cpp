@@ -23,7 +23,9 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     if (!s.baseline.empty()) baseline = QString::fromStdString(s.baseline);
   preparePlot(
       plot, title, QStringLiteral("compute spent so far (FLOPs)"),
-      QStringLiteral("multiplier at %1 vs %2 (\u00D7)").arg(compactNumber(target), baseline));
+      baseline.isEmpty()
+          ? QStringLiteral("multiplier at %1 (\u00D7)").arg(compactNumber(target))
+          : QStringLiteral("multiplier at %1 vs %2 (\u00D7)").arg(compactNumber(target), baseline));
   setLinearAxis(*plot.yAxis);
 
   // Arms in name order, each with its points where it had a projection.
@@ -33,7 +35,18 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
       if (std::isfinite(a.multiplier) && s.compute_spent > 0)
         by_arm[a.arm].emplace_back(s.compute_spent, a.multiplier, a.lo, a.hi);
 
-  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, y_lo = 1, y_hi = 1;
+  // The axis follows the multipliers and their intervals, but an interval of a ladder's first
+  // rungs can span twenty decades: its bounds are clipped to kIntervalClip times beyond the
+  // multipliers shown (and 1x), and the plot says so.
+  double x_lo = std::numeric_limits<double>::infinity(), x_hi = 0, m_lo = 1, m_hi = 1;
+  for (const auto& [arm, points] : by_arm)
+    for (const auto& [x, m, lo, hi] : points) {
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+      m_lo = std::min(m_lo, m), m_hi = std::max(m_hi, m);
+    }
+  const double clip_lo = m_lo / kIntervalClip, clip_hi = m_hi * kIntervalClip;
+  double y_lo = m_lo, y_hi = m_hi;
+  bool clipped = false;
   int index = 1;  // colour 0 is the baseline's, as in the frontier and multiplier plots
   for (const auto& [arm, points] : by_arm) {
     const QColor color = seriesColor(index++);
@@ -42,12 +55,12 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     QCPGraph* line = plot.addGraph();
     for (const auto& [x, m, lo, hi] : points) {
       line->addData(x, m);
-      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
-      y_lo = std::min(y_lo, m), y_hi = std::max(y_hi, m);
       if (std::isfinite(lo) && std::isfinite(hi)) {
-        upper->addData(x, hi);
-        lower->addData(x, lo);
-        y_lo = std::min(y_lo, lo), y_hi = std::max(y_hi, hi);
+        clipped = clipped || lo < clip_lo || hi > clip_hi;
+        const double shown_lo = std::max(lo, clip_lo), shown_hi = std::min(hi, clip_hi);
+        upper->addData(x, shown_hi);
+        lower->addData(x, shown_lo);
+        y_lo = std::min(y_lo, shown_lo), y_hi = std::max(y_hi, shown_hi);
       }
     }
     makeBand(*upper, *lower, color, 45);
@@ -59,11 +72,22 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
                       .arg(QString::fromStdString(arm), compactNumber(std::get<1>(last)),
                            compactNumber(std::get<2>(last)), compactNumber(std::get<3>(last))));
   }
+  if (clipped) {
+    QCPItemText* note = new QCPItemText(&plot);
+    note->setObjectName(QStringLiteral("clip-note"));
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.02, 0.98);
+    note->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    note->setColor(plot.xAxis->labelColor());
+    note->setText(QStringLiteral("intervals clipped to %1\u00D7\u2013%2\u00D7")
+                      .arg(compactNumber(clip_lo), compactNumber(clip_hi)));
+  }
   if (!std::isfinite(x_lo)) {  // nothing to show yet
     x_lo = 1e17, x_hi = 1e20;
     QCPItemText* note = new QCPItemText(&plot);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);
-    note->position->setCoords(0.5, 0.5);
+    note->position->setCoords(0.5, 0.3);
+    note->setColor(plot.xAxis->labelColor());
     note->setText(QStringLiteral("no projection yet: the baseline needs 3 rungs, an arm 2"));
   }
   QCPGraph* one = plot.addGraph();
@@ -86,7 +110,8 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     setLogAxis(*plot.yAxis);
     plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
   } else {
-    const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+    // At least +-5%: before any projection the range is the 1x line alone.
+    const double pad = std::max(0.08 * (y_hi - y_lo), 0.05 * y_hi);
     plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
   }
   placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignRight,

@@ -48,7 +48,9 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   const double x_hi = std::max(input.compute_hi, x_lo * 10);
 
   const auto grid = fitting::logSpacedComputes(x_lo, x_hi, 161);
-  int index = 1;  // colour 0 is the baseline's in the frontier plot
+  int index = 1;                  // colour 0 is the baseline's in the frontier plot
+  std::vector<QCPGraph*> bands;   // upper and lower edges, clipped below
+  double m_lo = 1.0, m_hi = 1.0;  // the multipliers themselves (curves and measured points)
   for (const auto& m : result.multipliers) {
     const QColor color = seriesColor(index++);
     size_t arm_index = 0;
@@ -67,14 +69,12 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     for (const auto& p : band) {
       if (std::isfinite(p.value)) {
         curve->addData(p.compute, p.value);
-        y_hi = std::max(y_hi, p.value);
-        y_lo = std::min(y_lo, p.value);
+        m_hi = std::max(m_hi, p.value);
+        m_lo = std::min(m_lo, p.value);
       }
       if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) continue;
       upper->addData(p.compute, p.hi);
       lower->addData(p.compute, p.lo);
-      y_hi = std::max(y_hi, p.hi);
-      y_lo = std::min(y_lo, p.lo);
     }
     if (upper->data()->isEmpty())
       for (const auto& p : m.projected) {
@@ -82,10 +82,10 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
           continue;
         upper->addData(p.compute, p.ci_hi);
         lower->addData(p.compute, p.ci_lo);
-        y_hi = std::max(y_hi, p.ci_hi);
-        y_lo = std::min(y_lo, p.ci_lo);
       }
     makeBand(*upper, *lower, color, 45);
+    bands.push_back(upper);
+    bands.push_back(lower);
     const bool has_band = !upper->data()->isEmpty();
 
     curve->setPen(QPen(color, 2.0));
@@ -106,13 +106,25 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     for (const auto& p : m.measured) {
       if (!std::isfinite(p.multiplier)) continue;
       measured->addData(p.compute, p.multiplier);
-      y_hi = std::max(y_hi, p.multiplier);
-      y_lo = std::min(y_lo, p.multiplier);
+      m_hi = std::max(m_hi, p.multiplier);
+      m_lo = std::min(m_lo, p.multiplier);
     }
     measured->setName(QString::fromStdString(m.arm) + QStringLiteral(" measured"));
     if (measured->data()->isEmpty()) measured->removeFromLegend();
   }
 
+  // The axis follows the multipliers and their bands, but a band projected far from the data can
+  // span a hundred decades: its edges are clipped to kIntervalClip times beyond the multipliers
+  // (and 1x), and the plot says so.
+  const double clip_lo = m_lo / kIntervalClip, clip_hi = m_hi * kIntervalClip;
+  bool clipped = false;
+  y_lo = std::min(y_lo, m_lo), y_hi = std::max(y_hi, m_hi);
+  for (QCPGraph* band : bands)
+    for (auto it = band->data()->begin(); it != band->data()->end(); ++it) {
+      clipped = clipped || it->value < clip_lo || it->value > clip_hi;
+      it->value = std::clamp(it->value, clip_lo, clip_hi);
+      y_lo = std::min(y_lo, it->value), y_hi = std::max(y_hi, it->value);
+    }
   // The 1x line: no advantage either way.
   QCPGraph* one = plot.addGraph();
   setReferenceLinePen(*one);
@@ -124,6 +136,13 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   estimator->setPen(Qt::NoPen);
   estimator->setName(QString::fromStdString(fitting::formLegendOf(result)));
   markLegendLineOptional(*estimator);
+  if (clipped) {  // said in the legend, where it cannot hide behind it
+    QCPGraph* note = plot.addGraph();
+    note->setPen(Qt::NoPen);
+    note->setObjectName(QStringLiteral("clip-note"));
+    note->setName(QStringLiteral("band clipped to %1\u00D7\u2013%2\u00D7")
+                      .arg(compactNumber(clip_lo), compactNumber(clip_hi)));
+  }
 
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
   const bool log_y = y_lo > 0 && y_hi / y_lo > 10;
@@ -133,8 +152,16 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     setLogAxis(*plot.yAxis);
     plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
   } else {
-    const double pad = 0.08 * (y_hi - y_lo + 1e-9);
+    // At least +-5%: with no arm but the baseline the range is the 1x line alone.
+    const double pad = std::max(0.08 * (y_hi - y_lo), 0.05 * y_hi);
     plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
+  }
+  if (result.multipliers.empty()) {
+    QCPItemText* note = new QCPItemText(&plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.75);
+    note->setColor(plot.xAxis->labelColor());
+    note->setText(QStringLiteral("no multiplier yet: no arm but the baseline is fitted"));
   }
   // The band widens to the right, away from the 1x line: usually the upper left stays free.
   placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight,

@@ -1,7 +1,8 @@
 // The compute multiplier of each arm against the baseline, indexed by the baseline's compute:
 // measured points (one per baseline rung the arm brackets), the projected curve from the fits
 // out to 1e26 FLOPs with its bootstrap band, the per-decade factor in the legend, the 1x line, and
-// a legend line naming the estimator that made the fits.
+// a legend line naming the estimator that made the fits. The band is clipped to kIntervalClip
+// times beyond the multipliers shown (plot_style.h), with a note saying so.
 #pragma once
 
 #include <QString>

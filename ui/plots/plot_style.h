@@ -56,4 +56,8 @@ void placeLegendInFreestCorner(QCustomPlot& plot, const std::vector<Qt::Alignmen
 // Compact number for read-outs and legends: 1.23e+20 -> "1.23e20", 0.5 -> "0.5".
 QString compactNumber(double value, int precision = 3);
 
+// How far beyond the multipliers a plot shows an interval may reach its axis (the history and
+// multiplier plots clip their bands there and say so).
+inline constexpr double kIntervalClip = 4.0;
+
 }  // namespace deepladder::plots

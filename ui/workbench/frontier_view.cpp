@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -13,6 +14,7 @@
 #include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <cmath>
 #include <map>
@@ -25,20 +27,20 @@
 #include "fitting/fit_diagnostics.h"
 #include "fitting/fit_types.h"
 #include "fitting/frontier_fit.h"
-#include "fitting/ladder_fit.h"
 #include "fitting/live_projection.h"
-#include "fitting/live_score.h"
-#include "fitting/projection_history.h"
 #include "fitting/scaling_table.h"
+#include "fitting/session/frontier_session.h"
+#include "fitting/session/ladder_progress.h"
 #include "storage/database.h"
-#include "storage/fit_cache.h"
-#include "storage/result_points.h"
 #include "ui/plots/backtest_plot.h"
 #include "ui/plots/frontier_plot.h"
 #include "ui/plots/history_plot.h"
 #include "ui/plots/multiplier_plot.h"
+#include "ui/plots/note_plot.h"
 #include "ui/workbench/background.h"
 #include "ui/workbench/database_access.h"
+#include "ui/workbench/fit_table_model.h"
+#include "ui/workbench/fit_table_view.h"
 #include "ui/workbench/gui_query_guard.h"
 #include "ui/workbench/run_table_model.h"
 #include "ui/workbench/suggestions_panel.h"
@@ -48,71 +50,41 @@ namespace {
 
 constexpr int kBacktestRungs = 3;  // the backtest holds out each arm's top 1..3 rungs
 
-struct FitOutput {
-  fitting::ResultsTable table;
-  fitting::FrontierResult result;
-  std::vector<fitting::ProjectionSnapshot> history;
-  fitting::BacktestResult backtest;
-  std::string prediction_log;  // the ladder's live scores, one line each ("" for none)
-};
+// Each ladder with finished runs, with every arm its plan holds and its declared baseline, and
+// each imported source with its arms (a worker thread's own connection).
+FrontierView::SourceArms loadSourceArms(const QString& path) {
+  auto db = openExistingDatabase(path, /*read_only=*/true);
+  FrontierView::SourceArms sources;
+  std::map<std::string, int64_t> ladders;
+  for (const auto& s : db->listRuns())
+    if (!s.ladder_name.empty() && s.run.status == RunStatus::kFinished && s.run.ladder_id)
+      ladders[s.ladder_name] = *s.run.ladder_id;
+  for (const auto& [name, id] : ladders) {
+    const session::LadderProgress progress = session::ladderProgress(*db, id);
+    FrontierView::SourceInfo& info = sources[name];
+    for (const auto& a : progress.arms) info.arms.insert(a.arm);
+    info.baseline = progress.declared_baseline;
+  }
+  for (const auto& e : db->externalPoints()) sources[e.source].arms.insert(e.arm);
+  return sources;
+}
 
-// The ladder's error log as lines: each finished run against the fit made before it.
-std::string predictionLog(storage::Database& db, int64_t ladder_id) {
-  std::string text;
-  for (const auto& r : db.projectionScores(ladder_id)) {
-    fitting::LiveScore s;
-    s.arm = r.arm;
-    s.size = r.size;
-    s.measured_loss = r.measured_loss;
-    s.predicted_loss = r.predicted_loss;
-    s.lo = r.lo.value_or(fitting::kNaN);
-    s.hi = r.hi.value_or(fitting::kNaN);
-    s.rel_error = r.rel_error;
-    text += fitting::liveScoreLine(s) + " (fit of " + std::to_string(r.fitted_runs) + " runs)\n";
+// The backtest table as `fit --backtest` prints it, then the ladder's live prediction log.
+std::string backtestAndLogText(const session::FrontierSessionResult& out) {
+  std::string text = out.fit ? fitting::backtestTableMarkdown(out.backtest) : "";
+  if (!out.prediction_log.empty()) {
+    text += "\nLive predictions (each finished run against the fit made before it):\n";
+    for (const auto& s : out.prediction_log) text += session::predictionLogLine(s) + "\n";
   }
   return text;
 }
 
-// The fit through the fits table's cache (this thread's own connection, read-write so new fits
-// are stored for everyone), and for a ladder its projection history (cached point by point).
-// A ladder is fitted with the live projection's options (residual bootstrap,
-// fitting/live_projection.h), so the multiplier view, the history's newest point and
-// `deepladder run` / `watch` show the same interval; an imported source with `fit`'s.
-FitOutput fitSource(const QString& path, const std::string& source, fitting::FrontierOptions o) {
-  std::unique_ptr<storage::Database> db;
-  bool read_only = false;
-  try {
-    db = openExistingDatabase(path, false);
-  } catch (const std::exception&) {  // a database we may only read: reuse the cache, store nothing
-    db = openExistingDatabase(path, true);
-    read_only = true;
-  }
-  FitOutput out;
-  out.table = storage::readResults(*db, path.toStdString(), source);
-  const auto ladder_id = db->findLadder(source);
-  if (ladder_id) o = fitting::projectionOptions(o, fitting::kDefaultTarget);
-  storage::SqliteFitCache cache(*db, ladder_id, read_only);
-  fitting::LadderFitter fitter(&cache, source);
-  out.result = fitter.fit(out.table, o, /*lenient=*/false);
-  // Same options as the fit, so the newest point reuses the shares just fitted.
-  if (ladder_id)
-    out.history = fitting::projectionHistory(out.table, o, fitting::kDefaultTarget, &cache, source);
-  // The backtest with the same options (its refits are not cached: they change with k only).
-  out.backtest = fitting::backtestFrontier(out.table, o, kBacktestRungs);
-  if (ladder_id) out.prediction_log = predictionLog(*db, *ladder_id);
-  return out;
-}
-
-// Each ladder with finished runs and each imported source, with its arms (a worker thread's
-// own connection).
-FrontierView::SourceArms loadSourceArms(const QString& path) {
-  auto db = openExistingDatabase(path, /*read_only=*/true);
-  FrontierView::SourceArms arms;
-  for (const auto& s : db->listRuns())
-    if (!s.ladder_name.empty() && s.run.status == RunStatus::kFinished)
-      arms[s.ladder_name].insert(s.run.arm);
-  for (const auto& e : db->externalPoints()) arms[e.source].insert(e.arm);
-  return arms;
+// The scaling table and diagnostics as `fit` prints them, then the backtest and the log.
+std::string markdownOf(const session::FrontierSessionResult& out) {
+  std::string text;
+  if (out.fit)
+    text = fitting::scalingTableMarkdown(*out.fit) + fitting::diagnosticsMarkdown(*out.fit) + "\n";
+  return text + backtestAndLogText(out);
 }
 
 // Which of `source`'s runs have finished, as the Runs view's model has them.
@@ -181,10 +153,21 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   }
   suggestions_ = new SuggestionsPanel;
   suggestions_->setMinimumWidth(300);
-  table_ = new QPlainTextEdit;
-  table_->setReadOnly(true);
-  table_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  table_->setPlaceholderText(tr("The scaling table appears here after a fit."));
+  progress_ = new QLabel;
+  progress_->setWordWrap(true);
+  progress_->hide();
+  // Under the plots: the scaling table (sortable, copyable), the diagnostics as rows, and the
+  // backtest table with the live prediction log.
+  fit_table_ = new FitTableView;
+  diagnostics_table_ = new FitTableView;
+  backtest_text_ = new QPlainTextEdit;
+  backtest_text_->setReadOnly(true);
+  backtest_text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  backtest_text_->setPlaceholderText(tr("The backtest table appears here after a fit."));
+  tables_ = new QTabWidget;
+  tables_->addTab(fit_table_, tr("Scaling table"));
+  tables_->addTab(diagnostics_table_, tr("Diagnostics"));
+  tables_->addTab(backtest_text_, tr("Backtest, live predictions"));
 
   // Top: frontier, multiplier and the suggestions beside it; below: how the projection settled
   // and the scaling table.
@@ -199,7 +182,7 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   auto* lower = new QSplitter(Qt::Horizontal);
   lower->addWidget(history_);
   lower->addWidget(backtest_plot_);
-  lower->addWidget(table_);
+  lower->addWidget(tables_);
   lower->setSizes({400, 500, 500});
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(plots);
@@ -210,6 +193,7 @@ FrontierView::FrontierView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(status_);
+  layout->addWidget(progress_);
   layout->addWidget(split, 1);
   connect(fit, &QPushButton::clicked, this, [this] { fitNow(); });
   connect(source_, &QComboBox::currentTextChanged, this, [this] {
@@ -274,11 +258,13 @@ void FrontierView::reloadSourcesNow() {
 
 void FrontierView::showSources(const SourceArms& arms) {
   arms_by_source_.clear();
+  baseline_by_source_.clear();
   std::set<std::string> names;
-  for (const auto& [source, source_arms] : arms) {
+  for (const auto& [source, info] : arms) {
     names.insert(source);
     QStringList& list = arms_by_source_[QString::fromStdString(source)];
-    for (const auto& a : source_arms) list << QString::fromStdString(a);
+    for (const auto& a : info.arms) list << QString::fromStdString(a);
+    baseline_by_source_[QString::fromStdString(source)] = QString::fromStdString(info.baseline);
   }
   const QString current = source_->currentText();
   QSignalBlocker block(source_);
@@ -308,11 +294,16 @@ void FrontierView::followRuns(const RunTableModel& runs) {
 
 void FrontierView::fillBaselineChoices() {
   const QStringList arms = arms_by_source_.value(source_->currentText());
+  // The choice kept while it is an arm of the source; else the ladder's declared baseline, else
+  // the default baseline when the source has it, else its first arm.
   QString keep = baseline_->currentText();
+  const QString declared = baseline_by_source_.value(source_->currentText());
+  const QString preferred = QString::fromStdString(fitting::defaultFrontierOptions().baseline);
   if (!arms.contains(keep))
-    keep = arms.contains(QString::fromStdString(fitting::defaultFrontierOptions().baseline))
-               ? QString::fromStdString(fitting::defaultFrontierOptions().baseline)
-               : (arms.isEmpty() ? QString() : arms.first());
+    keep = arms.contains(declared)    ? declared
+           : arms.contains(preferred) ? preferred
+           : arms.isEmpty()           ? QString()
+                                      : arms.first();
   QSignalBlocker block(baseline_);
   baseline_->clear();
   baseline_->addItems(arms);
@@ -322,6 +313,8 @@ void FrontierView::fillBaselineChoices() {
 void FrontierView::fitNow(bool blocking) {
   if (blocking && sources_pending_ > 0) reloadSourcesNow();  // the list a blocking fit needs
   if (source_->currentText().isEmpty()) return;
+  // `fit`'s options with the choices of the bar (so `deepladder fit --baseline ... --c-ref ...
+  // --estimator ... --bootstrap N` prints this table).
   fitting::FrontierOptions o = fitting::defaultFrontierOptions();
   o.baseline = baseline_->currentText().toStdString();
   bool ok = false;
@@ -332,16 +325,19 @@ void FrontierView::fitNow(bool blocking) {
   }
   o.bootstrap = bootstrap_->value();
   o.estimator = static_cast<fitting::FrontierEstimator>(estimator_->currentData().toInt());
-  const std::string source = source_->currentText().toStdString();
+  session::FrontierSessionRequest request;
+  request.db_path = db_path_.toStdString();
+  request.source = source_->currentText().toStdString();
+  request.backtest_rungs = kBacktestRungs;
+  request.target = fitting::kDefaultTarget;
   status_->setText(tr("Fitting %1…").arg(source_->currentText()));
   if (blocking) {
     AllowGuiThreadQueries blocking_by_request;  // tests and benchmarks ask for it
     ++fit_generation_;
     cancelFit();  // a fit still running in the background is superseded
+    request.options = o;
     try {
-      auto out = fitSource(db_path_, source, o);
-      show(out.table, out.result, std::move(out.history), std::move(out.backtest),
-           out.prediction_log);
+      show(session::runFrontierSession(request));
     } catch (const std::exception& e) {
       status_->setText(QString::fromUtf8(e.what()));
     }
@@ -353,16 +349,16 @@ void FrontierView::fitNow(bool blocking) {
   if (fit_cancel_) fit_cancel_->cancel();
   fit_cancel_ = std::make_shared<fitting::Cancellation>();
   o.cancellation = fit_cancel_.get();
-  std::function<FitOutput()> work = [path = db_path_, source, o, keep = fit_cancel_] {
-    return fitSource(path, source, o);
+  request.options = o;
+  std::function<session::FrontierSessionResult()> work = [request, keep = fit_cancel_] {
+    return session::runFrontierSession(request);
   };
-  runInBackground<FitOutput>(
+  runInBackground<session::FrontierSessionResult>(
       this, work,
-      [this, generation](FitOutput out) {
+      [this, generation](session::FrontierSessionResult out) {
         if (generation != fit_generation_) return;
         fit_cancel_.reset();
-        show(out.table, out.result, std::move(out.history), std::move(out.backtest),
-             out.prediction_log);
+        show(std::move(out));
       },
       [this, generation](const QString& message) {
         if (generation == fit_generation_) {
@@ -373,37 +369,68 @@ void FrontierView::fitNow(bool blocking) {
 }
 
 QString FrontierView::tableText() const {
-  return table_->toPlainText();
+  return table_text_;
 }
 
-void FrontierView::show(const fitting::ResultsTable& table, const fitting::FrontierResult& result,
-                        std::vector<fitting::ProjectionSnapshot> history,
-                        fitting::BacktestResult backtest, const std::string& prediction_log) {
-  result_ = result;
-  backtest_ = std::move(backtest);
+namespace {
+
+// "Not fitted yet: vanilla: 0 of 5 rungs finished. Fitted on what has finished: ..." ("" when
+// every arm is fitted and complete).
+QString progressText(const session::FrontierSessionResult& out) {
+  const session::ProgressNotes notes = session::progressNotes(out);
+  auto joined = [](const std::vector<std::string>& lines) {
+    QStringList list;
+    for (const auto& l : lines) list << QString::fromStdString(l);
+    return list.join(QStringLiteral("; "));
+  };
+  QStringList text;
+  if (!notes.not_fitted.empty())
+    text << QObject::tr("Not fitted yet: %1.").arg(joined(notes.not_fitted));
+  if (!notes.partly_finished.empty())
+    text << QObject::tr("Fitted on what has finished: %1.").arg(joined(notes.partly_finished));
+  return text.join(QLatin1Char(' '));
+}
+
+}  // namespace
+
+void FrontierView::show(session::FrontierSessionResult out) {
+  const QString progress = progressText(out);
+  progress_->setText(progress);
+  progress_->setVisible(!progress.isEmpty());
+  history_points_ = std::move(out.history);
+  plots::drawHistory(*history_, {history_points_, {}});
+  table_text_ = QString::fromStdString(markdownOf(out));
+  backtest_text_->setPlainText(QString::fromStdString(backtestAndLogText(out)));
+  if (!out.fit) {
+    showNoFit(out);
+    emit fitted();
+    return;
+  }
+  result_ = std::move(out.fit);
+  const fitting::FrontierResult& result = *result_;
+  backtest_ = std::move(out.backtest);
   plots::drawBacktest(*backtest_plot_,
                       {backtest_, tr("Backtest: top rungs held out"), /*compact=*/true});
-  history_points_ = std::move(history);
-  plots::drawHistory(*history_, {history_points_, {}});
-  plots::drawFrontier(*frontier_, {table, result, tr("Compute frontier")});
+  if (backtest_.points.empty()) {
+    auto* note = new QCPItemText(backtest_plot_);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.3);
+    note->setColor(backtest_plot_->xAxis->labelColor());
+    note->setText(tr("too few rungs yet\nto hold any out"));
+    backtest_plot_->replot();
+  }
+  plots::drawFrontier(*frontier_, {out.table, result, tr("Compute frontier")});
   double lowest = 0;
-  for (const auto& p : table.points)
+  for (const auto& p : out.table.points)
     if (lowest == 0 || p.compute_flops < lowest) lowest = p.compute_flops;
   plots::drawMultiplier(*multiplier_,
                         {result, fitting::kDefaultTarget, tr("Compute multiplier"), lowest});
-  // The table, then what the fit says about its own trust (the sweep point each rung used, the
-  // distance of each --at from the data, the diagnostics), as the CLI prints them.
-  std::string text = fitting::scalingTableMarkdown(*result_) +
-                     fitting::diagnosticsMarkdown(*result_) + "\n" +
-                     fitting::backtestTableMarkdown(backtest_);
-  if (!prediction_log.empty())
-    text +=
-        "\nLive predictions (each finished run against the fit made before it):\n" + prediction_log;
-  table_->setPlainText(QString::fromStdString(text));
+  fit_table_->fitModel()->setGrid(fitting::scalingTableGrid(result));
+  diagnostics_table_->fitModel()->setGrid(fitting::diagnosticsGrid(result));
   int unfitted = 0;
   for (const auto& f : result.arms) unfitted += !f.no_fit.empty();
   QString status = tr("%1 points, %2 arms, %3 of %4 bootstrap resamples of %5 used. Estimator: %6.")
-                       .arg(table.points.size())
+                       .arg(out.table.points.size())
                        .arg(result.arms.size())
                        .arg(result.bootstrap_used)
                        .arg(result.bootstrap_requested)
@@ -412,8 +439,32 @@ void FrontierView::show(const fitting::ResultsTable& table, const fitting::Front
                            fitting::estimatorDescription(result.estimator, result.joint)));
   if (unfitted > 0)
     status += tr(" %n arm(s) without a fit: a loss at or below E (see the table).", "", unfitted);
+  if (out.read_only) status += tr(" Read-only database: fits are not cached.");
   status_->setText(status);
   emit fitted();
+}
+
+void FrontierView::showNoFit(const session::FrontierSessionResult& out) {
+  // Every measured point, with no curve; the other plots say why they are empty.
+  result_.reset();
+  backtest_ = {};
+  fitting::FrontierResult none;
+  none.baseline = out.baseline;
+  plots::drawFrontier(*frontier_, {out.table, none, tr("Compute frontier")});
+  const std::string why = session::noFitReason(out);
+  const QString note = tr("no fit yet: %1").arg(QString::fromStdString(why));
+  plots::drawNote(
+      *multiplier_,
+      {tr("Compute multiplier"), tr("baseline compute C (FLOPs)"),
+       tr("compute multiplier vs %1 (\u00D7)").arg(QString::fromStdString(out.baseline)), note});
+  plots::drawNote(*backtest_plot_, {tr("Backtest: top rungs held out"), {}, {}, note});
+  fit_table_->fitModel()->setGrid({});
+  diagnostics_table_->fitModel()->setGrid({});
+  const int points = static_cast<int>(out.table.points.size());
+  status_->setText(tr("%1 %2 of %3, no fit yet: %4.")
+                       .arg(points)
+                       .arg(points == 1 ? tr("point") : tr("points"), source_->currentText(),
+                            QString::fromStdString(why)));
 }
 
 }  // namespace deepladder::ui

@@ -220,7 +220,9 @@ bool MainWindow::openDatabase(const QString& path, bool quiet) {
   db.reset();
   db_path_ = QFileInfo(path).absoluteFilePath();
   setWindowTitle(tr("deepladder — %1").arg(QFileInfo(path).fileName()));
-  db_label_->setText(db_path_);
+  // The file's name in the status bar (a screenshot shows no home directory); its path on hover.
+  db_label_->setText(QFileInfo(db_path_).fileName());
+  db_label_->setToolTip(db_path_);
   runs_->setDatabase(db_path_);
   compare_->setDatabase(db_path_);
   frontier_->setDatabase(db_path_);

@@ -53,6 +53,8 @@ class MainWindow : public QMainWindow {
   LensView* lens() const { return lens_; }
   SerialTaskView* serialTask() const { return serial_; }
   LadderDesignerView* designer() const { return designer_; }
+  // The status bar's database label: the file's name, its full path as the tooltip.
+  QLabel* databaseLabel() const { return db_label_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
