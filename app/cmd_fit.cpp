@@ -210,6 +210,41 @@ void printChinchillaProjections(const fitting::ChinchillaWithIntervals& f,
   }
 }
 
+// `fit --form chinchilla`: L(N, D) with its intervals, projections and backtest; stored with
+// --record. Exit 1 when the best start did not converge.
+int runChinchillaFit(const FitCommandOptions& options, storage::Database* db,
+                     const std::vector<fitting::SizePoint>& sizes, const std::string& source) {
+  const auto with_intervals = fitting::fitChinchillaWithIntervals(
+      sizes, fitting::defaultChinchillaOptions(), options.frontier);
+  const fitting::ChinchillaFit& fit = with_intervals.fit;
+  if (db && options.record) {
+    storage::FitRecord rec;
+    rec.source = source;
+    rec.arm = "all";
+    rec.form = "L(N,D)=E+A/N^alpha+B/D^beta";
+    rec.params_json = dumpJson(fitting::chinchillaToJson(fit));
+    db->insertFit(rec);
+  }
+  std::optional<fitting::BacktestResult> backtest;
+  if (options.backtest > 0)
+    backtest = fitting::backtestChinchilla(sizes, fitting::defaultChinchillaOptions(),
+                                           options.backtest, options.frontier);
+  const auto projections = chinchillaProjections(with_intervals, options.frontier.at);
+  if (options.json) {
+    nlohmann::json out = fitting::chinchillaToJson(fit);
+    out["misfit"] = fitting::misfitJson(with_intervals.misfit);
+    out["projections"] = nlohmann::json::array();
+    for (const auto& p : projections) out["projections"].push_back(fitting::lossPredictionJson(p));
+    if (backtest) out.update(fitting::backtestToJson(*backtest));
+    std::printf("%s\n", dumpJson(out).c_str());
+  } else {
+    printChinchillaTable(fit, sizes);
+    printChinchillaProjections(with_intervals, projections);
+    if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
+  }
+  return fit.best_converged ? 0 : 1;
+}
+
 int runFit(FitCommandOptions options) {
   const bool from_db = !options.db_path.empty();
   if (from_db == !options.csv.empty())
@@ -252,38 +287,7 @@ int runFit(FitCommandOptions options) {
   }
   const std::string source = from_db ? options.ladder : options.csv;
 
-  if (chinchilla) {
-    const auto with_intervals = fitting::fitChinchillaWithIntervals(
-        sizes, fitting::defaultChinchillaOptions(), options.frontier);
-    const fitting::ChinchillaFit& fit = with_intervals.fit;
-    if (db && options.record) {
-      storage::FitRecord rec;
-      rec.source = source;
-      rec.arm = "all";
-      rec.form = "L(N,D)=E+A/N^alpha+B/D^beta";
-      rec.params_json = dumpJson(fitting::chinchillaToJson(fit));
-      db->insertFit(rec);
-    }
-    std::optional<fitting::BacktestResult> backtest;
-    if (options.backtest > 0)
-      backtest = fitting::backtestChinchilla(sizes, fitting::defaultChinchillaOptions(),
-                                             options.backtest, options.frontier);
-    const auto projections = chinchillaProjections(with_intervals, options.frontier.at);
-    if (options.json) {
-      nlohmann::json out = fitting::chinchillaToJson(fit);
-      out["misfit"] = fitting::misfitJson(with_intervals.misfit);
-      out["projections"] = nlohmann::json::array();
-      for (const auto& p : projections)
-        out["projections"].push_back(fitting::lossPredictionJson(p));
-      if (backtest) out.update(fitting::backtestToJson(*backtest));
-      std::printf("%s\n", dumpJson(out).c_str());
-    } else {
-      printChinchillaTable(fit, sizes);
-      printChinchillaProjections(with_intervals, projections);
-      if (backtest) std::printf("\n%s", fitting::backtestTableMarkdown(*backtest).c_str());
-    }
-    return fit.best_converged ? 0 : 1;
-  }
+  if (chinchilla) return runChinchillaFit(options, db, sizes, source);
 
   const std::string form_choice = applyFormOptions(options.law, options.frontier, table);
   auto result = fit_session->fit(table, options.frontier);

@@ -83,16 +83,9 @@ nlohmann::json jsonRow(const ladder::LadderSpec& spec, const ladder::PlannedRun&
   return row;
 }
 
-int runPlan(const PlanOptions& options) {
-  ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
-  for (const std::string& warning : spec.warnings)
-    std::fprintf(stderr, "deepladder: warning: %s\n", warning.c_str());
-  // Tokens each run reads against its training split; a run that would repeat data beyond
-  // data.max_epochs is refused before anything is printed.
-  const std::vector<data::RunDataBudget> budgets = data::ladderDataBudgets(spec);
-  data::requireDataBudgets(budgets, options.ladder_path);
-  // A train.init_from file that is not there: `run` refuses the ladder until it is; plan (which
-  // may run where the files are not) says so, once per file.
+// A train.init_from file that is not there: `run` refuses the ladder until it is; plan (which
+// may run where the files are not) says so on stderr, once per file.
+void warnMissingInitFrom(const ladder::LadderSpec& spec) {
   std::map<std::string, std::pair<std::string, int>> init_from_problems;  // path: first run, count
   for (const auto& run : spec.runs)
     if (!data::initFromProblem(run.config).empty()) {
@@ -105,6 +98,37 @@ int runPlan(const PlanOptions& options) {
         entry.first.c_str(),
         entry.second > 1 ? (" and " + std::to_string(entry.second - 1) + " more run(s)").c_str()
                          : "");
+}
+
+// The sweep of every arm and what it costs: a point runs the whole rung again.
+void printSweepCosts(const ladder::LadderSpec& spec) {
+  std::map<std::string, double> arm_flops, arm_flops_first_point;
+  for (const auto& run : spec.runs) {
+    arm_flops[run.arm] += run.flops;
+    const auto& sweep = spec.sweeps.at(run.arm);
+    if (sweep.empty() || run.sweep_label == ladder::sweepPoints(sweep).front().label)
+      arm_flops_first_point[run.arm] += run.flops;
+  }
+  for (const std::string& arm : spec.arms) {
+    const auto& sweep = spec.sweeps.at(arm);
+    if (sweep.empty()) continue;
+    const double ratio =
+        arm_flops_first_point[arm] > 0 ? arm_flops[arm] / arm_flops_first_point[arm] : 0;
+    std::printf("sweep of %s: %s (%zu points; %.2fx the FLOPs of one point, %.3e FLOPs)\n",
+                arm.c_str(), ladder::describeSweep(sweep).c_str(),
+                ladder::sweepPoints(sweep).size(), ratio, arm_flops[arm]);
+  }
+}
+
+int runPlan(const PlanOptions& options) {
+  ladder::LadderSpec spec = ladder::loadLadder(options.ladder_path);
+  for (const std::string& warning : spec.warnings)
+    std::fprintf(stderr, "deepladder: warning: %s\n", warning.c_str());
+  // Tokens each run reads against its training split; a run that would repeat data beyond
+  // data.max_epochs is refused before anything is printed.
+  const std::vector<data::RunDataBudget> budgets = data::ladderDataBudgets(spec);
+  data::requireDataBudgets(budgets, options.ladder_path);
+  warnMissingInitFrom(spec);
   scheduler::planForLocalDevices(spec);
   if (!options.db_path.empty()) {
     if (access(options.db_path.c_str(), F_OK) != 0)
@@ -123,23 +147,7 @@ int runPlan(const PlanOptions& options) {
               spec.name.c_str(), spec.hash.c_str(), spec.arms.size(), spec.sizes.size(),
               spec.seeds.size(), swept ? " x sweep points" : "", spec.runs.size(),
               spec.resources.backend.c_str());
-  // The sweep of every arm and what it costs: a point runs the whole rung again.
-  std::map<std::string, double> arm_flops, arm_flops_first_point;
-  for (const auto& run : spec.runs) {
-    arm_flops[run.arm] += run.flops;
-    const auto& sweep = spec.sweeps.at(run.arm);
-    if (sweep.empty() || run.sweep_label == ladder::sweepPoints(sweep).front().label)
-      arm_flops_first_point[run.arm] += run.flops;
-  }
-  for (const std::string& arm : spec.arms) {
-    const auto& sweep = spec.sweeps.at(arm);
-    if (sweep.empty()) continue;
-    const double ratio =
-        arm_flops_first_point[arm] > 0 ? arm_flops[arm] / arm_flops_first_point[arm] : 0;
-    std::printf("sweep of %s: %s (%zu points; %.2fx the FLOPs of one point, %.3e FLOPs)\n",
-                arm.c_str(), ladder::describeSweep(sweep).c_str(),
-                ladder::sweepPoints(sweep).size(), ratio, arm_flops[arm]);
-  }
+  printSweepCosts(spec);
   size_t name_width = 28;
   for (const auto& run : spec.runs) name_width = std::max(name_width, run.name.size());
   std::printf("%-*s %6s %7s %6s %10s %8s %10s %10s %10s %5s %8s %9s %15s\n", int(name_width), "run",

@@ -165,6 +165,18 @@ std::string placement(const Current& cur, const std::string& arm, double c, bool
   return where;
 }
 
+// An arm its points fit exactly (no more distinct computes than its fitted parameters) has no
+// interval (frontier_fit.cpp): its next rung is needed as much as an unfitted arm's.
+void markExactlyFittedArms(Current& cur) {
+  for (const ArmFit& f : cur.fit.arms) {
+    std::set<double> computes;
+    if (cur.by_arm.count(f.arm))
+      for (const auto& p : cur.by_arm.at(f.arm)) computes.insert(p.compute_flops);
+    if (f.n_points > 0 && int(computes.size()) - (f.n_points - f.dof) <= 0)
+      cur.unfitted.insert(f.arm);
+  }
+}
+
 // The ladder now, as the scorer sees it: rung means and every run, the lenient fit and its arms'
 // scatter, the seeds' share of it, the counted arms and their intervals. Fills result's unfitted
 // arms, seed share, counted arms and width before.
@@ -213,15 +225,7 @@ Current currentLadder(const ResultsTable& runs, const std::vector<ladder::Candid
   if (!cur.baseline_fits) cur.unfitted.insert(baseline);
   for (const auto& c : candidates)
     if (!cur.by_arm.count(c.run.arm)) cur.unfitted.insert(c.run.arm);
-  // An arm its points fit exactly (no more distinct computes than its fitted parameters) has no
-  // interval (frontier_fit.cpp): its next rung is needed as much as an unfitted arm's.
-  for (const ArmFit& f : cur.fit.arms) {
-    std::set<double> computes;
-    if (cur.by_arm.count(f.arm))
-      for (const auto& p : cur.by_arm.at(f.arm)) computes.insert(p.compute_flops);
-    if (f.n_points > 0 && int(computes.size()) - (f.n_points - f.dof) <= 0)
-      cur.unfitted.insert(f.arm);
-  }
+  markExactlyFittedArms(cur);
 
   double pooled_rss = 0;
   int pooled_dof = 0;

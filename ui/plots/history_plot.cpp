@@ -106,14 +106,7 @@ void drawHistory(QCustomPlot& plot, const HistoryPlotInput& input) {
     const double pad = 0.05 * (x_hi - x_lo) + 0.02 * x_hi;
     plot.xAxis->setRange(std::max(0.0, x_lo - pad), x_hi + pad);
   }
-  if (y_lo > 0 && y_hi / y_lo > 10) {
-    setLogAxis(*plot.yAxis);
-    plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
-  } else {
-    // At least +-5%: before any projection the range is the 1x line alone.
-    const double pad = std::max(0.08 * (y_hi - y_lo), 0.05 * y_hi);
-    plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
-  }
+  setRatioAxisRange(*plot.yAxis, y_lo, y_hi);  // before any projection: the 1x line alone
   placeLegendInFreestCorner(plot, {Qt::AlignTop | Qt::AlignRight, Qt::AlignBottom | Qt::AlignRight,
                                    Qt::AlignTop | Qt::AlignLeft});
   plot.replot();

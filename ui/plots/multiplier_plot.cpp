@@ -25,6 +25,98 @@ std::vector<double> multiplierBandComputes(double lo, double hi, int per_decade)
   return out;
 }
 
+namespace {
+
+// The multipliers drawn so far (curves and measured points, 1x included) and the band edges.
+struct DrawnMultipliers {
+  double lo = 1.0, hi = 1.0;
+  std::vector<QCPGraph*> bands;  // upper and lower edges, clipped afterwards
+};
+
+// One arm: its projected curve with its prediction band (pointwise bootstrap percentiles of M(C)
+// over the same resamples as the frontier band, widened by the misfit of both losses,
+// fitting::multiplierPredictionBand; a result without the resamples, read from JSON say, falls
+// back to the intervals at its projected computes), and its measured points.
+void drawArmMultiplier(QCustomPlot& plot, const fitting::FrontierResult& result,
+                       const fitting::ArmMultipliers& m, bool has_baseline,
+                       const std::vector<double>& grid, double x_hi, const QColor& color,
+                       DrawnMultipliers& drawn) {
+  size_t arm_index = 0;
+  for (size_t a = 0; a < result.arms.size(); ++a)
+    if (result.arms[a].arm == m.arm) arm_index = a;
+  QCPGraph* upper = plot.addGraph();
+  QCPGraph* lower = plot.addGraph();
+  QCPGraph* curve = plot.addGraph();
+  const auto band = has_baseline && arm_index > 0
+                        ? fitting::multiplierPredictionBand(result, arm_index, grid)
+                        : std::vector<fitting::BandPoint>{};
+  for (const auto& p : band) {
+    if (std::isfinite(p.value)) {
+      curve->addData(p.compute, p.value);
+      drawn.hi = std::max(drawn.hi, p.value);
+      drawn.lo = std::min(drawn.lo, p.value);
+    }
+    if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) continue;
+    upper->addData(p.compute, p.hi);
+    lower->addData(p.compute, p.lo);
+  }
+  if (upper->data()->isEmpty())
+    for (const auto& p : m.projected) {
+      if (!std::isfinite(p.ci_lo) || !std::isfinite(p.ci_hi) || p.compute > x_hi * 1.0001) continue;
+      upper->addData(p.compute, p.ci_hi);
+      lower->addData(p.compute, p.ci_lo);
+    }
+  makeBand(*upper, *lower, color, 45);
+  drawn.bands.push_back(upper);
+  drawn.bands.push_back(lower);
+  const bool has_band = !upper->data()->isEmpty();
+
+  curve->setPen(QPen(color, 2.0));
+  QString name = QString::fromStdString(m.arm) + QStringLiteral(" projected");
+  if (std::isfinite(m.per_decade))
+    name += QStringLiteral(" (\u00D7%1 per decade)").arg(QString::number(m.per_decade, 'f', 3));
+  if (has_band)
+    name += std::isfinite(result.misfit.per_decade)
+                ? QStringLiteral(", %1% prediction band").arg(qRound(result.ci_level * 100))
+                : QStringLiteral(", %1% fit band").arg(qRound(result.ci_level * 100));
+  curve->setName(name);
+
+  QCPGraph* measured = plot.addGraph();
+  measured->setLineStyle(QCPGraph::lsNone);
+  measured->setScatterStyle(
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5), QBrush(Qt::white), 8));
+  for (const auto& p : m.measured) {
+    if (!std::isfinite(p.multiplier)) continue;
+    measured->addData(p.compute, p.multiplier);
+    drawn.hi = std::max(drawn.hi, p.multiplier);
+    drawn.lo = std::min(drawn.lo, p.multiplier);
+  }
+  measured->setName(QString::fromStdString(m.arm) + QStringLiteral(" measured"));
+  if (measured->data()->isEmpty()) measured->removeFromLegend();
+}
+
+// The axis follows the multipliers and their bands, but a band projected far from the data can
+// span a hundred decades: its edges are clipped to kIntervalClip times beyond the multipliers
+// (and 1x). Returns the y range drawn, the clip limits and whether anything was clipped.
+struct YRange {
+  double lo, hi;
+  double clip_lo, clip_hi;
+  bool clipped;
+};
+YRange clipBands(const DrawnMultipliers& drawn) {
+  const double clip_lo = drawn.lo / kIntervalClip, clip_hi = drawn.hi * kIntervalClip;
+  YRange range{drawn.lo, drawn.hi, clip_lo, clip_hi, false};
+  for (QCPGraph* band : drawn.bands)
+    for (auto it = band->data()->begin(); it != band->data()->end(); ++it) {
+      range.clipped = range.clipped || it->value < clip_lo || it->value > clip_hi;
+      it->value = std::clamp(it->value, clip_lo, clip_hi);
+      range.lo = std::min(range.lo, it->value), range.hi = std::max(range.hi, it->value);
+    }
+  return range;
+}
+
+}  // namespace
+
 void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   const auto& result = input.result;
   preparePlot(plot, input.title, QStringLiteral("baseline compute C (FLOPs)"),
@@ -38,7 +130,6 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
     if (f.arm == result.baseline) base = &f;
 
   double x_lo = std::numeric_limits<double>::infinity();
-  double y_lo = 1.0, y_hi = 1.0;
   for (const auto& m : result.multipliers) {
     for (const auto& p : m.measured) x_lo = std::min(x_lo, p.compute);
     for (const auto& p : m.projected) x_lo = std::min(x_lo, p.compute);
@@ -48,83 +139,13 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   const double x_hi = std::max(input.compute_hi, x_lo * 10);
 
   const auto grid = fitting::logSpacedComputes(x_lo, x_hi, 161);
-  int index = 1;                  // colour 0 is the baseline's in the frontier plot
-  std::vector<QCPGraph*> bands;   // upper and lower edges, clipped below
-  double m_lo = 1.0, m_hi = 1.0;  // the multipliers themselves (curves and measured points)
-  for (const auto& m : result.multipliers) {
-    const QColor color = seriesColor(index++);
-    size_t arm_index = 0;
-    for (size_t a = 0; a < result.arms.size(); ++a)
-      if (result.arms[a].arm == m.arm) arm_index = a;
-    // The projected curve and its prediction band: pointwise bootstrap percentiles of M(C) over
-    // the same resamples as the frontier band, widened by the misfit of both losses
-    // (fitting::multiplierPredictionBand); a result without the resamples (read from JSON, say)
-    // falls back to the intervals at its projected computes.
-    QCPGraph* upper = plot.addGraph();
-    QCPGraph* lower = plot.addGraph();
-    QCPGraph* curve = plot.addGraph();
-    const auto band = base && arm_index > 0
-                          ? fitting::multiplierPredictionBand(result, arm_index, grid)
-                          : std::vector<fitting::BandPoint>{};
-    for (const auto& p : band) {
-      if (std::isfinite(p.value)) {
-        curve->addData(p.compute, p.value);
-        m_hi = std::max(m_hi, p.value);
-        m_lo = std::min(m_lo, p.value);
-      }
-      if (!std::isfinite(p.lo) || !std::isfinite(p.hi)) continue;
-      upper->addData(p.compute, p.hi);
-      lower->addData(p.compute, p.lo);
-    }
-    if (upper->data()->isEmpty())
-      for (const auto& p : m.projected) {
-        if (!std::isfinite(p.ci_lo) || !std::isfinite(p.ci_hi) || p.compute > x_hi * 1.0001)
-          continue;
-        upper->addData(p.compute, p.ci_hi);
-        lower->addData(p.compute, p.ci_lo);
-      }
-    makeBand(*upper, *lower, color, 45);
-    bands.push_back(upper);
-    bands.push_back(lower);
-    const bool has_band = !upper->data()->isEmpty();
-
-    curve->setPen(QPen(color, 2.0));
-    QString name = QString::fromStdString(m.arm) + QStringLiteral(" projected");
-    if (std::isfinite(m.per_decade))
-      name += QStringLiteral(" (\u00D7%1 per decade)").arg(QString::number(m.per_decade, 'f', 3));
-    if (has_band)
-      name += std::isfinite(result.misfit.per_decade)
-                  ? QStringLiteral(", %1% prediction band").arg(qRound(result.ci_level * 100))
-                  : QStringLiteral(", %1% fit band").arg(qRound(result.ci_level * 100));
-    curve->setName(name);
-
-    // Measured points.
-    QCPGraph* measured = plot.addGraph();
-    measured->setLineStyle(QCPGraph::lsNone);
-    measured->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5), QBrush(Qt::white), 8));
-    for (const auto& p : m.measured) {
-      if (!std::isfinite(p.multiplier)) continue;
-      measured->addData(p.compute, p.multiplier);
-      m_hi = std::max(m_hi, p.multiplier);
-      m_lo = std::min(m_lo, p.multiplier);
-    }
-    measured->setName(QString::fromStdString(m.arm) + QStringLiteral(" measured"));
-    if (measured->data()->isEmpty()) measured->removeFromLegend();
-  }
-
-  // The axis follows the multipliers and their bands, but a band projected far from the data can
-  // span a hundred decades: its edges are clipped to kIntervalClip times beyond the multipliers
-  // (and 1x), and the plot says so.
-  const double clip_lo = m_lo / kIntervalClip, clip_hi = m_hi * kIntervalClip;
-  bool clipped = false;
-  y_lo = std::min(y_lo, m_lo), y_hi = std::max(y_hi, m_hi);
-  for (QCPGraph* band : bands)
-    for (auto it = band->data()->begin(); it != band->data()->end(); ++it) {
-      clipped = clipped || it->value < clip_lo || it->value > clip_hi;
-      it->value = std::clamp(it->value, clip_lo, clip_hi);
-      y_lo = std::min(y_lo, it->value), y_hi = std::max(y_hi, it->value);
-    }
+  int index = 1;  // colour 0 is the baseline's in the frontier plot
+  DrawnMultipliers drawn;
+  for (const auto& m : result.multipliers)
+    drawArmMultiplier(plot, result, m, base != nullptr, grid, x_hi, seriesColor(index++), drawn);
+  const YRange y = clipBands(drawn);
+  const double y_lo = y.lo, y_hi = y.hi, clip_lo = y.clip_lo, clip_hi = y.clip_hi;
+  const bool clipped = y.clipped;
   // The 1x line: no advantage either way.
   QCPGraph* one = plot.addGraph();
   setReferenceLinePen(*one);
@@ -145,17 +166,7 @@ void drawMultiplier(QCustomPlot& plot, const MultiplierPlotInput& input) {
   }
 
   plot.xAxis->setRange(x_lo / 1.5, x_hi * 1.5);
-  const bool log_y = y_lo > 0 && y_hi / y_lo > 10;
-  if (log_y) {
-    // Multipliers are ratios: once they (or their band) span more than a decade, a log axis
-    // keeps 0.5x and 2x equally far from the 1x line and the measured points readable.
-    setLogAxis(*plot.yAxis);
-    plot.yAxis->setRange(y_lo / 1.5, y_hi * 1.5);
-  } else {
-    // At least +-5%: with no arm but the baseline the range is the 1x line alone.
-    const double pad = std::max(0.08 * (y_hi - y_lo), 0.05 * y_hi);
-    plot.yAxis->setRange(std::max(0.0, y_lo - pad), y_hi + pad);
-  }
+  setRatioAxisRange(*plot.yAxis, y_lo, y_hi);  // with no arm but the baseline: 1x alone
   if (result.multipliers.empty()) {
     QCPItemText* note = new QCPItemText(&plot);
     note->position->setType(QCPItemPosition::ptAxisRectRatio);

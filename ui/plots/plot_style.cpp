@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 
 #include <QPalette>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/plots/legend_fit.h"
@@ -203,6 +204,17 @@ void setLinearAxis(QCPAxis& axis) {
   axis.setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   axis.setNumberFormat("gb");
   axis.setNumberPrecision(6);
+}
+
+void setRatioAxisRange(QCPAxis& axis, double lo, double hi) {
+  if (lo > 0 && hi / lo > 10) {
+    setLogAxis(axis);
+    axis.setRange(lo / 1.5, hi * 1.5);
+    return;
+  }
+  setLinearAxis(axis);
+  const double pad = std::max(0.08 * (hi - lo), 0.05 * hi);
+  axis.setRange(std::max(0.0, lo - pad), hi + pad);
 }
 
 void placeLegendRight(QCustomPlot& plot) {

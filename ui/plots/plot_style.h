@@ -30,6 +30,10 @@ void setLogAxis(QCPAxis& axis);
 // Log scale with ticks at powers of two, labelled plainly (0.25, 1, 4: depths, multipliers).
 void setLog2Axis(QCPAxis& axis);
 void setLinearAxis(QCPAxis& axis);
+// The range of an axis of multipliers (ratios) from lo to hi: log once they span more than a
+// decade (0.5x and 2x then stand equally far from 1x), else linear with at least +-5% around
+// them (a range of the 1x line alone stays readable).
+void setRatioAxisRange(QCPAxis& axis, double lo, double hi);
 // Moves the legend into a column right of the axis rect (shown only when it has items).
 void placeLegendRight(QCustomPlot& plot);
 // Legend inside the axis rect at `corner` (for plots whose data leaves that corner empty),
