@@ -6,6 +6,7 @@
 #include "schema_downgrade.h"
 #include "storage/database.h"
 #include "storage/result_points.h"
+#include "storage/run_control.h"
 #include "temp_dir.h"
 
 namespace deepladder::storage {
@@ -83,6 +84,32 @@ TEST(StoppedStatus, FitInputsAndSoTheEnvelopeLeaveStoppedPointsOut) {
   const ResultsTable table = ladderResults(*db, ladder, "test");
   ASSERT_EQ(table.points.size(), 2u);
   for (const RunPoint& p : table.points) EXPECT_NE(p.sweep, "lr_mult2");
+}
+
+// `resume --stopped ID`: a point sweep halving stopped becomes interrupted (what resume continues
+// from its last checkpoint, the path whose resumes equal uninterrupted runs), keeping the reason,
+// and the reopening goes to the ladder's decision log; anything not stopped is left alone.
+TEST(StoppedStatus, ReopeningAStoppedRunMakesItResumableAndLogsTheDecision) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t ladder = db->upsertLadder("quick", "spec", "h");
+  const int64_t id = addRun(*db, ladder, "vanilla-d3-s1-lr_mult0.5", RunStatus::kRunning, {});
+  const int64_t running = addRun(*db, ladder, "vanilla-d3-s1-lr_mult1", RunStatus::kRunning, {});
+  db->setRunStatus(id, RunStatus::kStopped, "halving: worse beyond both intervals");
+  EXPECT_FALSE(reopenStoppedRun(*db, id + 100, 1.0));  // no such run
+  EXPECT_FALSE(reopenStoppedRun(*db, running, 1.0));   // not stopped
+  EXPECT_EQ(db->run(running)->status, RunStatus::kRunning);
+  ASSERT_TRUE(reopenStoppedRun(*db, id, 42.0));
+  EXPECT_EQ(db->run(id)->status, RunStatus::kInterrupted);
+  EXPECT_TRUE(isResumable(db->run(id)->status));
+  EXPECT_NE(db->run(id)->error.find("halving: worse beyond both intervals"), std::string::npos)
+      << db->run(id)->error;
+  const auto decisions = db->decisions(ladder);
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].kind, "halving-reopen");
+  EXPECT_EQ(decisions[0].run_id, id);
+  EXPECT_FALSE(reopenStoppedRun(*db, id, 43.0));  // reopened once: no longer stopped
+  EXPECT_EQ(db->decisions(ladder).size(), 1u);
 }
 
 }  // namespace
