@@ -300,6 +300,24 @@ int runLadder(const RunOptions& options) {
   return unfinished == 0 ? 0 : 1;
 }
 
+// The sweep halving of a stored ladder ([sweep] stop of the spec it was queued with), so that
+// `resume` keeps halving what `run` halved; nullopt without one (or for a serial-task ladder).
+// A stored spec that no longer parses resumes without halving, and says so.
+std::optional<ladder::SweepStop> storedSweepStop(storage::Database& db, int64_t ladder_id) {
+  const std::optional<storage::LadderRecord> record = db.ladder(ladder_id);
+  if (!record || record->task == "squaring") return std::nullopt;
+  try {
+    const ladder::LadderSpec spec = ladder::parseLadder(record->spec, record->name + " (stored)");
+    if (spec.sweep_stop.halving) return spec.sweep_stop;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "deepladder: ladder %s: its stored spec does not parse (%s); it resumes without "
+                 "sweep halving\n",
+                 record->name.c_str(), e.what());
+  }
+  return std::nullopt;
+}
+
 int resumeLadders(const RunOptions& options) {
   if (!fs::exists(options.db_path))
     throw UserError(options.db_path + ": no such database. Pass --db");
@@ -342,6 +360,14 @@ int resumeLadders(const RunOptions& options) {
     ladder::Resources resources = storage::storedResources(*db, ladder_id);
     if (options.threads >= 0) resources.threads_per_slot = options.threads;
     LadderRunOptions run_options{options.db_path, options.worker, !options.quiet, {}, {}};
+    // A ladder queued with stop = "halving" goes on halving its sweep when it is resumed.
+    std::unique_ptr<LadderHalving> halving;
+    if (const auto stop = storedSweepStop(*db, ladder_id)) {
+      halving = std::make_unique<LadderHalving>(*db, ladder_id, *stop);
+      run_options.on_progress = [&halving](int64_t run_id, int64_t step) {
+        return halving->onProgress(run_id, step);
+      };
+    }
     unfinished += runLadderQueue(*db, ladder_id, resources, run_options);
     printLadderStatus(*db, ladder_id);
   }
