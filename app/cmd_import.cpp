@@ -6,9 +6,9 @@
 //  - a curves CSV with the columns run,step,metric,value (+ wall_time, option columns): the same;
 //  - a results CSV (arm,compute_flops,val_loss[,params,tokens,depth]): points only, an external
 //    source that `fit`, `export` and `plot` read like a ladder.
-// A trained ladder's name is refused. Importing a results CSV under a name again replaces its points
-// only with --replace (storage/imported_source.h); a log directory or curves CSV imported again
-// replaces the earlier import of that name. Nothing is half-imported.
+// A trained ladder's name is refused. Importing a results CSV under a name again replaces its
+// points only with --replace (storage/imported_source.h); a log directory or curves CSV imported
+// again replaces the earlier import of that name. Nothing is half-imported.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -207,7 +207,8 @@ CommandRegistrar reg("import", 49, [](CLI::App& cli) {
   cmd->add_flag("--allow-duplicates", o->allow_duplicates,
                 "Results CSV: accept several rows with the same arm and compute (distinct seeds "
                 "of one rung)");
-  cmd->add_flag("--replace", o->replace, "Results CSV: replace the points of a name imported before");
+  cmd->add_flag("--replace", o->replace,
+                "Results CSV: replace the points of a name imported before");
   cmd->callback([o] { commandExitCode() = runImport(*o); });
 });
 

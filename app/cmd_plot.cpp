@@ -10,9 +10,9 @@
 
 #include "app/command_registry.h"
 #include "app/fit_inputs.h"
+#include "app/plot_kinds/plot_data.h"
 #include "app/run_id_option.h"
 #include "core/errors.h"
-#include "app/plot_kinds/plot_data.h"
 #include "core/safe_file.h"
 #include "fitting/frontier_fit.h"
 #include "storage/protected_outputs.h"

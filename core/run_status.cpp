@@ -16,7 +16,7 @@ constexpr StatusWord kRunStatusWords[] = {
     {RunStatus::kQueued, "queued"},       {RunStatus::kRunning, "running"},
     {RunStatus::kFinished, "finished"},   {RunStatus::kDiverged, "diverged"},
     {RunStatus::kFailed, "failed"},       {RunStatus::kInterrupted, "interrupted"},
-    {RunStatus::kCancelled, "cancelled"},     {RunStatus::kStopped, "stopped"},
+    {RunStatus::kCancelled, "cancelled"}, {RunStatus::kStopped, "stopped"},
 };
 
 bool among(RunStatus status, std::initializer_list<RunStatus> set) {

@@ -27,7 +27,8 @@ std::string percent(double v, bool sign) {
 }
 
 std::string interval(const BacktestPoint& p) {
-  return p.has_interval ? "[" + formatNumber(p.lo) + ", " + formatNumber(p.hi) + "]" : p.no_interval;
+  return p.has_interval ? "[" + formatNumber(p.lo) + ", " + formatNumber(p.hi) + "]"
+                        : p.no_interval;
 }
 
 std::string fitInterval(const BacktestPoint& p) {
@@ -133,10 +134,11 @@ std::string backtestTableMarkdown(const BacktestResult& r) {
          "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& p : r.points) {
     const bool m = hasMultipliers(p);
-    out << "| " << p.arm << " | " << p.k << " | " << formatNumber(p.compute) << " | " << formatNumber(p.measured_loss)
-        << " | " << formatNumber(p.predicted_loss) << " | " << percent(p.rel_error, true) << " | "
-        << interval(p) << " | " << coveredText(p) << " | " << fitInterval(p) << " | "
-        << formatNumber(p.extrapolation, 3) << "x | " << (m ? formatNumber(p.measured_multiplier, 3) : "") << " | "
+    out << "| " << p.arm << " | " << p.k << " | " << formatNumber(p.compute) << " | "
+        << formatNumber(p.measured_loss) << " | " << formatNumber(p.predicted_loss) << " | "
+        << percent(p.rel_error, true) << " | " << interval(p) << " | " << coveredText(p) << " | "
+        << fitInterval(p) << " | " << formatNumber(p.extrapolation, 3) << "x | "
+        << (m ? formatNumber(p.measured_multiplier, 3) : "") << " | "
         << (m ? formatNumber(p.predicted_multiplier, 3) : "") << " |\n";
   }
   out << "\n| k | arm | rungs | mean abs error | max abs error | bias | covered | missed | "
@@ -169,11 +171,13 @@ std::string backtestTableCsv(const BacktestResult& r) {
          "extrapolation,measured_multiplier,predicted_multiplier\n";
   for (const auto& p : r.points) {
     const bool m = hasMultipliers(p);
-    out << p.arm << ',' << p.k << ',' << formatNumber(p.compute, 17, "") << ',' << formatNumber(p.measured_loss, 17, "")
-        << ',' << formatNumber(p.predicted_loss, 17, "") << ',' << formatNumber(p.rel_error, 17, "") << ','
-        << formatNumber(p.lo, 17, "") << ',' << formatNumber(p.hi, 17, "") << ','
-        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ',' << formatNumber(p.fit_lo, 17, "")
-        << ',' << formatNumber(p.fit_hi, 17, "") << ',' << formatNumber(p.extrapolation, 17, "") << ','
+    out << p.arm << ',' << p.k << ',' << formatNumber(p.compute, 17, "") << ','
+        << formatNumber(p.measured_loss, 17, "") << ',' << formatNumber(p.predicted_loss, 17, "")
+        << ',' << formatNumber(p.rel_error, 17, "") << ',' << formatNumber(p.lo, 17, "") << ','
+        << formatNumber(p.hi, 17, "") << ','
+        << (p.has_interval ? (p.covered ? "true" : "false") : "") << ','
+        << formatNumber(p.fit_lo, 17, "") << ',' << formatNumber(p.fit_hi, 17, "") << ','
+        << formatNumber(p.extrapolation, 17, "") << ','
         << (m ? formatNumber(p.measured_multiplier, 17) : "") << ','
         << (m ? formatNumber(p.predicted_multiplier, 17) : "") << '\n';
   }

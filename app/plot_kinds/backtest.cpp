@@ -27,8 +27,7 @@ const plots::PlotKindRegistrar reg({
     [](const plots::PlotRequest& request) -> plots::PlotDrawing {
       const fitting::ResultsTable table = loadPlotResults(request);
       const fitting::FrontierOptions options = plotFitOptions(request, table, request.frontier);
-      const fitting::BacktestResult backtest =
-          fitting::backtestFrontier(table, options, *held_out);
+      const fitting::BacktestResult backtest = fitting::backtestFrontier(table, options, *held_out);
       for (const auto& line : backtest.lines) std::fprintf(stderr, "%s\n", line.c_str());
       const plots::BacktestPlotInput input{
           backtest, QStringLiteral("Backtest: top %1 rung(s) per arm held out, refitted, predicted")

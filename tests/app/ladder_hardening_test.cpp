@@ -1,9 +1,9 @@
-// Issue 48 through the real binaries: sweeps the ladder would override and sweep products too
-// large to plan are refused by `plan` (exit 2, before expansion); `import` never takes a trained
-// ladder's name and replaces an import only with --replace; a cancelled run is continued with
-// `resume --retry`, and `resume --threads` is honoured; a run stopped by a full disk (a tmpfs of
-// a few pages in a private mount namespace) is interrupted, leaves no ckpt-*.pt.tmp, and `resume`
-// finishes it once space is freed.
+// Careless ladders through the real binaries: sweeps the ladder would override and sweep products
+// too large to plan are refused by `plan` (exit 2, before expansion); `import` never takes a
+// trained ladder's name and replaces an import only with --replace; a cancelled run is continued
+// with `resume --retry`, and `resume --threads` is honoured; a run stopped by a full disk (a tmpfs
+// of a few pages in a private mount namespace) is interrupted, leaves no ckpt-*.pt.tmp, and
+// `resume` finishes it once space is freed.
 #include <gtest/gtest.h>
 
 #include <chrono>

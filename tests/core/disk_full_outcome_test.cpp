@@ -1,6 +1,6 @@
 // A worker that finds its disk full exits kExitDiskFull (core/disk_full.h): its run is
-// interrupted, resumable, not failed and not retried into the same full disk (issue 48, near
-// miss: `resume` said "nothing to resume" after a full disk stopped a run).
+// interrupted, resumable, not failed and not retried into the same full disk (before, `resume`
+// said "nothing to resume" after a full disk stopped a run).
 #include <gtest/gtest.h>
 
 #include "core/disk_full.h"

@@ -1,5 +1,5 @@
-// A ladder's identity is the hash of its parsed content (core/ladder/ladder_identity.h): issue 48
-// item 14 found that CRLF line endings or one added comment made "a new ladder" whose every run
+// A ladder's identity is the hash of its parsed content (core/ladder/ladder_identity.h): a hash
+// of the file's bytes made CRLF line endings or one added comment "a new ladder" whose every run
 // trained again. Layout and spelling keep the hash; any changed value changes it.
 #include "core/ladder/ladder_identity.h"
 

@@ -1,4 +1,4 @@
-// A full disk stops the queue and leaves every run resumable (issue 48, near misses): a worker
+// A full disk stops the queue and leaves every run resumable: a worker
 // that finds its work directory full ends interrupted, not failed, and nothing more is launched
 // into the same disk; a store (the database) that finds its disk full stops every worker and
 // stores it interrupted instead of leaving it "running" behind a raw SQLite error.

@@ -153,7 +153,7 @@ TEST(Sweep, AValueThatBreaksARunIsRefusedAtTheSweepsLine) {
   EXPECT_NE(e.find("earlier block"), std::string::npos) << e;
 }
 
-// issue 48 item 9: the budget turns each rung's tokens into train.steps after the sweep, so
+// The budget turns each rung's tokens into train.steps after the sweep, so
 // steps4 and steps8 trained the same 8 steps while `plan` counted them apart.
 TEST(Sweep, RefusesSweepingStepsWhichTheBudgetSets) {
   const std::string e = errorOf(ladderWith("[sweep]\ntrain.steps = [4, 8]\n"));
@@ -218,7 +218,7 @@ TEST(Sweep, RefusesAnArmDeclaredOnlyByItsSweepListingTheArms) {
   EXPECT_EQ(own.arms.size(), 2u);
 }
 
-// issue 48 item 10: seven options of ten values each (1e7 points) ran 43 s and 3.4 GB before
+// Seven options of ten values each (1e7 points) ran 43 s and 3.4 GB before
 // std::bad_alloc; the product is counted before a point is made.
 TEST(Sweep, RefusesAHugeProductBeforeExpandingIt) {
   const std::string sweep = R"(

@@ -191,7 +191,7 @@ TEST(FrontierFit, ArmBelowSharedEIsFlaggedNotNanByTheRobustEstimator) {
 namespace deepladder::fitting {
 namespace {
 
-// issue 48, near miss: an arm of two rungs passes exactly through both (E fixed: two
+// An arm of two rungs passes exactly through both (E fixed: two
 // parameters), so every resample of it is exact too; its "interval" only said which of the two
 // points each resample drew. `fit` warned and printed it anyway. Now it has none, and its
 // multiplier neither, while the baseline (six rungs) keeps its intervals.

@@ -67,7 +67,7 @@ TEST(LadderFit, AShareFittedAloneIsItsShareOfTheWholeFit) {
   }
 }
 
-// issue 48 item 11: each share was a copy of the whole fit, trimmed; every replicate kept its
+// Each share was a copy of the whole fit, trimmed; every replicate kept its
 // room for all arms, so a ladder of N arms held N x N x replicates draws (24 GB at 3,331
 // imported arms). A share holds its own two arms' draws and nothing more.
 TEST(LadderFit, SharesHoldOnlyTheirOwnArmsDraws) {

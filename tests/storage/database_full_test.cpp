@@ -1,6 +1,6 @@
 // A database whose disk is full (simulated with PRAGMA max_page_count: SQLite answers SQLITE_FULL
 // exactly as on a full disk) ends with a DiskFullError naming the database, not a raw
-// "SQLite step failed ... COMMIT" (issue 48, near miss).
+// "SQLite step failed ... COMMIT".
 #include <gtest/gtest.h>
 
 #include "core/disk_full.h"

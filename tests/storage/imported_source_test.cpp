@@ -1,4 +1,4 @@
-// Imported results sources and trained ladders never share a name (issue 48 item 12): `import
+// Imported results sources and trained ladders never share a name: `import
 // --name X` over a trained ladder X was accepted and `fit --ladder X` then read the trained one;
 // importing a name again replaced its points without a word.
 #include "storage/imported_source.h"

@@ -1,6 +1,6 @@
 // Schema v7 (storage/ladder_rehash.h): ladders stored with the hash of their file's bytes are
 // hashed again by their parsed content, so that the same file run again, even with CRLF line
-// endings or a new comment, finds its ladder and its finished runs (issue 48 item 14).
+// endings or a new comment, finds its ladder and its finished runs.
 #include <gtest/gtest.h>
 
 #include "core/ladder/ladder_identity.h"
