@@ -34,17 +34,9 @@ struct PredictOptions {
 
 // "0.25,0.5" -> {0.25, 0.5}; UserError for an empty list or anything outside (0, 1).
 std::vector<double> parseFractions(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char* end = nullptr;
-    const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(v > 0 && v < 1))
-      throw UserError("--fractions: '" + item +
-                      "' is not a fraction in (0, 1). Give e.g. 0.25,0.5");
-    out.push_back(v);
-  }
+  const std::vector<double> out = parseNumberList(
+      text, "--fractions", [](double v) { return v > 0 && v < 1; }, "a fraction in (0, 1)",
+      "0.25,0.5");
   if (out.empty()) throw UserError("--fractions: give one or more, e.g. 0.25,0.5,0.75");
   return out;
 }

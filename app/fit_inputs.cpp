@@ -103,14 +103,22 @@ std::vector<double> parseComputeList(const std::string& text) {
   if (text.find_first_not_of(" ,") == std::string::npos)
     throw UserError("--at: '" + text +
                     "' names no compute. Give one or more, e.g. 1e20,1e22 (or leave out --at)");
+  return parseNumberList(
+      text, "--at", [](double v) { return v > 0 && std::isfinite(v); }, "a positive compute",
+      "1e20,1e22");
+}
+
+std::vector<double> parseNumberList(const std::string& text, const std::string& option,
+                                    const std::function<bool(double)>& accept,
+                                    const std::string& what, const std::string& example) {
   std::vector<double> out;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     char* end = nullptr;
     const double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v))
-      throw UserError("--at: '" + item + "' is not a positive compute. Give e.g. 1e20,1e22");
+    if (item.empty() || *end != '\0' || !accept(v))
+      throw UserError(option + ": '" + item + "' is not " + what + ". Give e.g. " + example);
     out.push_back(v);
   }
   return out;

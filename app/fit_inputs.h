@@ -3,6 +3,7 @@
 // against Max T and OOD accuracy. Shared wiring for those commands.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,11 @@ void requireOneLadderNamed(storage::Database& db, const std::string& name,
 // "1e20,1e22" -> {1e20, 1e22}; UserError for anything that is not a positive number, and for an
 // empty list.
 std::vector<double> parseComputeList(const std::string& text);
+// A comma list of numbers given to `option` ("--at"); an item that is no number or that `accept`
+// refuses is a UserError: "--at: 'x' is not <what>. Give e.g. <example>".
+std::vector<double> parseNumberList(const std::string& text, const std::string& option,
+                                    const std::function<bool(double)>& accept,
+                                    const std::string& what, const std::string& example);
 // {1e20, 1e22} -> "1e20,1e22" (what parseComputeList reads back).
 std::string formatComputeList(const std::vector<double>& computes);
 
