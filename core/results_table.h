@@ -33,6 +33,10 @@ struct RunPoint {
 struct ResultsTable {
   std::string source;  // file name or "db (ladder NAME)", used in messages
   std::vector<RunPoint> points;
+  // Sweep points a halving stop ended early (val_loss NaN): tried and judged losing. Nothing fits
+  // them; the sweep envelope counts their values as tried, so a rung whose best beat a stopped
+  // neighbour is not "at the edge" of its sweep.
+  std::vector<RunPoint> stopped;
 };
 
 }  // namespace deepladder

@@ -6,20 +6,25 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/ladder/sweep.h"
 
 namespace deepladder::fitting {
 namespace {
 
-// Whether the chosen point sits at an end of one of its axes among the rung's points.
-void markEdge(SweepRungChoice& rung) {
+// Whether the chosen point sits at an end of one of its axes among the rung's points, those a
+// halving stop ended early (`stopped`: tried, and losing) included.
+void markEdge(SweepRungChoice& rung, const std::set<std::string>& stopped) {
+  std::vector<std::string> tried(stopped.begin(), stopped.end());
+  for (const SweepPointLoss& p : rung.points) tried.push_back(p.label);
   const auto chosen = ladder::parseSweepLabel(rung.chosen);
   for (size_t axis = 0; axis < chosen.size(); ++axis) {
     std::set<double> values;
     bool numeric = true;  // a choice or a boolean axis has no ends
-    for (const SweepPointLoss& p : rung.points) {
-      const auto parsed = ladder::parseSweepLabel(p.label);
+    for (const std::string& label : tried) {
+      const auto parsed = ladder::parseSweepLabel(label);
       if (axis >= parsed.size() || parsed[axis].first != chosen[axis].first) continue;
       const double v = ladder::sweepValueNumber(parsed[axis].second);
       if (std::isnan(v))
@@ -48,6 +53,9 @@ SweepEnvelope sweepEnvelope(const ResultsTable& table) {
   std::set<Rung> rungs_with_sweep;
   for (const RunPoint& p : table.points)
     if (!p.sweep.empty()) rungs_with_sweep.insert({p.arm, p.size});
+  std::map<Rung, std::set<std::string>> stopped;
+  for (const RunPoint& p : table.stopped)
+    if (!p.sweep.empty()) stopped[{p.arm, p.size}].insert(p.sweep);
   for (const RunPoint& p : table.points) {
     if (rungs_with_sweep.count({p.arm, p.size}))
       swept[{p.arm, p.size}][p.sweep].push_back(&p);
@@ -77,7 +85,7 @@ SweepEnvelope sweepEnvelope(const ResultsTable& table) {
       compute += p->compute_flops;
     }
     choice.compute = compute / double(by_point.at(choice.chosen).size());
-    markEdge(choice);
+    markEdge(choice, stopped[rung]);
     out.rungs.push_back(std::move(choice));
   }
   std::sort(out.rungs.begin(), out.rungs.end(),

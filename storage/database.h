@@ -108,6 +108,8 @@ class Database {
   // The finished runs of a ladder with a final loss, by the time they ended (then id): runs
   // columns only, no metrics. What fits read (storage/result_points.h).
   std::vector<RunRecord> finishedRuns(int64_t ladder_id);
+  // The sweep points of a ladder that a halving stop ended early (no final loss), the same columns.
+  std::vector<RunRecord> stoppedRuns(int64_t ladder_id);
   // The result stored under a cache key (fits.cache_key), if any.
   std::optional<std::string> cachedFit(const std::string& key);
   // Stores a cache entry (replacing one with the same key); ladder_id: the ladder whose finished
@@ -136,6 +138,7 @@ class Database {
  private:
   friend Transaction;
   explicit Database(std::unique_ptr<Impl> impl);
+  std::vector<RunRecord> runsForFits(int64_t ladder_id, RunStatus status);
   std::unique_ptr<Impl> impl_;
 };
 

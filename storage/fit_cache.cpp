@@ -9,11 +9,19 @@
 namespace deepladder::storage {
 
 std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
+  return runsForFits(ladder_id, RunStatus::kFinished);
+}
+
+std::vector<RunRecord> Database::stoppedRuns(int64_t ladder_id) {
+  return runsForFits(ladder_id, RunStatus::kStopped);
+}
+
+std::vector<RunRecord> Database::runsForFits(int64_t ladder_id, RunStatus status) {
+  // One statement per status (the status is part of the text, so each has its own cache slot).
   Statement& select = impl_->prepared(
       "SELECT id, arm, size, seed, params, tokens, flops, final_loss, finished, name FROM runs "
       "WHERE ladder_id = ?1 AND status = " +
-      sqlStatus(RunStatus::kFinished) +
-      " AND final_loss IS NOT NULL "
+      sqlStatus(status) + (status == RunStatus::kFinished ? " AND final_loss IS NOT NULL " : " ") +
       "ORDER BY finished, id");
   ResetOnExit reset{select};
   select.bind(1, ladder_id);
@@ -31,7 +39,7 @@ std::vector<RunRecord> Database::finishedRuns(int64_t ladder_id) {
     r.final_loss = select.columnOptionalDouble(7);
     r.finished = select.columnDouble(8);
     r.name = select.columnText(9);  // carries a sweep point (core/ladder/sweep.h)
-    r.status = RunStatus::kFinished;
+    r.status = status;
     runs.push_back(std::move(r));
   }
   return runs;

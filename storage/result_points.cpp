@@ -1,6 +1,8 @@
 // The results reader for fits (see result_points.h).
 #include "storage/result_points.h"
 
+#include <limits>
+
 #include "core/errors.h"
 #include "core/ladder/sweep.h"
 
@@ -9,11 +11,11 @@ namespace deepladder::storage {
 ResultsTable ladderResults(Database& db, int64_t ladder_id, const std::string& source) {
   ResultsTable table;
   table.source = source;
-  for (const RunRecord& r : db.finishedRuns(ladder_id)) {
+  const auto point = [](const RunRecord& r) {
     RunPoint p;
     p.arm = r.arm;
     p.compute_flops = r.flops;
-    p.val_loss = *r.final_loss;
+    p.val_loss = r.final_loss ? *r.final_loss : std::numeric_limits<double>::quiet_NaN();
     if (r.params > 0) p.params = static_cast<double>(r.params);
     if (r.tokens > 0) p.tokens = static_cast<double>(r.tokens);
     p.run_id = r.id;
@@ -21,8 +23,10 @@ ResultsTable ladderResults(Database& db, int64_t ladder_id, const std::string& s
     p.seed = r.seed;
     p.finished = r.finished;
     p.sweep = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
-    table.points.push_back(std::move(p));
-  }
+    return p;
+  };
+  for (const RunRecord& r : db.finishedRuns(ladder_id)) table.points.push_back(point(r));
+  for (const RunRecord& r : db.stoppedRuns(ladder_id)) table.stopped.push_back(point(r));
   return table;
 }
 

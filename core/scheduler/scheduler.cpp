@@ -153,7 +153,9 @@ void Scheduler::settle(Active& active) {
   const bool interrupted = end->killed_by_us && !active.hung && !active.cancelled;
   RunOutcome outcome = decideRunOutcome(active.sink->doneStatus(), active.sink->doneMessage(),
                                         end->exit, interrupted, active.sink->lastError());
-  if (active.cancelled) {
+  // A run whose worker reported it done before the cancel (or a halving stop) reached it has
+  // ended on its own: it keeps its outcome (finished or diverged), as its stored row does.
+  if (active.cancelled && !active.sink->doneStatus()) {
     const auto [status, message] = store_.cancelledOutcome(active.run.id);
     outcome = {status, message};
   }

@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 // attempt while rank 0 waits for it forever), "bad_input" (an error, exit status 2),
 // "disk_full" (an error, exit status 74: core/disk_full.h's kExitDiskFull), "metric_then_sleep"
 // (one metric, then 30 s of silence),
-// "odd_done" (a done whose status is neither finished nor diverged). It records --resume,
+// "odd_done" (a done whose status is neither finished nor diverged), "done_then_sleep" (a run
+// that has ended, then 30 s before its process exits). It records --resume,
 // CUDA_VISIBLE_DEVICES and the rendezvous variables in <workdir>/calls.
 inline constexpr const char* kFakeWorker = R"SH(#!/bin/sh
 workdir=""; resume=0
@@ -53,6 +54,7 @@ case "$kind" in
   metric_then_sleep) echo '{"type":"metric","step":1,"values":{"train/loss":3}}'; sleep 30;;
   disk_full) echo '{"type":"error","message":"disk full: cannot write ckpt-2.pt.tmp"}'; exit 74;;
   odd_done) echo '{"type":"done","status":"exploded","final_loss":1.0}'; exit 0;;
+  done_then_sleep) echo '{"type":"done","status":"finished","final_loss":2.0}'; sleep 30;;
 esac
 [ -n "$seconds" ] && sleep "$seconds"
 echo '{"type":"metric","step":2,"values":{"train/loss":2}}'
@@ -65,6 +67,7 @@ struct MemoryRun {
   std::string message;
   std::vector<std::string> lines;
   bool cancel = false;
+  bool cancel_after_done = false;  // a cancel (or a halving stop) that arrives after its done line
 };
 
 class MemorySink : public RunSink {
@@ -115,7 +118,13 @@ class MemoryStore : public RunStore {
     runs[id].status = status;
     runs[id].message = message;
   }
-  bool cancelRequested(int64_t id) override { return runs[id].cancel; }
+  bool cancelRequested(int64_t id) override {
+    const MemoryRun& run = runs[id];
+    const bool done = std::any_of(run.lines.begin(), run.lines.end(), [](const std::string& l) {
+      return l.find("\"done\"") != std::string::npos;
+    });
+    return run.cancel || (run.cancel_after_done && done);
+  }
 };
 
 class SchedulerTest : public ::testing::Test {

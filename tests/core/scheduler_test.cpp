@@ -139,6 +139,17 @@ TEST_F(SchedulerTest, CancelledRunStops) {
   EXPECT_EQ(store_.runs[1].status, RunStatus::kCancelled);
 }
 
+// A stop that arrives after the worker has reported its run done (a halving decision on a short
+// run, or a cancel) ends a run that is complete: it stays finished, never "cancelled by the user".
+TEST_F(SchedulerTest, RunThatEndedBeforeItsCancelStaysFinished) {
+  addRun(1, 1e9, "done_then_sleep");
+  store_.runs[1].cancel_after_done = true;
+  LocalBackend backend(cpuSlots(1));
+  Scheduler scheduler(store_, backend, options());
+  scheduler.run();
+  EXPECT_EQ(store_.runs[1].status, RunStatus::kFinished) << store_.runs[1].message;
+}
+
 TEST(SchedulerLock, SecondSchedulerOnTheSameDatabaseIsRefused) {
   const std::string db = "/tmp/deepladder-lock-test-" + std::to_string(getpid()) + ".db";
   {

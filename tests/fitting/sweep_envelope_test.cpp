@@ -89,6 +89,27 @@ TEST(SweepEnvelope, FlagsABestPointAtEitherEndOfTheValuesTried) {
   EXPECT_NE(warnings[0].message.find("best at edge: extend the sweep"), std::string::npos);
 }
 
+// A neighbour a halving stop ended early was tried and judged losing: the best point beside it is
+// bracketed on that side, and the stopped point (no final loss) is never chosen or fitted.
+TEST(SweepEnvelope, AStoppedNeighbourBracketsTheBest) {
+  ResultsTable t;
+  t.source = "t";
+  t.points = {point("vanilla", "d5", 1e15, 1.65, "lr_mult1"),
+              point("vanilla", "d5", 1e15, 1.71, "lr_mult2")};
+  EXPECT_TRUE(sweepEnvelope(t).rungs.at(0).at_edge);  // without the stopped point: an edge
+  t.stopped = {point("vanilla", "d5", 1e15, std::nan(""), "lr_mult0.5")};
+  const SweepEnvelope e = sweepEnvelope(t);
+  ASSERT_EQ(e.rungs.size(), 1u);
+  EXPECT_EQ(e.rungs[0].chosen, "lr_mult1");
+  EXPECT_FALSE(e.rungs[0].at_edge) << e.rungs[0].edge;
+  EXPECT_TRUE(sweepEdgeDiagnostics(e.rungs).empty());
+  ASSERT_EQ(e.table.points.size(), 1u);
+  EXPECT_EQ(e.table.points[0].sweep, "lr_mult1");
+  // The best at the far end from the stopped point is still at an edge.
+  t.points[1].val_loss = 1.60;
+  EXPECT_TRUE(sweepEnvelope(t).rungs.at(0).at_edge);
+}
+
 TEST(SweepEnvelope, PointsWithoutASweepPassThrough) {
   const ResultsTable clean = testing::syntheticLadder(testing::designDocArms(), 4, 0.0, 1);
   const SweepEnvelope e = sweepEnvelope(clean);
