@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/clock_seconds.h"
 #include "fitting/ladder_suggest.h"
 #include "fitting/suggest_report.h"
 #include "storage/ladder_queue.h"
@@ -12,11 +13,6 @@
 
 namespace deepladder::app {
 namespace {
-
-double unixNow() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 const char* kindName(fitting::AdaptiveDecision::Kind kind) {
   switch (kind) {
@@ -77,7 +73,7 @@ std::vector<std::string> AdaptiveLadder::fillSlots(const fitting::ProjectionSnap
 
     storage::DecisionRecord record;
     record.ladder_id = ladder_id_;
-    record.created = unixNow();
+    record.created = unixSeconds();
     record.kind = kindName(decision.kind);
     record.spent_flops = budget.spent_flops;
     record.budget_flops = budget.budget_flops;

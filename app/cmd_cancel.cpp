@@ -77,7 +77,7 @@ int runCancel(const CancelOptions& options) {
   return missed > 0 ? kExitBadInput : 0;
 }
 
-CommandRegistrar reg("cancel", 12, [](CLI::App& cli) {
+CommandRegistrar register_cancel("cancel", 12, [](CLI::App& cli) {
   auto options = std::make_shared<CancelOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "cancel", "Cancel a run (by id), every unfinished run of a ladder, or \"all\"");

@@ -77,7 +77,7 @@ int runEval(const EvalOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("eval", 37, [](CLI::App& cli) {
+CommandRegistrar register_eval("eval", 37, [](CLI::App& cli) {
   auto options = std::make_shared<EvalOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "eval", "Test-time depth: validation loss of a looped/recurrent run at other core passes K'");

@@ -103,7 +103,7 @@ int runExport(ExportOptions options) {
   return 0;
 }
 
-CommandRegistrar reg("export", 51, [](CLI::App& cli) {
+CommandRegistrar register_export("export", 51, [](CLI::App& cli) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "export",

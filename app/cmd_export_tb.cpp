@@ -112,7 +112,7 @@ int runExportTb(const ExportTbOptions& o) {
   return 0;
 }
 
-CommandRegistrar reg("export-tb", 53, [](CLI::App& cli) {
+CommandRegistrar register_export_tb("export-tb", 53, [](CLI::App& cli) {
   auto o = std::make_shared<ExportTbOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "export-tb",

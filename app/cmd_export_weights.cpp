@@ -87,7 +87,7 @@ int runExportWeights(const ExportWeightsOptions& options) {
   return exit.code;  // the worker said what went wrong on stderr
 }
 
-CommandRegistrar reg("export-weights", 36, [](CLI::App& cli) {
+CommandRegistrar register_export_weights("export-weights", 36, [](CLI::App& cli) {
   auto options = std::make_shared<ExportWeightsOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "export-weights",

@@ -317,7 +317,7 @@ int runFit(FitCommandOptions options) {
   return 0;
 }
 
-CommandRegistrar reg("fit", 50, [](CLI::App& cli) {
+CommandRegistrar register_fit("fit", 50, [](CLI::App& cli) {
   auto o = std::make_shared<FitCommandOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "fit",

@@ -174,7 +174,7 @@ int runImport(const ImportOptions& options) {
   return importResultsCsv(options, name);
 }
 
-CommandRegistrar reg("import", 49, [](CLI::App& cli) {
+CommandRegistrar register_import("import", 49, [](CLI::App& cli) {
   auto o = std::make_shared<ImportOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "import",

@@ -54,7 +54,7 @@ int runLens(const LensOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("lens", 38, [](CLI::App& cli) {
+CommandRegistrar register_lens("lens", 38, [](CLI::App& cli) {
   auto options = std::make_shared<LensOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "lens", "Logit-lens KL profile per eval step and computational depth d_lens of a run");

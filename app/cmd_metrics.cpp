@@ -57,7 +57,7 @@ int runMetrics(const MetricsOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("metrics", 35, [](CLI::App& cli) {
+CommandRegistrar register_metrics("metrics", 35, [](CLI::App& cli) {
   auto options = std::make_shared<MetricsOptions>();
   CLI::App* cmd = cli.add_subcommand("metrics", "Print one run's metric curves (table or CSV)");
   cmd->add_option("run", options->run_id, "Run id (see 'deepladder status')")

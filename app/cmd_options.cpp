@@ -28,7 +28,7 @@ int runOptions(const OptionsOptions& o) {
   return 0;
 }
 
-CommandRegistrar reg("options", 95, [](CLI::App& cli) {
+CommandRegistrar register_options("options", 95, [](CLI::App& cli) {
   auto o = std::make_shared<OptionsOptions>();
   auto* cmd = cli.add_subcommand(
       "options", "Every run option: key, type, default, allowed values and what it does");

@@ -207,7 +207,7 @@ int runPlan(const PlanOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("plan", 5, [](CLI::App& cli) {
+CommandRegistrar register_plan("plan", 5, [](CLI::App& cli) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "plan",

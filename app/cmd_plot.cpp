@@ -56,7 +56,7 @@ int runPlot(const PlotOptions& o) {
   return 0;
 }
 
-CommandRegistrar reg("plot", 52, [](CLI::App& cli) {
+CommandRegistrar register_plot("plot", 52, [](CLI::App& cli) {
   auto o = std::make_shared<PlotOptions>();
   plots::PlotRequest& r = o->request;
   r.estimator = fitting::estimatorName(r.frontier.estimator);

@@ -161,7 +161,7 @@ int runPredict(const PredictOptions& o) {
   return 0;
 }
 
-CommandRegistrar reg("predict", 52, [](CLI::App& cli) {
+CommandRegistrar register_predict("predict", 52, [](CLI::App& cli) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "predict",

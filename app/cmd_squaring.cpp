@@ -58,7 +58,7 @@ int runGenerate(const GenerateOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("squaring", 70, [](CLI::App& cli) {
+CommandRegistrar register_squaring("squaring", 70, [](CLI::App& cli) {
   CLI::App* cmd = cli.add_subcommand(
       "squaring",
       "Repeated squaring mod a semiprime (the One Layer Deeper task): data, evaluation");

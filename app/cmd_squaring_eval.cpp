@@ -169,7 +169,7 @@ int runSquaringEval(const SquaringEvalOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("squaring-eval", 75, [](CLI::App& cli) {
+CommandRegistrar register_squaring_eval("squaring-eval", 75, [](CLI::App& cli) {
   CLI::App* squaring = cli.get_subcommand("squaring");
   auto options = std::make_shared<SquaringEvalOptions>();
   CLI::App* cmd = squaring->add_subcommand(

@@ -194,7 +194,7 @@ int runStatus(const StatusOptions& options) {
   return 0;
 }
 
-CommandRegistrar reg("status", 30, [](CLI::App& cli) {
+CommandRegistrar register_status("status", 30, [](CLI::App& cli) {
   auto options = std::make_shared<StatusOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "status", "List runs: status, step, tokens, FLOPs, last train and validation loss");

@@ -49,7 +49,7 @@ int runSuggest(const SuggestCommandOptions& o) {
   return 0;
 }
 
-CommandRegistrar reg("suggest", 12, [](CLI::App& cli) {
+CommandRegistrar register_suggest("suggest", 12, [](CLI::App& cli) {
   auto o = std::make_shared<SuggestCommandOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "suggest",

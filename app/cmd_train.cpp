@@ -130,7 +130,7 @@ int runTrain(const TrainOptions& options) {
   return 1;
 }
 
-CommandRegistrar reg("train", 10, [](CLI::App& cli) {
+CommandRegistrar register_train("train", 10, [](CLI::App& cli) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd =
       cli.add_subcommand("train", "Train one run (a run TOML file) and store its metrics");

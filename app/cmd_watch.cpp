@@ -99,7 +99,7 @@ int runWatch(const WatchOptions& o) {
   return 0;
 }
 
-CommandRegistrar reg("watch", 11, [](CLI::App& cli) {
+CommandRegistrar register_watch("watch", 11, [](CLI::App& cli) {
   auto o = std::make_shared<WatchOptions>();
   CLI::App* cmd = cli.add_subcommand(
       "watch",

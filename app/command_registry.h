@@ -1,6 +1,8 @@
 // Subcommands of the `deepladder` CLI register themselves here, one cmd_*.cpp file each, so the
 // main stays a few lines of wiring. A registrar is a static object in the command's file:
-//   static deepladder::app::CommandRegistrar reg("fit", 50, [](CLI::App& cli) { ... });
+//   CommandRegistrar register_fit("fit", 50, [](CLI::App& cli) { ... });
+// named after its command: the files of a unity build share one translation unit, so two
+// registrars of the same name would clash.
 #pragma once
 
 #include <functional>

@@ -6,20 +6,17 @@
 #include <sstream>
 
 #include "core/safe_text.h"
+#include "fitting/json_number.h"
 #include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
 
-nlohmann::json num(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 bool hasMultipliers(const BacktestPoint& p) {
   return std::isfinite(p.measured_multiplier) && std::isfinite(p.predicted_multiplier);
 }
 
-std::string percent(double v, bool sign) {
+std::string signedPercent(double v, bool sign) {
   if (!std::isfinite(v)) return "n/a";
   char buf[32];
   std::snprintf(buf, sizeof buf, sign ? "%+.2f%%" : "%.2f%%", 100 * v);
@@ -72,17 +69,17 @@ nlohmann::json backtestPointsJson(const BacktestResult& r) {
     nlohmann::json j = {
         {"arm", p.arm},
         {"k", p.k},
-        {"compute", num(p.compute)},
-        {"measured_loss", num(p.measured_loss)},
-        {"predicted_loss", num(p.predicted_loss)},
-        {"rel_error", num(p.rel_error)},
-        {"lo", num(p.lo)},
-        {"hi", num(p.hi)},
+        {"compute", jsonNumber(p.compute)},
+        {"measured_loss", jsonNumber(p.measured_loss)},
+        {"predicted_loss", jsonNumber(p.predicted_loss)},
+        {"rel_error", jsonNumber(p.rel_error)},
+        {"lo", jsonNumber(p.lo)},
+        {"hi", jsonNumber(p.hi)},
         {"covered", p.has_interval ? nlohmann::json(p.covered) : nlohmann::json()},
-        {"fit_lo", num(p.fit_lo)},
-        {"fit_hi", num(p.fit_hi)},
+        {"fit_lo", jsonNumber(p.fit_lo)},
+        {"fit_hi", jsonNumber(p.fit_hi)},
         {"no_interval", p.has_interval ? nlohmann::json() : nlohmann::json(p.no_interval)},
-        {"extrapolation", num(p.extrapolation)}};
+        {"extrapolation", jsonNumber(p.extrapolation)}};
     if (hasMultipliers(p)) {
       j["measured_multiplier"] = p.measured_multiplier;
       j["predicted_multiplier"] = p.predicted_multiplier;
@@ -98,9 +95,9 @@ nlohmann::json backtestSummaryJson(const BacktestResult& r) {
     groups.push_back({{"arm", s.arm},
                       {"k", s.k},
                       {"points", s.points},
-                      {"mean_abs_error", num(s.mean_abs_error)},
-                      {"max_abs_error", num(s.max_abs_error)},
-                      {"bias", num(s.bias)},
+                      {"mean_abs_error", jsonNumber(s.mean_abs_error)},
+                      {"max_abs_error", jsonNumber(s.max_abs_error)},
+                      {"bias", jsonNumber(s.bias)},
                       {"intervals", s.intervals},
                       {"covered", s.covered},
                       {"missed", s.missed},
@@ -114,7 +111,7 @@ nlohmann::json backtestSummaryJson(const BacktestResult& r) {
     skipped.push_back({{"arm", s.arm}, {"k", s.k}, {"reason", s.reason}});
   return {{"form", r.form},
           {"max_k", r.max_k},
-          {"ci_level", num(r.ci_level)},
+          {"ci_level", jsonNumber(r.ci_level)},
           {"bootstrap", r.bootstrap},
           {"resampled", r.resampled.empty() ? nlohmann::json() : nlohmann::json(r.resampled)},
           {"groups", groups},
@@ -136,8 +133,8 @@ std::string backtestTableMarkdown(const BacktestResult& r) {
     const bool m = hasMultipliers(p);
     out << "| " << p.arm << " | " << p.k << " | " << formatNumber(p.compute) << " | "
         << formatNumber(p.measured_loss) << " | " << formatNumber(p.predicted_loss) << " | "
-        << percent(p.rel_error, true) << " | " << interval(p) << " | " << coveredText(p) << " | "
-        << fitInterval(p) << " | " << formatNumber(p.extrapolation, 3) << "x | "
+        << signedPercent(p.rel_error, true) << " | " << interval(p) << " | " << coveredText(p)
+        << " | " << fitInterval(p) << " | " << formatNumber(p.extrapolation, 3) << "x | "
         << (m ? formatNumber(p.measured_multiplier, 3) : "") << " | "
         << (m ? formatNumber(p.predicted_multiplier, 3) : "") << " |\n";
   }
@@ -146,8 +143,8 @@ std::string backtestTableMarkdown(const BacktestResult& r) {
          "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : r.summary)
     out << "| " << s.k << " | " << s.arm << " | " << s.points << " | "
-        << percent(s.mean_abs_error, false) << " | " << percent(s.max_abs_error, false) << " | "
-        << percent(s.bias, true) << " | "
+        << signedPercent(s.mean_abs_error, false) << " | " << signedPercent(s.max_abs_error, false)
+        << " | " << signedPercent(s.bias, true) << " | "
         << (s.intervals > 0 ? std::to_string(s.covered) + " of " + std::to_string(s.intervals)
                             : std::string())
         << " | " << s.missed << " | " << s.no_interval << " | "

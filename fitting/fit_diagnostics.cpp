@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "fitting/json_number.h"
 #include "fitting/misfit.h"
 #include "fitting/shared_e_check.h"
 #include "fitting/sweep_envelope.h"
@@ -268,23 +269,18 @@ TableGrid diagnosticsGrid(const FrontierResult& fit) {
   return grid;
 }
 
-namespace {
-nlohmann::json num(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-}  // namespace
-
 nlohmann::json sweepChoicesJson(const FrontierResult& fit) {
   nlohmann::json out = nlohmann::json::array();
   for (const SweepRungChoice& r : fit.sweep) {
     nlohmann::json points = nlohmann::json::array();
     for (const SweepPointLoss& p : r.points)
-      points.push_back({{"label", p.label}, {"mean_loss", num(p.mean_loss)}, {"seeds", p.seeds}});
+      points.push_back(
+          {{"label", p.label}, {"mean_loss", jsonNumber(p.mean_loss)}, {"seeds", p.seeds}});
     out.push_back({{"arm", r.arm},
                    {"size", r.size},
-                   {"compute", num(r.compute)},
+                   {"compute", jsonNumber(r.compute)},
                    {"chosen", r.chosen},
-                   {"mean_loss", num(r.mean_loss)},
+                   {"mean_loss", jsonNumber(r.mean_loss)},
                    {"at_edge", r.at_edge},
                    {"edge", r.edge},
                    {"points", points}});
@@ -297,18 +293,18 @@ nlohmann::json diagnosticsJson(const FrontierResult& fit) {
   nlohmann::json extrapolation = nlohmann::json::array(), warnings = nlohmann::json::array(),
                  curvature = nlohmann::json::array();
   for (const ExtrapolationDistance& e : d.extrapolation)
-    extrapolation.push_back({{"compute", num(e.compute)},
-                             {"decades", num(e.decades)},
+    extrapolation.push_back({{"compute", jsonNumber(e.compute)},
+                             {"decades", jsonNumber(e.decades)},
                              {"regime", e.regime},
-                             {"expected_error", num(e.expected_error)}});
+                             {"expected_error", jsonNumber(e.expected_error)}});
   for (const FitDiagnostic& w : d.warnings)
     warnings.push_back({{"kind", w.kind}, {"arm", w.arm}, {"message", w.message}});
   for (size_t i = 0; i < d.curvature_arms.size(); ++i)
     curvature.push_back({{"arm", d.curvature_arms[i]},
-                         {"slope_change", num(d.slope_change[i])},
-                         {"se", num(d.slope_change_se[i])}});
-  return {{"min_fitted_compute", num(d.min_fitted_compute)},
-          {"max_fitted_compute", num(d.max_fitted_compute)},
+                         {"slope_change", jsonNumber(d.slope_change[i])},
+                         {"se", jsonNumber(d.slope_change_se[i])}});
+  return {{"min_fitted_compute", jsonNumber(d.min_fitted_compute)},
+          {"max_fitted_compute", jsonNumber(d.max_fitted_compute)},
           {"extrapolation", extrapolation},
           {"warnings", warnings},
           {"curvature", curvature},

@@ -5,22 +5,19 @@
 
 #include "fitting/fit_diagnostics.h"
 #include "fitting/fit_forms.h"
+#include "fitting/json_number.h"
 
 namespace deepladder::fitting {
 namespace {
 
-nlohmann::json num(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 nlohmann::json armJson(const ArmFit& f) {
-  return {{"E", num(f.E)},
-          {"A", num(f.A)},
-          {"gamma", num(f.gamma)},
-          {"gamma_se", num(f.gamma_se)},
-          {"gamma_ci", {num(f.gamma_ci_lo), num(f.gamma_ci_hi)}},
-          {"gamma_t", {num(f.gamma_t_lo), num(f.gamma_t_hi)}},
-          {"A_se", num(f.A_se)},
+  return {{"E", jsonNumber(f.E)},
+          {"A", jsonNumber(f.A)},
+          {"gamma", jsonNumber(f.gamma)},
+          {"gamma_se", jsonNumber(f.gamma_se)},
+          {"gamma_ci", {jsonNumber(f.gamma_ci_lo), jsonNumber(f.gamma_ci_hi)}},
+          {"gamma_t", {jsonNumber(f.gamma_t_lo), jsonNumber(f.gamma_t_hi)}},
+          {"A_se", jsonNumber(f.A_se)},
           {"dof", f.dof},
           {"n", f.n_points},
           {"method", f.method},
@@ -33,25 +30,25 @@ nlohmann::json armJson(const ArmFit& f) {
 
 nlohmann::json misfitJson(const MisfitModel& m) {
   if (!std::isfinite(m.per_decade)) return nlohmann::json();
-  return {{"base", num(m.base)},
-          {"per_decade", num(m.per_decade)},
-          {"quantile", num(m.quantile)},
+  return {{"base", jsonNumber(m.base)},
+          {"per_decade", jsonNumber(m.per_decade)},
+          {"quantile", jsonNumber(m.quantile)},
           {"points", m.points},
           {"refits", m.refits},
-          {"prior_weight", num(m.prior_weight)},
+          {"prior_weight", jsonNumber(m.prior_weight)},
           {"difference_per_decade", m.difference_per_decade},
           {"source", m.source}};
 }
 
 nlohmann::json lossPredictionJson(const LossPrediction& p) {
   return {
-      {"compute", num(p.compute)},
-      {"loss", num(p.loss)},
-      {"decades", num(p.decades)},
-      {"lo", num(p.lo)},
-      {"hi", num(p.hi)},
-      {"fit_lo", num(p.fit_lo)},
-      {"fit_hi", num(p.fit_hi)},
+      {"compute", jsonNumber(p.compute)},
+      {"loss", jsonNumber(p.loss)},
+      {"decades", jsonNumber(p.decades)},
+      {"lo", jsonNumber(p.lo)},
+      {"hi", jsonNumber(p.hi)},
+      {"fit_lo", jsonNumber(p.fit_lo)},
+      {"fit_hi", jsonNumber(p.fit_hi)},
       {"no_interval", p.no_interval.empty() ? nlohmann::json() : nlohmann::json(p.no_interval)}};
 }
 
@@ -62,14 +59,14 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
   out["form_description"] = formDescriptionOf(result);
   out["form_choice"] =
       result.form_choice.empty() ? nlohmann::json() : nlohmann::json(result.form_choice);
-  out["pinned_E"] = num(result.pinned_E);
+  out["pinned_E"] = jsonNumber(result.pinned_E);
   out["pinned_E_source"] =
       result.pinned_E_source.empty() ? nlohmann::json() : nlohmann::json(result.pinned_E_source);
-  out["c_ref"] = num(result.c_ref);
+  out["c_ref"] = jsonNumber(result.c_ref);
   out["baseline"] = result.baseline;
   out["estimator"] = estimatorName(result.estimator);
   out["estimator_description"] = estimatorDescription(result.estimator, result.joint);
-  out["ci_level"] = num(result.ci_level);
+  out["ci_level"] = jsonNumber(result.ci_level);
   out["bootstrap"] = {{"requested", result.bootstrap_requested},
                       {"used", result.bootstrap_used},
                       {"resampled", result.residual_bootstrap ? "residuals" : "runs"}};
@@ -78,8 +75,8 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
   for (const auto& f : result.arms) {
     nlohmann::json arm = armJson(f);
     for (size_t i = 0; i < extra.size(); ++i) {
-      arm[extra[i]] = num(i < f.extra.size() ? f.extra[i] : kNaN);
-      arm[extra[i] + "_se"] = num(i < f.extra_se.size() ? f.extra_se[i] : kNaN);
+      arm[extra[i]] = jsonNumber(i < f.extra.size() ? f.extra[i] : kNaN);
+      arm[extra[i] + "_se"] = jsonNumber(i < f.extra_se.size() ? f.extra_se[i] : kNaN);
     }
     out["arms"][f.arm] = arm;
   }
@@ -89,20 +86,22 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
   for (const auto& m : result.multipliers) {
     nlohmann::json measured = nlohmann::json::array();
     for (const auto& p : m.measured)
-      measured.push_back({{"compute", num(p.compute)}, {"multiplier", num(p.multiplier)}});
+      measured.push_back(
+          {{"compute", jsonNumber(p.compute)}, {"multiplier", jsonNumber(p.multiplier)}});
     nlohmann::json projected = nlohmann::json::array();
     for (const auto& p : m.projected)
-      projected.push_back({{"compute", num(p.compute)},
-                           {"multiplier", num(p.multiplier)},
-                           {"lo", num(p.ci_lo)},
-                           {"hi", num(p.ci_hi)},
-                           {"fit_lo", num(p.fit_lo)},
-                           {"fit_hi", num(p.fit_hi)},
-                           {"ci", {num(p.ci_lo), num(p.ci_hi)}}});
-    out["multipliers"][m.arm] = {{"measured", measured},
-                                 {"projected", projected},
-                                 {"per_decade", num(m.per_decade)},
-                                 {"per_decade_ci", {num(m.per_decade_lo), num(m.per_decade_hi)}}};
+      projected.push_back({{"compute", jsonNumber(p.compute)},
+                           {"multiplier", jsonNumber(p.multiplier)},
+                           {"lo", jsonNumber(p.ci_lo)},
+                           {"hi", jsonNumber(p.ci_hi)},
+                           {"fit_lo", jsonNumber(p.fit_lo)},
+                           {"fit_hi", jsonNumber(p.fit_hi)},
+                           {"ci", {jsonNumber(p.ci_lo), jsonNumber(p.ci_hi)}}});
+    out["multipliers"][m.arm] = {
+        {"measured", measured},
+        {"projected", projected},
+        {"per_decade", jsonNumber(m.per_decade)},
+        {"per_decade_ci", {jsonNumber(m.per_decade_lo), jsonNumber(m.per_decade_hi)}}};
   }
   out["interval"] =
       "lo/hi: prediction interval (the fit interval widened by the law's misfit, estimated from "
@@ -121,9 +120,10 @@ nlohmann::json frontierToJson(const FrontierResult& result) {
 }
 
 nlohmann::json chinchillaToJson(const ChinchillaFit& fit) {
-  return {{"E", num(fit.E)},         {"A", num(fit.A)},       {"B", num(fit.B)},
-          {"alpha", num(fit.alpha)}, {"beta", num(fit.beta)}, {"objective", num(fit.objective)},
-          {"a", num(fit.a)},         {"b", num(fit.b)}};
+  return {{"E", jsonNumber(fit.E)},       {"A", jsonNumber(fit.A)},
+          {"B", jsonNumber(fit.B)},       {"alpha", jsonNumber(fit.alpha)},
+          {"beta", jsonNumber(fit.beta)}, {"objective", jsonNumber(fit.objective)},
+          {"a", jsonNumber(fit.a)},       {"b", jsonNumber(fit.b)}};
 }
 
 }  // namespace deepladder::fitting

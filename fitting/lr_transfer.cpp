@@ -40,7 +40,7 @@ Ols leastSquares(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
   return out;
 }
 
-std::string number(double v, const char* format = "%.3g") {
+std::string formatted(double v, const char* format = "%.3g") {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, format, v);
   return buffer;
@@ -221,9 +221,9 @@ LrTransfer learningRateTransfer(const ResultsTable& table) {
       a.per_decade_hi = std::pow(10.0, a.slope_hi);
       a.determined = true;
       a.drifts = a.slope_lo > 0 || a.slope_hi < 0;
-      const std::string figures = "x" + number(a.per_decade) + " per decade of N [" +
-                                  number(a.per_decade_lo) + ", " + number(a.per_decade_hi) + "], " +
-                                  std::to_string(a.rungs) + " rungs";
+      const std::string figures = "x" + formatted(a.per_decade) + " per decade of N [" +
+                                  formatted(a.per_decade_lo) + ", " + formatted(a.per_decade_hi) +
+                                  "], " + std::to_string(a.rungs) + " rungs";
       a.diagnostic = {"lr_transfer", arm,
                       a.drifts
                           ? arm + ": the best " + axis + " drifts with size: " + figures
@@ -245,15 +245,15 @@ std::string lrTransferMarkdown(const LrTransfer& t) {
       "\nLearning-rate transfer (quadratic in ln value per rung; 95% interval):\n\n"
       "| arm | size | N | values | optimum | 95% interval |\n|---|---|---|---|---|---|\n";
   for (const RungOptimum& r : t.rungs) {
-    s += "| " + r.arm + " | " + r.size + " | " + number(r.params) + " | " +
+    s += "| " + r.arm + " | " + r.size + " | " + formatted(r.params) + " | " +
          std::to_string(r.values) + " | ";
     if (!r.fitted) {
       s += "- | " + r.note + " |\n";
       continue;
     }
-    s += r.axis + " " + number(r.optimum) + (r.inside ? "" : " (outside the values tried)") +
+    s += r.axis + " " + formatted(r.optimum) + (r.inside ? "" : " (outside the values tried)") +
          " | " +
-         (std::isfinite(r.lo) ? "[" + number(r.lo) + ", " + number(r.hi) + "]"
+         (std::isfinite(r.lo) ? "[" + formatted(r.lo) + ", " + formatted(r.hi) + "]"
                               : "no noise estimate") +
          " |\n";
   }

@@ -5,24 +5,18 @@
 #include <nlohmann/json.hpp>
 
 #include "fitting/fit_cache_key.h"
+#include "fitting/json_number.h"
 
 namespace deepladder::fitting {
 namespace {
-
-nlohmann::json num(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-double num(const nlohmann::json& j) {
-  return j.is_number() ? j.get<double>() : kNaN;
-}
 
 nlohmann::json toJson(const ProjectionSnapshot& s) {
   nlohmann::json arms = nlohmann::json::array();
   for (const auto& a : s.arms)
     arms.push_back({{"arm", a.arm},
-                    {"m", num(a.multiplier)},
-                    {"lo", num(a.lo)},
-                    {"hi", num(a.hi)},
+                    {"m", jsonNumber(a.multiplier)},
+                    {"lo", jsonNumber(a.lo)},
+                    {"hi", jsonNumber(a.hi)},
                     {"points", a.points},
                     {"note", a.note}});
   return {{"target", s.target},
@@ -41,8 +35,9 @@ ProjectionSnapshot fromJson(const nlohmann::json& j) {
   s.baseline = j.at("baseline").get<std::string>();
   s.baseline_note = j.at("baseline_note").get<std::string>();
   for (const auto& a : j.at("arms"))
-    s.arms.push_back({a.at("arm").get<std::string>(), num(a.at("m")), num(a.at("lo")),
-                      num(a.at("hi")), a.at("points").get<int>(), a.at("note").get<std::string>()});
+    s.arms.push_back({a.at("arm").get<std::string>(), jsonNumber(a.at("m")), jsonNumber(a.at("lo")),
+                      jsonNumber(a.at("hi")), a.at("points").get<int>(),
+                      a.at("note").get<std::string>()});
   return s;
 }
 

@@ -14,7 +14,7 @@
 namespace deepladder::fitting {
 namespace {
 
-std::string number(double v, int digits = 3) {
+std::string significant(double v, int digits = 3) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*g", digits, v);
   return text;
@@ -55,8 +55,9 @@ double ScatterLaw::predict(double x) const {
 
 std::string ScatterLaw::formula() const {
   if (!fitted()) return "no fit: " + no_fit;
-  if (form == ScatterLawForm::kPowerLaw) return "y = " + number(a) + " x^" + number(b);
-  return "L = " + number(E) + " + " + number(A) + " (C/" + number(c_ref, 2) + ")^-" + number(gamma);
+  if (form == ScatterLawForm::kPowerLaw) return "y = " + significant(a) + " x^" + significant(b);
+  return "L = " + significant(E) + " + " + significant(A) + " (C/" + significant(c_ref, 2) + ")^-" +
+         significant(gamma);
 }
 
 bool frontierLawApplies(const ScatterSpec& spec) {

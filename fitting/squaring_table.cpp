@@ -6,19 +6,16 @@
 #include <sstream>
 
 #include "core/safe_text.h"
+#include "fitting/json_number.h"
 #include "fitting/table_format.h"
 
 namespace deepladder::fitting {
 namespace {
 
-nlohmann::json number(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
-
 nlohmann::json trendJson(const LogComputeTrend& t) {
-  return {{"defined", t.defined}, {"points", t.points},     {"a", number(t.a)},
-          {"b", number(t.b)},     {"a_se", number(t.a_se)}, {"b_se", number(t.b_se)},
-          {"r2", number(t.r2)}};
+  return {{"defined", t.defined},  {"points", t.points},         {"a", jsonNumber(t.a)},
+          {"b", jsonNumber(t.b)},  {"a_se", jsonNumber(t.a_se)}, {"b_se", jsonNumber(t.b_se)},
+          {"r2", jsonNumber(t.r2)}};
 }
 
 // "b +- se" (or just b), "n/a" when the line is undefined.
@@ -159,7 +156,7 @@ nlohmann::json squaringToJson(const SquaringLadderSummary& s) {
                       {"admissible", r.admissible},
                       {"inadmissible_options", r.inadmissible_options}});
     nlohmann::json ood = trendJson(arm.ood_exact);
-    ood["compute_at_1"] = number(arm.ood_exact.computeReaching(1.0, s.c_ref));
+    ood["compute_at_1"] = jsonNumber(arm.ood_exact.computeReaching(1.0, s.c_ref));
     arms.push_back({{"arm", arm.arm},
                     {"runs", runs},
                     {"fits", {{"ood_exact", ood}, {"rungs_seen", trendJson(arm.rungs_seen)}}}});

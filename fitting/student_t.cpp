@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include "fitting/fit_types.h"
+
 namespace deepladder::fitting {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The continued fraction of I_x(a, b) (the factor after x^a (1-x)^b / (a B(a, b))), evaluated by
 // the modified Lentz method. Its terms: d_{2m+1} = -(a+m)(a+b+m) x / ((a+2m)(a+2m+1)),

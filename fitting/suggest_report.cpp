@@ -4,12 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "fitting/json_number.h"
+
 namespace deepladder::fitting {
 namespace {
-
-nlohmann::json num(double v) {
-  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
 
 std::string g3(double v) {
   if (!std::isfinite(v)) return "-";
@@ -18,7 +16,7 @@ std::string g3(double v) {
   return buf;
 }
 
-std::string interval(double lo, double hi) {
+std::string intervalG3(double lo, double hi) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) return "-";
   return "[" + g3(lo) + ", " + g3(hi) + "]";
 }
@@ -37,24 +35,24 @@ nlohmann::json suggestionsToJson(const SuggestResult& r, int limit) {
                           {"size", run.size},
                           {"seed", run.seed},
                           {"kind", ladder::candidateKindName(s.candidate.kind)},
-                          {"cost_flops", num(s.cost_flops)},
-                          {"hours", num(s.hours)},
+                          {"cost_flops", jsonNumber(s.cost_flops)},
+                          {"hours", jsonNumber(s.hours)},
                           {"needed", s.needed},
-                          {"width_before", num(s.width_before)},
-                          {"width_after", num(s.width_after)},
-                          {"narrowing", num(s.narrowing)},
-                          {"narrowing_se", num(s.narrowing_se)},
-                          {"score", num(s.score)},
+                          {"width_before", jsonNumber(s.width_before)},
+                          {"width_after", jsonNumber(s.width_after)},
+                          {"narrowing", jsonNumber(s.narrowing)},
+                          {"narrowing_se", jsonNumber(s.narrowing_se)},
+                          {"score", jsonNumber(s.score)},
                           {"shown_arm", s.shown_arm},
-                          {"interval_before", {num(s.before_lo), num(s.before_hi)}},
-                          {"interval_after", {num(s.after_lo), num(s.after_hi)}},
+                          {"interval_before", {jsonNumber(s.before_lo), jsonNumber(s.before_hi)}},
+                          {"interval_after", {jsonNumber(s.after_lo), jsonNumber(s.after_hi)}},
                           {"draws_used", s.draws_used},
                           {"why", s.why}});
   }
-  return {{"target", num(r.target)},
+  return {{"target", jsonNumber(r.target)},
           {"counted_arms", r.counted_arms},
-          {"width_before", num(r.width_before)},
-          {"seed_share", num(r.seed_share)},
+          {"width_before", jsonNumber(r.width_before)},
+          {"seed_share", jsonNumber(r.seed_share)},
           {"seed_dof", r.seed_dof},
           {"unfitted", unfitted},
           {"candidates", candidates}};
@@ -93,7 +91,8 @@ std::string suggestionsMarkdown(const SuggestResult& r, int limit) {
                   ladder::candidateKindName(s.candidate.kind), g3(s.cost_flops).c_str(),
                   g3(s.hours).c_str());
     out += row;
-    out += interval(s.before_lo, s.before_hi) + " | " + interval(s.after_lo, s.after_hi) + " | ";
+    out +=
+        intervalG3(s.before_lo, s.before_hi) + " | " + intervalG3(s.after_lo, s.after_hi) + " | ";
     out += (s.needed ? std::string("needed") : g3(s.narrowing)) + " | " + g3(s.score) + " | " +
            s.why + " |\n";
   }

@@ -6,18 +6,10 @@
 #include <type_traits>
 #include <variant>
 
+#include "core/clock_seconds.h"
 #include "core/run_status.h"
 
 namespace deepladder::storage {
-
-namespace {
-
-double unixNow() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 Ingester::Ingester(Database& db, int64_t run_id, size_t flush_rows, double flush_seconds,
                    IngestMode mode)
@@ -51,7 +43,7 @@ void Ingester::apply(const protocol::Message& message) {
         if constexpr (std::is_same_v<T, protocol::Hello>) {
           hello_ = m;
           if (!training) return;
-          started_ = Started{m.device, m.params, m.flops_per_token, unixNow()};
+          started_ = Started{m.device, m.params, m.flops_per_token, unixSeconds()};
           if (m.resumed_from >= 0) {
             events_.push_back(EventRow{run_id_, m.resumed_from, "resumed",
                                        "resumed from the checkpoint at step " +
@@ -62,7 +54,7 @@ void Ingester::apply(const protocol::Message& message) {
           for (const auto& [key, value] : m.values) {
             metrics_.push_back(MetricRow{run_id_, key, m.step, m.tokens, m.flops, value, m.wall_s});
           }
-          if (training) progress_ = Progress{m.step, m.tokens, m.flops, unixNow()};
+          if (training) progress_ = Progress{m.step, m.tokens, m.flops, unixSeconds()};
         } else if constexpr (std::is_same_v<T, protocol::Eval>) {
           evals_.push_back(EvalRow{run_id_, m.step, m.task, m.n_bits, m.T, m.correct, m.total});
         } else if constexpr (std::is_same_v<T, protocol::Lens>) {
@@ -81,7 +73,7 @@ void Ingester::apply(const protocol::Message& message) {
           flush_now = true;
           if (!training) return;
           pending_done_ = m;
-          done_time_ = unixNow();
+          done_time_ = unixSeconds();
         } else if constexpr (std::is_same_v<T, protocol::Error>) {
           last_error_ = m.message;
           flush_now = true;

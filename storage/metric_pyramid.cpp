@@ -15,17 +15,20 @@ namespace deepladder::storage {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNullColumn = std::numeric_limits<double>::quiet_NaN();
 
 double nullableDouble(sqlite3_stmt* s, int column) {
-  return sqlite3_column_type(s, column) == SQLITE_NULL ? kNaN : sqlite3_column_double(s, column);
+  return sqlite3_column_type(s, column) == SQLITE_NULL ? kNullColumn
+                                                       : sqlite3_column_double(s, column);
 }
 
 // The min or max point of a bucket row, from its four columns starting at `first`.
 MetricPoint bucketPoint(sqlite3_stmt* s, int first) {
-  if (sqlite3_column_type(s, first) == SQLITE_NULL) return MetricPoint{-1, 0, kNaN, kNaN, kNaN};
+  if (sqlite3_column_type(s, first) == SQLITE_NULL)
+    return MetricPoint{-1, 0, kNullColumn, kNullColumn, kNullColumn};
   return MetricPoint{sqlite3_column_int64(s, first), sqlite3_column_int64(s, first + 1),
-                     sqlite3_column_double(s, first + 2), nullableDouble(s, first + 3), kNaN};
+                     sqlite3_column_double(s, first + 2), nullableDouble(s, first + 3),
+                     kNullColumn};
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace {
 
 constexpr int64_t kMinStep = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMaxStep = std::numeric_limits<int64_t>::max();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNullValue = std::numeric_limits<double>::quiet_NaN();
 // The bucket upsert, up to 64 buckets a statement (storage/chunked_rows.h): a curve's run_id,
 // key_id and the level are the statement's parameters ?1, ?2 and ?3, then each bucket's 12 columns.
 const ChunkSql& bucketUpsert() {
@@ -81,7 +81,7 @@ void PyramidWriter::readRows(int64_t run_id, int64_t key_id, int64_t lo, int64_t
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     out.push_back(
         Point{sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2),
-              sqlite3_column_type(s, 3) == SQLITE_NULL ? kNaN : sqlite3_column_double(s, 3)});
+              sqlite3_column_type(s, 3) == SQLITE_NULL ? kNullValue : sqlite3_column_double(s, 3)});
   }
   if (rc != SQLITE_DONE)
     checkSqlite(sqlite3_db_handle(s), rc,

@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/clock_seconds.h"
 #include "core/errors.h"
 #include "core/ladder/sweep.h"
 #include "core/protocol.h"
@@ -28,11 +29,6 @@ namespace deepladder::storage {
 namespace {
 
 namespace fs = std::filesystem;
-
-double unixNow() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 class IngestingSink : public scheduler::RunSink {
  public:
@@ -187,7 +183,7 @@ void SqliteRunStore::markLaunched(int64_t id, const std::string& where, int64_t 
   run->device = where;
   if (where.rfind("slurm:", 0) == 0) run->job_id = where.substr(6);
   run->attempt = attempt;
-  run->heartbeat = unixNow();
+  run->heartbeat = unixSeconds();
   if (run->started == 0) run->started = run->heartbeat;
   db_.updateRun(*run);
 }

@@ -15,7 +15,7 @@
 namespace deepladder::storage {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoAxisValue = std::numeric_limits<double>::quiet_NaN();
 
 bool isDerived(const std::string& x) {
   const auto& names = derivedQuantities();
@@ -40,18 +40,19 @@ double xValue(const RunRecord& run, const OptionValues& row, const std::string& 
     const auto it = row.find(name);
     return it == row.end() ? std::nullopt : optionNumber(it->second);
   };
-  if (x == "params") return run.params > 0 ? double(run.params) : kNaN;
-  if (x == "tokens") return run.tokens > 0 ? double(run.tokens) : kNaN;
-  if (x == "flops") return run.flops > 0 ? run.flops : kNaN;
+  if (x == "params") return run.params > 0 ? double(run.params) : kNoAxisValue;
+  if (x == "tokens") return run.tokens > 0 ? double(run.tokens) : kNoAxisValue;
+  if (x == "flops") return run.flops > 0 ? run.flops : kNoAxisValue;
   if (x == "tokens_per_param")
-    return run.params > 0 && run.tokens > 0 ? double(run.tokens) / double(run.params) : kNaN;
+    return run.params > 0 && run.tokens > 0 ? double(run.tokens) / double(run.params)
+                                            : kNoAxisValue;
   if (x == "lr") {
     const auto lr = number("train.lr"), mult = number("train.lr_mult");
-    return lr && mult ? *lr * *mult : kNaN;
+    return lr && mult ? *lr * *mult : kNoAxisValue;
   }
   const auto it = row.find(x);
-  if (it == row.end()) return kNaN;
-  return optionNumber(it->second).value_or(kNaN);
+  if (it == row.end()) return kNoAxisValue;
+  return optionNumber(it->second).value_or(kNoAxisValue);
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace deepladder::trainers {
 
 namespace {
 
-std::atomic<bool> enabled{true};
+std::atomic<bool> fast_gemm_enabled{true};
 
 #ifdef DEEPLADDER_HAVE_DNNL_GEMM
 
@@ -88,7 +88,7 @@ bool fastCpuGemmCompiled() {
 }
 
 void setFastCpuGemmEnabled(bool on) {
-  enabled.store(on);
+  fast_gemm_enabled.store(on);
 }
 
 void sgemmTile(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
@@ -116,7 +116,7 @@ void sgemmTile(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, floa
 torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight) {
   RECORD_FUNCTION("deepladder::linear", std::vector<c10::IValue>());
 #ifdef DEEPLADDER_HAVE_DNNL_GEMM
-  if (enabled.load(std::memory_order_relaxed) && x.device().is_cpu() &&
+  if (fast_gemm_enabled.load(std::memory_order_relaxed) && x.device().is_cpu() &&
       x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
       x.numel() > 0 && !autocastEnabled(c10::DeviceType::CPU)) {
     if (!torch::GradMode::is_enabled() || (!x.requires_grad() && !weight.requires_grad())) {

@@ -13,6 +13,7 @@
 #include "core/metric_keys.h"
 #include "core/run_status.h"
 #include "trainers/adamw.h"
+#include "trainers/batch_tensor.h"
 #include "trainers/checkpoint.h"
 #include "trainers/data/token_data.h"
 #include "trainers/growth.h"
@@ -24,12 +25,6 @@ namespace deepladder::trainers {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-torch::Tensor toTensor(const data::Batch& batch, const torch::Device& device) {
-  auto host = torch::from_blob(const_cast<int32_t*>(batch.tokens.data()),
-                               {batch.rows, batch.seq_len + 1}, torch::kInt32);
-  return host.to(device, torch::kInt64);
-}
 
 }  // namespace
 
@@ -137,7 +132,7 @@ void runPassesEvaluation(const RunConfig& config, const TrainerOptions& options,
   std::vector<torch::Tensor> batches;
   for (const auto& batch :
        data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
-    batches.push_back(toTensor(batch, device));
+    batches.push_back(batchTensor(batch, device));
 
   GPT model(mc);
   model->to(device);

@@ -13,15 +13,15 @@
 namespace deepladder::trainers {
 
 namespace {
-std::atomic<bool> enabled{true};
+std::atomic<bool> fused_ops_enabled{true};
 }  // namespace
 
 bool fusedCpuOpsEnabled() {
-  return enabled.load(std::memory_order_relaxed);
+  return fused_ops_enabled.load(std::memory_order_relaxed);
 }
 
 void setFusedCpuOpsEnabled(bool on) {
-  enabled.store(on);
+  fused_ops_enabled.store(on);
 }
 
 bool useFusedCpuPath(const torch::Tensor& x) {

@@ -17,6 +17,7 @@
 #include "core/metric_keys.h"
 #include "core/options/validate.h"
 #include "trainers/adamw.h"
+#include "trainers/batch_tensor.h"
 #include "trainers/checkpoint.h"
 #include "trainers/data/token_data.h"
 #include "trainers/data_parallel.h"
@@ -39,13 +40,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// (rows, T+1) int32 -> (rows, T+1) int64 on the device.
-torch::Tensor toTensor(const data::Batch& batch, const torch::Device& device) {
-  auto host = torch::from_blob(const_cast<int32_t*>(batch.tokens.data()),
-                               {batch.rows, batch.seq_len + 1}, torch::kInt32);
-  return host.to(device, torch::kInt64);
 }
 
 std::string formatNumber(double v) {
@@ -99,7 +93,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   std::vector<torch::Tensor> val_batches;
   for (const auto& batch :
        data::validationBatches(config.data, *val_data, tc.eval_batches, tc.batch_size, mc.seq_len))
-    val_batches.push_back(toTensor(batch, device));
+    val_batches.push_back(batchTensor(batch, device));
 
   // --- model and optimizer --------------------------------------------------------------------
   requirePrecisionSupported(tc.precision, device);
@@ -164,7 +158,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
     }
     const auto step_start = Clock::now();
     if (session.stopRequested()) return session.stopped(last_val_loss);
-    const torch::Tensor batch = dp.localRows(toTensor(sampler.next(), device));  // (B/P, T+1)
+    const torch::Tensor batch = dp.localRows(batchTensor(sampler.next(), device));  // (B/P, T+1)
     // Forward and backward in micro-batches; .grad holds the gradient of the rows' mean loss.
     const double loss_value = dp.meanLoss(accumulateGradients(model, batch, forward));
     if (!std::isfinite(loss_value))

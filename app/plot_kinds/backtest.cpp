@@ -15,7 +15,7 @@ namespace {
 
 auto held_out = std::make_shared<int>(3);  // rungs held out per arm, 1..K
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_backtest_plot({
     "backtest",
     "every arm refitted without its top 1..K rungs: predicted vs measured loss with intervals, "
     "and relative error vs the extrapolation factor (--csv, or --db --ladder)",

@@ -18,7 +18,7 @@ struct CurvesOptions {  // --metric, --x and --log-y: plotMetricAxisOptions()
 };
 auto curves_options = std::make_shared<CurvesOptions>();
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_curves_plot({
     "curves",
     "a metric of one or more runs vs step, tokens or FLOPs (--db --run ID...)",
     [](CLI::App& cmd) {

@@ -8,7 +8,7 @@
 namespace deepladder::app {
 namespace {
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_depth_plot({
     "depth",
     "a depth sweep: final loss vs executed depth per arm (--db --ladder)",
     {},

@@ -7,7 +7,7 @@
 namespace deepladder::app {
 namespace {
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_frontier_plot({
     "frontier",
     "loss vs training compute per arm with its fitted law (--csv, or --db --ladder; a squaring "
     "ladder: as `squaring`)",

@@ -13,7 +13,7 @@ namespace {
 
 auto eps = std::make_shared<double>(2.0);  // d_lens threshold in nats
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_lens_plot({
     "lens",
     "one run's logit-lens KL per block at each eval (--db --run ID)",
     [](CLI::App& cmd) {

@@ -12,7 +12,7 @@ namespace {
 
 auto compute_hi = std::make_shared<double>(fitting::kDefaultTarget);
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_multiplier_plot({
     "multiplier",
     "each arm's compute multiplier over the baseline, measured and projected to --to",
     [](CLI::App& cmd) {

@@ -102,7 +102,7 @@ plots::ScatterPlotInput scatterInput(const plots::PlotRequest& request) {
   return input;
 }
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_scatter_plot({
     "scatter",
     "a summary of a metric per finished run (--y, --stat) vs an option or params, tokens, flops, "
     "tokens_per_param or lr (--x), coloured by --group, with each group's fitted law: the "

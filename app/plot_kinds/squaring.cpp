@@ -6,7 +6,7 @@
 namespace deepladder::app {
 namespace {
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_squaring_plot({
     "squaring",
     "a task = \"squaring\" ladder: training compute vs OOD exact match and vs Max T per arm "
     "(--db --ladder)",

@@ -9,7 +9,7 @@
 namespace deepladder::app {
 namespace {
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_squaring_heatmap_plot({
     "squaring-heatmap",
     "one serial-task run's exact-match accuracy over modulus bits x T, OOD cells outlined "
     "(--db --run ID)",

@@ -17,7 +17,7 @@ namespace {
 
 auto arm = std::make_shared<std::string>();  // the arm drawn ("" = the first)
 
-const plots::PlotKindRegistrar reg({
+const plots::PlotKindRegistrar register_sweep_plot({
     "sweep",
     "a ladder with a [sweep]: mean final loss over seeds vs the swept value, a line per size of "
     "--arm (--db --ladder)",

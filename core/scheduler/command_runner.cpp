@@ -11,18 +11,10 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/clock_seconds.h"
 #include "core/scheduler/sbatch_script.h"
 
 namespace deepladder::scheduler {
-
-namespace {
-
-double secondsNow() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 CommandResult runCommand(const std::vector<std::string>& argv, double timeout_s) {
   CommandResult result;
@@ -52,11 +44,11 @@ CommandResult runCommand(const std::vector<std::string>& argv, double timeout_s)
     _exit(127);
   }
   ::close(fds[1]);
-  const double deadline = secondsNow() + timeout_s;
+  const double deadline = steadySeconds() + timeout_s;
   bool timed_out = false;
   char buffer[4096];
   for (;;) {
-    const double left = deadline - secondsNow();
+    const double left = deadline - steadySeconds();
     if (left <= 0) {
       timed_out = true;
       ::kill(pid, SIGKILL);

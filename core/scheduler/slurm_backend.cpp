@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/clock_seconds.h"
 #include "core/protocol.h"
 #include "core/scheduler/command_runner.h"
 #include "core/scheduler/sbatch_script.h"
@@ -20,11 +21,6 @@ namespace deepladder::scheduler {
 namespace fs = std::filesystem;
 
 namespace {
-
-double secondsNow() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::string trim(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
@@ -78,7 +74,7 @@ class SlurmExecution : public Execution {
   bool pollOutput(const std::function<void(const std::string&)>& on_line) override {
     if (end_) return false;
     readNewLines(on_line);
-    const double now = secondsNow();
+    const double now = steadySeconds();
     const bool exit_file = fs::exists(files_.exit_code);
     // The exit file means the job is ending: look at its state now rather than in a second.
     if (!job_ended_ && (now - last_state_check_ >= timing_.state_poll_s ||
@@ -118,7 +114,7 @@ class SlurmExecution : public Execution {
   void terminate() override {
     killed_by_us_ = true;
     if (term_sent_at_ > 0 || end_) return;  // the scheduler repeats this every loop
-    term_sent_at_ = secondsNow();
+    term_sent_at_ = steadySeconds();
     runCommand({commands_.scancel, "--full", "--signal=TERM", job_id_}, 30);
   }
 
@@ -126,7 +122,7 @@ class SlurmExecution : public Execution {
     killed_by_us_ = true;
     if (kill_sent_ || end_) return;
     kill_sent_ = true;
-    if (term_sent_at_ <= 0) term_sent_at_ = secondsNow();
+    if (term_sent_at_ <= 0) term_sent_at_ = steadySeconds();
     runCommand({commands_.scancel, job_id_}, 30);
   }
 

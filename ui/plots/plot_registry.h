@@ -4,8 +4,9 @@
 // same drawing functions, so every view's picture can also be rendered headless.
 //
 // A new plot kind is its drawing (ui/plots/<name>_plot.h/.cpp: an input struct and a draw
-// function) plus one registration, app/plot_kinds/<name>.cpp:
-//   static const plots::PlotKindRegistrar reg({"name", "one line of help",
+// function) plus one registration, app/plot_kinds/<name>.cpp (the registrar named after the kind:
+// a unity build compiles several kinds in one translation unit):
+//   const plots::PlotKindRegistrar register_name_plot({"name", "one line of help",
 //       [o](CLI::App& cmd) { cmd.add_option("--its-option", o->value, "..."); },
 //       [o](const plots::PlotRequest& r) -> plots::PlotDrawing { ...read...; return draw; }});
 #pragma once
