@@ -81,10 +81,15 @@ struct CurveResidual {
   }
 };
 
-// The first update a fit reads: past the warmup's end and skip_fraction of the run.
+// The first update a fit reads: past the warmup's end and skip_fraction of the run (or
+// skip_share_of_seen of the updates measured so far, if that comes first).
 int64_t firstFittedUpdate(const RunCurve& run, const CurveLawOptions& options) {
   const int64_t total = static_cast<int64_t>(run.rates.size());
-  const int64_t skip = static_cast<int64_t>(std::ceil(options.skip_fraction * double(total)));
+  int64_t seen = 0;
+  for (const CurveObservation& o : run.points) seen = std::max(seen, o.updates);
+  const int64_t skip = static_cast<int64_t>(
+      std::ceil(std::min(options.skip_fraction * double(total),
+                         options.skip_share_of_seen * double(std::min(seen, total)))));
   return std::max<int64_t>({warmupEnd(run.rates) + 1, skip, 1});
 }
 
