@@ -3,7 +3,9 @@
 // each unfinished run's predicted final validation loss with its 95% prediction interval, from
 // its curve so far and its schedule. With --backtest: every finished run cut at each fraction and
 // predicted from the others (the interval calibrated without the run's own error), then per
-// fraction the mean |relative error| and the coverage of the 95% interval. Wiring only.
+// fraction the mean |relative error| and the coverage of the 95% interval. With
+// --replay-halving: sweep halving replayed on the finished runs (fitting/halving_replay.h), the
+// points it would have stopped and the FLOPs saved. Wiring only.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,7 +20,9 @@
 #include "app/curve_inputs.h"
 #include "app/fit_inputs.h"
 #include "core/errors.h"
+#include "core/ladder/sweep.h"
 #include "fitting/curve_prediction.h"
+#include "fitting/halving_replay.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -28,6 +32,7 @@ struct PredictOptions {
   std::string db_path = "runs.db";
   std::string ladder;
   bool backtest = false;
+  bool replay_halving = false;
   std::string fractions = "0.25,0.5,0.75";
   bool json = false;
 };
@@ -45,7 +50,8 @@ nlohmann::json predictionJson(const fitting::CurvePrediction& p) {
   const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   nlohmann::json j = {{"run_id", p.run_id},       {"name", p.name},
                       {"fraction", p.fraction},   {"calibrated", p.calibrated},
-                      {"backtests", p.backtests}, {"misfit", num(p.misfit)}};
+                      {"backtests", p.backtests}, {"misfit", num(p.misfit)},
+                      {"method", p.method}};
   if (p.loss) {
     j["predicted"] = *p.loss;
     j["lo"] = p.lo;
@@ -59,19 +65,98 @@ nlohmann::json predictionJson(const fitting::CurvePrediction& p) {
 
 void printPredictions(const std::vector<fitting::CurvePrediction>& predictions) {
   std::printf(
-      "| run | measured | predicted final val loss | 95%% prediction interval | "
-      "calibrated by |\n|---|---|---|---|---|\n");
+      "| run | measured | predicted final val loss | 95%% prediction interval | predictor | "
+      "calibrated by |\n|---|---|---|---|---|---|\n");
   for (const auto& p : predictions) {
     if (!p.loss) {
-      std::printf("| %s | %.0f%% | - | %s | |\n", p.name.c_str(), 100 * p.fraction,
+      std::printf("| %s | %.0f%% | - | %s | | |\n", p.name.c_str(), 100 * p.fraction,
                   p.reason.c_str());
       continue;
     }
-    std::printf("| %s | %.0f%% | %.4f | [%.4f, %.4f] | %s |\n", p.name.c_str(), 100 * p.fraction,
-                *p.loss, p.lo, p.hi,
+    std::printf("| %s | %.0f%% | %.4f | [%.4f, %.4f] | %s | %s |\n", p.name.c_str(),
+                100 * p.fraction, *p.loss, p.lo, p.hi,
+                p.method == "peers" ? "the peers' curve ratios" : "the loss-curve law",
                 p.calibrated ? (std::to_string(p.backtests) + " finished runs").c_str()
                              : "the prior (too few finished runs)");
   }
+}
+
+// --replay-halving: the finished runs with their wall-clock intervals, replayed.
+int replayHalving(const LadderCurves& curves, const std::vector<double>& fractions,
+                  const fitting::CurveLawOptions& law, const PredictOptions& o) {
+  std::vector<fitting::ReplayRun> runs;
+  int unfinished = 0, swept = 0;
+  for (const fitting::RunCurve& c : curves.curves) {
+    const storage::RunRecord& r = curves.runs.at(c.run_id);
+    if (!c.final_loss || !(r.finished > r.started)) {
+      ++unfinished;
+      continue;
+    }
+    fitting::ReplayRun run;
+    run.curve = c;
+    run.rung = r.arm + " " + r.size;
+    run.label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
+    run.started = r.started;
+    run.finished = r.finished;
+    run.flops = r.flops;
+    swept += !run.label.empty();
+    runs.push_back(std::move(run));
+  }
+  if (swept == 0)
+    throw UserError("ladder \"" + o.ladder +
+                    "\" has no finished sweep point to replay halving on ([sweep] in its file)");
+  const fitting::HalvingReplay replay = fitting::replayHalving(runs, fractions, law);
+  const double share = replay.flops_total > 0 ? replay.flops_saved / replay.flops_total : 0.0;
+  if (o.json) {
+    nlohmann::json stops = nlohmann::json::array();
+    for (const auto& s : replay.stops)
+      stops.push_back({{"run_id", s.decision.run_id},
+                       {"rung", s.rung},
+                       {"label", s.decision.label},
+                       {"fraction", s.decision.fraction},
+                       {"predicted", s.decision.predicted},
+                       {"lo", s.decision.lo},
+                       {"hi", s.decision.hi},
+                       {"best_label", s.decision.best_label},
+                       {"best_loss", s.decision.best_loss},
+                       {"flops_saved", s.flops_saved},
+                       {"was_best", s.was_best},
+                       {"reason", s.decision.reason}});
+    std::printf("%s\n", nlohmann::json{{"stops", stops},
+                                       {"judgements", replay.judgements},
+                                       {"runs", runs.size()},
+                                       {"runs_left_out", unfinished},
+                                       {"flops_total", replay.flops_total},
+                                       {"flops_saved", replay.flops_saved},
+                                       {"flops_ratio", 1.0 - share},
+                                       {"rungs", replay.rungs},
+                                       {"best_stopped", replay.best_stopped}}
+                            .dump()
+                            .c_str());
+    return 0;
+  }
+  std::printf(
+      "| rung | stopped | at | predicted final loss [95%%] | rung's best then | FLOPs saved | "
+      "measured: the rung's best? |\n|---|---|---|---|---|---|---|\n");
+  for (const auto& s : replay.stops)
+    std::printf("| %s | %s | %.2f | %.4f [%.4f, %.4f] | %s %.4f%s | %.3g | %s |\n", s.rung.c_str(),
+                s.decision.label.c_str(), s.decision.fraction, s.decision.predicted, s.decision.lo,
+                s.decision.hi, s.decision.best_label.c_str(), s.decision.best_loss,
+                s.decision.best_measured ? " (measured)" : " (predicted)", s.flops_saved,
+                s.was_best ? "YES: a wrong stop" : "no");
+  std::printf(
+      "\nhalving at %s would have stopped %zu of %d sweep points (%d judgements): FLOPs %.3g of "
+      "%.3g, %.2fx the ladder as it ran; %d of %d rungs keep their best point.\n"
+      "Each run keeps the time it ran in; a halved ladder would also start later runs sooner, so "
+      "its wall-clock saving is about the FLOPs' on a ladder that keeps its slots busy.%s\n",
+      o.fractions.c_str(), replay.stops.size(), swept, replay.judgements,
+      replay.flops_total - replay.flops_saved, replay.flops_total, 1.0 - share,
+      replay.rungs - replay.best_stopped, replay.rungs,
+      unfinished ? (" " + std::to_string(unfinished) +
+                    " runs without a final loss were left out (stopped, running or interrupted).")
+                       .c_str()
+                 : "");
+  return 0;
 }
 
 int runPredict(const PredictOptions& o) {
@@ -85,6 +170,9 @@ int runPredict(const PredictOptions& o) {
   if (!ladder_id) throw UserError("ladder \"" + o.ladder + "\" is not in " + o.db_path);
   const LadderCurves curves = readLadderCurves(*db, *ladder_id);
   const fitting::CurveLawOptions law = fitting::defaultCurveLawOptions();
+  if (o.backtest && o.replay_halving)
+    throw UserError("predict: give --backtest or --replay-halving, not both");
+  if (o.replay_halving) return replayHalving(curves, fractions, law, o);
 
   if (!o.backtest) {
     const auto predictions = fitting::predictFinalLosses(curves.curves, law);
@@ -167,14 +255,22 @@ CommandRegistrar register_predict("predict", 52, [](CLI::App& cli) {
       "predict",
       "Predict each unfinished run's final validation loss from its curve so far and its "
       "learning-rate schedule (Tissue et al.'s law L = L0 + A S1^-alpha - C S2, with a growth "
-      "term; alpha, C and the growth gain shared per arm), with a 95% prediction interval "
-      "calibrated on the arm's finished runs; --backtest scores it on the finished runs");
+      "term; alpha, C and the growth gain shared per arm) or from the gains its arm's finished "
+      "runs made from the same fraction on (whichever predicted those runs better), with a 95% "
+      "prediction interval calibrated on the arm's finished runs; --backtest scores it on the "
+      "finished runs, --replay-halving replays sweep halving on them");
   cmd->add_option("--db", o->db_path, "SQLite database")->capture_default_str();
   cmd->add_option("--ladder", o->ladder, "Ladder name or hash")->required();
   cmd->add_flag("--backtest", o->backtest,
                 "Cut every finished run at each --fractions, predict it from the others and "
                 "print mean |relative error| and the 95% interval's coverage per fraction");
-  cmd->add_option("--fractions", o->fractions, "--backtest: where runs are cut, comma-separated")
+  cmd->add_flag("--replay-halving", o->replay_halving,
+                "Replay sweep halving on the finished runs as they ran: the points `[sweep] stop "
+                "= \"halving\"` would have stopped at --fractions and the FLOPs it would have "
+                "saved");
+  cmd->add_option("--fractions", o->fractions,
+                  "--backtest: where runs are cut; --replay-halving: when points are judged; "
+                  "comma-separated")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print exactly one JSON object instead of the tables");
   cmd->callback([o] { commandExitCode() = runPredict(*o); });

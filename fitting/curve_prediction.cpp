@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "fitting/curve_transfer.h"
 #include "fitting/student_t.h"
 
 namespace deepladder::fitting {
@@ -76,17 +77,57 @@ void setInterval(CurvePrediction& p, const std::vector<double>& errors,
 }
 
 // Relative errors of the group's finished runs cut at `fraction` (each predicted from the
-// others), keyed by run id.
-std::map<int64_t, double> groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
-                                      double fraction, const CurveLawOptions& options) {
-  std::map<int64_t, double> errors;
+// others), by both predictors, keyed by run id.
+struct GroupErrors {
+  std::map<int64_t, double> law, peers;
+};
+GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
+                        double fraction, const CurveLawOptions& options) {
+  GroupErrors errors;
   for (const RunCurve& r : runs) {
     if (!r.final_loss || r.group != group) continue;
-    const CurvePrediction p =
-        pointPrediction(truncateCurve(r, fraction), finishedPeers(runs, group, r.run_id), options);
-    if (p.loss) errors[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
+    const RunCurve cut = truncateCurve(r, fraction);
+    const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
+    const CurvePrediction p = pointPrediction(cut, peers, options);
+    if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
+    if (const auto t = transferPrediction(cut, peers))
+      errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
   }
   return errors;
+}
+
+std::vector<double> errorsExcept(const std::map<int64_t, double>& errors, int64_t except) {
+  std::vector<double> out;
+  for (const auto& [id, e] : errors)
+    if (id != except) out.push_back(e);
+  return out;
+}
+
+double rootMeanSquare(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v * v;
+  return values.empty() ? HUGE_VAL : std::sqrt(sum / double(values.size()));
+}
+
+// The law's prediction `p` or the peers' `transfer`, whichever erred less on the group's other
+// finished runs at this fraction (the law on a tie or while the peers' backtests are too few),
+// with its interval from that predictor's errors.
+void chooseAndCalibrate(CurvePrediction& p, const std::optional<double>& transfer,
+                        const GroupErrors& errors, const CurveLawOptions& options) {
+  const std::vector<double> law = errorsExcept(errors.law, p.run_id);
+  const std::vector<double> peers = errorsExcept(errors.peers, p.run_id);
+  const bool peers_calibrated = static_cast<int>(peers.size()) >= options.min_backtests;
+  const bool law_calibrated = static_cast<int>(law.size()) >= options.min_backtests;
+  if (transfer && peers_calibrated &&
+      (!p.loss || !law_calibrated || rootMeanSquare(peers) < rootMeanSquare(law))) {
+    p.loss = transfer;
+    p.reason.clear();
+    p.method = "peers";
+    setInterval(p, peers, options);
+    return;
+  }
+  p.method = "law";
+  setInterval(p, law, options);
 }
 
 // Calibration fractions are rounded to 1/40 of a run, so runs at nearly the same point share
@@ -117,19 +158,20 @@ RunCurve truncateCurve(const RunCurve& run, double fraction) {
 std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& runs,
                                                 const CurveLawOptions& options, bool calibrate) {
   std::vector<CurvePrediction> out;
-  std::map<std::pair<std::string, double>, std::map<int64_t, double>> calibration;
+  std::map<std::pair<std::string, double>, GroupErrors> calibration;
   for (const RunCurve& r : runs) {
     if (r.final_loss) continue;
-    CurvePrediction p = pointPrediction(r, finishedPeers(runs, r.group, r.run_id), options);
-    if (p.loss && !calibrate) setInterval(p, {}, options);
-    if (p.loss && calibrate) {
-      const auto key = std::make_pair(r.group, calibrationFraction(p.fraction));
+    const std::vector<const RunCurve*> peers = finishedPeers(runs, r.group, r.run_id);
+    CurvePrediction p = pointPrediction(r, peers, options);
+    if (!calibrate) {
+      p.method = "law";
+      if (p.loss) setInterval(p, {}, options);
+    } else {
+      const auto key = std::make_pair(r.group, calibrationFraction(curveFraction(r)));
       auto it = calibration.find(key);
       if (it == calibration.end())
         it = calibration.emplace(key, groupErrors(runs, r.group, key.second, options)).first;
-      std::vector<double> errors;
-      for (const auto& [id, e] : it->second) errors.push_back(e);
-      setInterval(p, errors, options);
+      chooseAndCalibrate(p, transferPrediction(r, peers), it->second, options);
     }
     out.push_back(std::move(p));
   }
@@ -147,13 +189,18 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
     (void)unused;
     for (double f : fractions) {
       std::map<int64_t, CurvePrediction> predictions;
-      std::map<int64_t, double> errors;
+      std::map<int64_t, std::optional<double>> transfers;
+      GroupErrors errors;
       for (const RunCurve& r : runs) {
         if (!r.final_loss || r.group != group) continue;
-        CurvePrediction p =
-            pointPrediction(truncateCurve(r, f), finishedPeers(runs, group, r.run_id), options);
-        if (p.loss) errors[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
+        const RunCurve cut = truncateCurve(r, f);
+        const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
+        CurvePrediction p = pointPrediction(cut, peers, options);
+        if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
+        const std::optional<double> t = transferPrediction(cut, peers);
+        if (t) errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
         predictions.emplace(r.run_id, std::move(p));
+        transfers.emplace(r.run_id, t);
       }
       for (const RunCurve& r : runs) {
         if (!r.final_loss || r.group != group) continue;
@@ -164,10 +211,7 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         b.fraction = f;
         b.measured = *r.final_loss;
         b.prediction = predictions.at(r.run_id);
-        std::vector<double> others;
-        for (const auto& [id, e] : errors)
-          if (id != r.run_id) others.push_back(e);
-        setInterval(b.prediction, others, options);
+        chooseAndCalibrate(b.prediction, transfers.at(r.run_id), errors, options);
         out.push_back(std::move(b));
       }
     }

@@ -1,6 +1,8 @@
 // Curve predictions: each unfinished run's final validation loss from its curve so far and its
-// known schedule (the law of fitting/loss_curve_law.h, fitted jointly with the finished runs of
-// its arm), with a 95% prediction interval calibrated on the arm's own finished runs: each one is
+// known schedule, by two predictors: the law of fitting/loss_curve_law.h (fitted jointly with the
+// finished runs of its arm) and the peers' curve ratios (fitting/curve_transfer.h). Per arm and
+// fraction of a run, the one whose backtests on the arm's finished runs erred less (RMS) gives
+// the prediction, with a 95% prediction interval calibrated on those backtests: each one is
 // cut at the same fraction, predicted as if it were running (the others in full), and the
 // interval's half-width is t(0.975, m-1) sqrt(1 + 1/m) x the RMS relative error of those m
 // backtests (bias included). Before an arm has min_backtests finished runs the interval uses the
@@ -29,7 +31,11 @@ struct CurvePrediction {
   double misfit = 0;           // relative error behind the interval (backtest RMS or the prior)
   int backtests = 0;           // finished runs of the arm that calibrated it (0: the prior)
   bool calibrated = false;     // backtests >= options.min_backtests
-  std::string reason;          // why there is no prediction ("" when there is one)
+  // "law" (fitting/loss_curve_law.h) or "peers" (fitting/curve_transfer.h): whichever predicted
+  // the arm's other finished runs better at this fraction ("law" until the peers have
+  // min_backtests backtests, and always without calibration).
+  std::string method = "law";
+  std::string reason;  // why there is no prediction ("" when there is one)
 };
 
 // The run cut after `fraction` of its planned updates: its points up to there, no final loss.
