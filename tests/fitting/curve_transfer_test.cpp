@@ -14,6 +14,21 @@
 using namespace deepladder::fitting;
 using namespace deepladder::fitting::testing;
 
+namespace {
+
+// Ten finished runs of one arm (ids 1-10): five sizes at two peak rates, all of one shape, so the
+// gain from any fraction is the same for every run.
+std::vector<RunCurve> tenRunsOfOneShape(std::mt19937& rng) {
+  std::vector<RunCurve> runs;
+  int64_t id = 1;
+  for (int64_t total : {100, 200, 300, 450, 600})
+    for (double peak : {0.01, 0.02})
+      runs.push_back(shapeCurve(id++, "arm", total, peak, 3.0 - 0.002 * double(total), rng));
+  return runs;
+}
+
+}  // namespace
+
 TEST(CurveTransfer, LevelIsTheMeanTrainLossOfTheLastTenthBeforeTheFraction) {
   RunCurve run;
   run.rates.assign(100, 1.0);
@@ -30,15 +45,10 @@ TEST(CurveTransfer, LevelIsTheMeanTrainLossOfTheLastTenthBeforeTheFraction) {
 
 TEST(CurveTransfer, CurvesOfOneShapeArePredictedFromTheirPeersGains) {
   std::mt19937 rng(3);
-  std::vector<RunCurve> finished;
-  // Five sizes at two peak rates: the shape (and so the gain from any fraction) is the same.
-  int64_t id = 1;
-  for (int64_t total : {100, 200, 300, 450, 600})
-    for (double peak : {0.01, 0.02})
-      finished.push_back(shapeCurve(id++, "arm", total, peak, 3.0 - 0.002 * double(total), rng));
+  const std::vector<RunCurve> finished = tenRunsOfOneShape(rng);
   std::vector<const RunCurve*> peers;
   for (const RunCurve& r : finished) peers.push_back(&r);
-  const RunCurve full = shapeCurve(id, "arm", 400, 0.015, 2.2, rng);
+  const RunCurve full = shapeCurve(11, "arm", 400, 0.015, 2.2, rng);
   for (double f : {0.25, 0.5, 0.75}) {
     const std::optional<double> p = transferPrediction(truncateCurve(full, f), peers);
     ASSERT_TRUE(p) << f;
@@ -79,11 +89,7 @@ TEST(CurveTransfer, AFewPeersCannotExtrapolateARunFarBeyondTheirGains) {
 
 TEST(CurveTransfer, PeersArePreferredOnlyWhereTheirBacktestsErrLess) {
   std::mt19937 rng(7);
-  std::vector<RunCurve> runs;
-  int64_t id = 1;
-  for (int64_t total : {100, 200, 300, 450, 600})
-    for (double peak : {0.01, 0.02})
-      runs.push_back(shapeCurve(id++, "arm", total, peak, 3.0 - 0.002 * double(total), rng));
+  const std::vector<RunCurve> runs = tenRunsOfOneShape(rng);
   const std::vector<CurveBacktest> backtests = backtestCurves(runs, {0.5}, CurveLawOptions{});
   ASSERT_EQ(backtests.size(), runs.size());
   int peers = 0;
