@@ -23,6 +23,7 @@
 #include "core/ladder/sweep.h"
 #include "fitting/curve_prediction.h"
 #include "fitting/halving_replay.h"
+#include "fitting/json_number.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -47,10 +48,9 @@ std::vector<double> parseFractions(const std::string& text) {
 }
 
 nlohmann::json predictionJson(const fitting::CurvePrediction& p) {
-  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   nlohmann::json j = {{"run_id", p.run_id},       {"name", p.name},
                       {"fraction", p.fraction},   {"calibrated", p.calibrated},
-                      {"backtests", p.backtests}, {"misfit", num(p.misfit)},
+                      {"backtests", p.backtests}, {"misfit", fitting::jsonNumber(p.misfit)},
                       {"method", p.method}};
   if (p.loss) {
     j["predicted"] = *p.loss;

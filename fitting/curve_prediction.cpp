@@ -76,10 +76,12 @@ void setInterval(CurvePrediction& p, const std::vector<double>& errors,
   p.hi = *p.loss * (1.0 + half);
 }
 
-// Relative errors of the group's finished runs cut at `fraction` (each predicted from the
-// others), by both predictors, keyed by run id.
+// The group's finished runs cut at `fraction`, each predicted from the others by both
+// predictors, and their relative errors, keyed by run id.
 struct GroupErrors {
   std::map<int64_t, double> law, peers;
+  std::map<int64_t, CurvePrediction> predictions;      // the law's, uncalibrated
+  std::map<int64_t, std::optional<double>> transfers;  // the peers'
 };
 GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
                         double fraction, const CurveLawOptions& options) {
@@ -88,10 +90,12 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     if (!r.final_loss || r.group != group) continue;
     const RunCurve cut = truncateCurve(r, fraction);
     const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
-    const CurvePrediction p = pointPrediction(cut, peers, options);
+    CurvePrediction p = pointPrediction(cut, peers, options);
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-    if (const auto t = transferPrediction(cut, peers))
-      errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
+    const std::optional<double> t = transferPrediction(cut, peers);
+    if (t) errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
+    errors.predictions.emplace(r.run_id, std::move(p));
+    errors.transfers.emplace(r.run_id, t);
   }
   return errors;
 }
@@ -188,20 +192,7 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
   for (const auto& [group, unused] : groups) {
     (void)unused;
     for (double f : fractions) {
-      std::map<int64_t, CurvePrediction> predictions;
-      std::map<int64_t, std::optional<double>> transfers;
-      GroupErrors errors;
-      for (const RunCurve& r : runs) {
-        if (!r.final_loss || r.group != group) continue;
-        const RunCurve cut = truncateCurve(r, f);
-        const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
-        CurvePrediction p = pointPrediction(cut, peers, options);
-        if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-        const std::optional<double> t = transferPrediction(cut, peers);
-        if (t) errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
-        predictions.emplace(r.run_id, std::move(p));
-        transfers.emplace(r.run_id, t);
-      }
+      const GroupErrors errors = groupErrors(runs, group, f, options);
       for (const RunCurve& r : runs) {
         if (!r.final_loss || r.group != group) continue;
         CurveBacktest b;
@@ -210,8 +201,8 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         b.group = group;
         b.fraction = f;
         b.measured = *r.final_loss;
-        b.prediction = predictions.at(r.run_id);
-        chooseAndCalibrate(b.prediction, transfers.at(r.run_id), errors, options);
+        b.prediction = errors.predictions.at(r.run_id);
+        chooseAndCalibrate(b.prediction, errors.transfers.at(r.run_id), errors, options);
         out.push_back(std::move(b));
       }
     }

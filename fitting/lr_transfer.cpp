@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/ladder/sweep.h"
+#include "fitting/json_number.h"
 #include "fitting/student_t.h"
 
 namespace deepladder::fitting {
@@ -263,30 +264,29 @@ std::string lrTransferMarkdown(const LrTransfer& t) {
 }
 
 nlohmann::json lrTransferToJson(const LrTransfer& t) {
-  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
   nlohmann::json rungs = nlohmann::json::array(), arms = nlohmann::json::array();
   for (const RungOptimum& r : t.rungs)
     rungs.push_back({{"arm", r.arm},
                      {"size", r.size},
                      {"axis", r.axis},
-                     {"params", num(r.params)},
+                     {"params", jsonNumber(r.params)},
                      {"values", r.values},
                      {"fitted", r.fitted},
-                     {"optimum", num(r.optimum)},
-                     {"lo", num(r.lo)},
-                     {"hi", num(r.hi)},
-                     {"min_loss", num(r.min_loss)},
+                     {"optimum", jsonNumber(r.optimum)},
+                     {"lo", jsonNumber(r.lo)},
+                     {"hi", jsonNumber(r.hi)},
+                     {"min_loss", jsonNumber(r.min_loss)},
                      {"inside", r.inside},
                      {"note", r.note}});
   for (const ArmTransfer& a : t.arms)
     arms.push_back({{"arm", a.arm},
                     {"rungs", a.rungs},
-                    {"slope", num(a.slope)},
-                    {"slope_lo", num(a.slope_lo)},
-                    {"slope_hi", num(a.slope_hi)},
-                    {"per_decade", num(a.per_decade)},
-                    {"per_decade_lo", num(a.per_decade_lo)},
-                    {"per_decade_hi", num(a.per_decade_hi)},
+                    {"slope", jsonNumber(a.slope)},
+                    {"slope_lo", jsonNumber(a.slope_lo)},
+                    {"slope_hi", jsonNumber(a.slope_hi)},
+                    {"per_decade", jsonNumber(a.per_decade)},
+                    {"per_decade_lo", jsonNumber(a.per_decade_lo)},
+                    {"per_decade_hi", jsonNumber(a.per_decade_hi)},
                     {"drifts", a.drifts},
                     {"determined", a.determined},
                     {"diagnostic", a.diagnostic.message}});
