@@ -5,12 +5,12 @@
 #include <cmath>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "app/curve_inputs.h"
 #include "core/ladder/sweep.h"
 #include "core/metric_keys.h"
 #include "core/run_status.h"
-#include "fitting/curve_prediction.h"
 #include "fitting/sweep_halving.h"
 
 namespace deepladder::app {
@@ -33,6 +33,10 @@ LadderHalving::LadderHalving(storage::Database& db, int64_t ladder_id, ladder::S
 }
 
 void LadderHalving::refreshPoints() {
+  // A point the user reopened (`resume --stopped`) runs to its end: it is not judged again.
+  std::set<int64_t> reopened;
+  for (const storage::DecisionRecord& d : db_.decisions(ladder_id_))
+    if (d.kind == "halving-reopen" && d.run_id) reopened.insert(*d.run_id);
   for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
     const storage::RunRecord& r = s.run;
     Point& p = points_[r.id];
@@ -40,6 +44,7 @@ void LadderHalving::refreshPoints() {
     p.size = r.size;
     p.label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
     p.swept = !p.label.empty();
+    p.reopened = reopened.count(r.id) > 0;
     p.total_steps = r.plan.steps;
   }
 }
@@ -53,7 +58,7 @@ std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step)
     if (it == points_.end()) return {};
   }
   const Point& p = it->second;
-  if (!p.swept || p.total_steps <= 0) return {};
+  if (!p.swept || p.reopened || p.total_steps <= 0) return {};
   const double due =
       fitting::dueHalvingFraction(stop_.fractions, p.judged, double(step) / double(p.total_steps));
   if (std::isnan(due)) return {};
@@ -71,7 +76,8 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
   std::vector<std::string> lines;
   const LadderCurves curves = readLadderCurves(db_, ladder_id_);
   const std::vector<fitting::CurvePrediction> predictions =
-      fitting::predictFinalLosses(curves.curves, fitting::defaultCurveLawOptions());
+      fitting::predictFinalLosses(curves.curves, fitting::defaultCurveLawOptions(),
+                                  /*calibrate=*/true, &calibrations_);
   std::map<int64_t, const fitting::CurvePrediction*> by_run;
   std::vector<storage::MetricRow> rows;
   const double now = double(std::time(nullptr));
@@ -106,7 +112,7 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
       h.hi = pr->second->hi;
       h.calibrated = pr->second->calibrated;
     }
-    if (h.state == fitting::HalvingState::kRunning && p.total_steps > 0) {
+    if (h.state == fitting::HalvingState::kRunning && p.total_steps > 0 && !p.reopened) {
       // The stored step may lag the progress line that called (the ingester writes in batches).
       const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
       h.due = fitting::dueHalvingFraction(stop_.fractions, p.judged,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ladder/sweep_stop.h"
+#include "fitting/curve_prediction.h"
 #include "storage/database.h"
 
 namespace deepladder::app {
@@ -36,6 +37,7 @@ class LadderHalving {
     int64_t total_steps = 0;
     double judged = 0;  // the largest halving fraction it was judged at
     bool swept = false;
+    bool reopened = false;  // reopened by the user (resume --stopped): never judged again
   };
   void refreshPoints();
   std::vector<std::string> judge(int64_t trigger_run, int64_t trigger_step);
@@ -45,6 +47,8 @@ class LadderHalving {
   ladder::SweepStop stop_;
   std::map<int64_t, Point> points_;
   int decisions_ = 0;
+  // The calibrations of the intervals, recomputed only when an arm's finished runs change.
+  fitting::CurveCalibrationCache calibrations_;
 };
 
 }  // namespace deepladder::app

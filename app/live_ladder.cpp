@@ -25,7 +25,7 @@ fitting::ProjectionSnapshot LiveLadder::onRunFinished() {
   for (size_t i = 0; i < table.points.size(); ++i) {
     const RunPoint& run = table.points[i];
     if (seen_.count(run.run_id)) continue;
-    ResultsTable before{table.source, {table.points.begin(), table.points.begin() + i}};
+    ResultsTable before{table.source, {table.points.begin(), table.points.begin() + i}, {}};
     bool is_last_seen = before.points.size() == seen_.size() && projection_.hasFit();
     for (const auto& p : before.points) is_last_seen = is_last_seen && seen_.count(p.run_id);
     try {

@@ -76,13 +76,26 @@ void setInterval(CurvePrediction& p, const std::vector<double>& errors,
   p.hi = *p.loss * (1.0 + half);
 }
 
+}  // namespace
+
 // The group's finished runs cut at `fraction`, each predicted from the others by both
-// predictors, and their relative errors, keyed by run id.
+// predictors, and their relative errors, keyed by run id (outside the anonymous namespace: the
+// calibration cache of the header keeps them).
 struct GroupErrors {
   std::map<int64_t, double> law, peers;
   std::map<int64_t, CurvePrediction> predictions;      // the law's, uncalibrated
   std::map<int64_t, std::optional<double>> transfers;  // the peers'
 };
+
+// A calibration and the finished runs it came from (id and final loss: a finished run's curve
+// does not change).
+struct CalibrationEntry {
+  std::vector<std::pair<int64_t, double>> finished;
+  GroupErrors errors;
+};
+
+namespace {
+
 GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
                         double fraction, const CurveLawOptions& options) {
   GroupErrors errors;
@@ -159,10 +172,39 @@ RunCurve truncateCurve(const RunCurve& run, double fraction) {
   return out;
 }
 
+namespace {
+
+std::vector<std::pair<int64_t, double>> finishedRunsOf(const std::vector<RunCurve>& runs,
+                                                       const std::string& group) {
+  std::vector<std::pair<int64_t, double>> out;
+  for (const RunCurve& r : runs)
+    if (r.final_loss && r.group == group) out.emplace_back(r.run_id, *r.final_loss);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+struct CurveCalibrationCache::Entries {
+  std::map<std::pair<std::string, double>, CalibrationEntry> by_group_and_fraction;
+};
+
+CurveCalibrationCache::CurveCalibrationCache() : entries_(std::make_unique<Entries>()) {}
+CurveCalibrationCache::~CurveCalibrationCache() = default;
+int64_t CurveCalibrationCache::hits() const {
+  return hits_;
+}
+int64_t CurveCalibrationCache::misses() const {
+  return misses_;
+}
+
 std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& runs,
-                                                const CurveLawOptions& options, bool calibrate) {
+                                                const CurveLawOptions& options, bool calibrate,
+                                                CurveCalibrationCache* cache) {
   std::vector<CurvePrediction> out;
-  std::map<std::pair<std::string, double>, GroupErrors> calibration;
+  CurveCalibrationCache local;
+  CurveCalibrationCache& calibrations = cache ? *cache : local;
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> finished;  // by group
   for (const RunCurve& r : runs) {
     if (r.final_loss) continue;
     const std::vector<const RunCurve*> peers = finishedPeers(runs, r.group, r.run_id);
@@ -171,11 +213,19 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
       p.method = "law";
       if (p.loss) setInterval(p, {}, options);
     } else {
+      auto group_finished = finished.find(r.group);
+      if (group_finished == finished.end())
+        group_finished = finished.emplace(r.group, finishedRunsOf(runs, r.group)).first;
       const auto key = std::make_pair(r.group, calibrationFraction(curveFraction(r)));
-      auto it = calibration.find(key);
-      if (it == calibration.end())
-        it = calibration.emplace(key, groupErrors(runs, r.group, key.second, options)).first;
-      chooseAndCalibrate(p, transferPrediction(r, peers), it->second, options);
+      CalibrationEntry& entry = calibrations.entries_->by_group_and_fraction[key];
+      if (entry.finished != group_finished->second || entry.errors.predictions.empty()) {
+        entry.finished = group_finished->second;
+        entry.errors = groupErrors(runs, r.group, key.second, options);
+        ++calibrations.misses_;
+      } else {
+        ++calibrations.hits_;
+      }
+      chooseAndCalibrate(p, transferPrediction(r, peers), entry.errors, options);
     }
     out.push_back(std::move(p));
   }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,12 +45,40 @@ RunCurve truncateCurve(const RunCurve& run, double fraction);
 // Updates measured so far / planned (0 without points).
 double curveFraction(const RunCurve& run);
 
+// The backtests that calibrate the intervals (each finished run of an arm cut at a fraction and
+// predicted from the others: most of a prediction's cost), kept from one call of
+// predictFinalLosses to the next while the arm's finished runs are the same. A live ladder judges
+// its sweep points hundreds of times and its runs finish a few dozen times: one cache per ladder
+// turns those judgements from refitting every finished run into fitting the running ones.
+class CurveCalibrationCache {
+ public:
+  CurveCalibrationCache();
+  ~CurveCalibrationCache();
+  CurveCalibrationCache(const CurveCalibrationCache&) = delete;
+  CurveCalibrationCache& operator=(const CurveCalibrationCache&) = delete;
+
+  int64_t hits() const;    // calibrations reused
+  int64_t misses() const;  // calibrations computed
+
+  struct Entries;  // by arm and calibration fraction (curve_prediction.cpp)
+
+ private:
+  friend std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>&,
+                                                         const CurveLawOptions&, bool,
+                                                         CurveCalibrationCache*);
+  std::unique_ptr<Entries> entries_;
+  int64_t hits_ = 0, misses_ = 0;
+};
+
 // A prediction for every run of `runs` without a final loss; the runs with one are the finished
 // runs that share parameters and calibrate the intervals. calibrate = false: point predictions
 // only (no backtests; every interval is the prior's, uncalibrated), for the live projection.
+// `cache` (optional) keeps the calibrations between calls; the predictions are the same with it
+// or without.
 std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& runs,
                                                 const CurveLawOptions& options,
-                                                bool calibrate = true);
+                                                bool calibrate = true,
+                                                CurveCalibrationCache* cache = nullptr);
 
 // One finished run cut at one fraction and predicted: what the bench and the interval's
 // calibration score.

@@ -46,6 +46,7 @@ HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,
   }
   out.rungs = static_cast<int>(best_of_rung.size());
   std::map<size_t, double> stopped_at;  // run index -> the fraction it was stopped at
+  CurveCalibrationCache calibrations;   // reused while an arm's finished runs stay the same
   for (const Moment& m : moments) {
     if (stopped_at.count(m.run)) continue;
     const ReplayRun& judged = runs[m.run];
@@ -67,7 +68,9 @@ HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,
       index_of[r.curve.run_id] = i;
     }
     std::map<int64_t, CurvePrediction> predicted;
-    for (CurvePrediction& p : predictFinalLosses(curves, options)) predicted[p.run_id] = p;
+    for (CurvePrediction& p :
+         predictFinalLosses(curves, options, /*calibrate=*/true, &calibrations))
+      predicted[p.run_id] = p;
     std::vector<HalvingPoint> rung;
     for (const RunCurve& c : curves) {
       const size_t i = index_of.at(c.run_id);
