@@ -91,7 +91,7 @@ struct GroupErrors {
 // does not change).
 struct CalibrationEntry {
   std::vector<std::pair<int64_t, double>> finished;
-  GroupErrors errors;
+  std::optional<GroupErrors> errors;  // nullopt until computed
 };
 
 namespace {
@@ -177,8 +177,8 @@ namespace {
 std::vector<std::pair<int64_t, double>> finishedRunsOf(const std::vector<RunCurve>& runs,
                                                        const std::string& group) {
   std::vector<std::pair<int64_t, double>> out;
-  for (const RunCurve& r : runs)
-    if (r.final_loss && r.group == group) out.emplace_back(r.run_id, *r.final_loss);
+  for (const RunCurve* r : finishedPeers(runs, group, /*except=*/-1))
+    out.emplace_back(r->run_id, *r->final_loss);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -218,14 +218,14 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
         group_finished = finished.emplace(r.group, finishedRunsOf(runs, r.group)).first;
       const auto key = std::make_pair(r.group, calibrationFraction(curveFraction(r)));
       CalibrationEntry& entry = calibrations.entries_->by_group_and_fraction[key];
-      if (entry.finished != group_finished->second || entry.errors.predictions.empty()) {
+      if (!entry.errors || entry.finished != group_finished->second) {
         entry.finished = group_finished->second;
         entry.errors = groupErrors(runs, r.group, key.second, options);
         ++calibrations.misses_;
       } else {
         ++calibrations.hits_;
       }
-      chooseAndCalibrate(p, transferPrediction(r, peers), entry.errors, options);
+      chooseAndCalibrate(p, transferPrediction(r, peers), *entry.errors, options);
     }
     out.push_back(std::move(p));
   }
