@@ -107,6 +107,27 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs) {
   return out;
 }
 
+std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
+                                   const std::set<int64_t>& openers) {
+  std::map<int64_t, int> tier;
+  // Per (ladder, arm): its openers, smallest first.
+  std::map<std::pair<int64_t, std::string>, std::vector<std::pair<double, int64_t>>> by_arm;
+  const RunRecord* biggest = nullptr;
+  for (const RunRecord& r : runs) {
+    if (!openers.count(r.id)) continue;
+    by_arm[{r.ladder_id.value_or(-1), r.arm}].emplace_back(r.plan.flops, r.id);
+    if (!biggest || r.plan.flops > biggest->plan.flops) biggest = &r;
+  }
+  for (auto& [arm, list] : by_arm) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < list.size(); ++i)
+      tier[list[i].second] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
+  }
+  if (biggest) tier[biggest->id] = kBiggestOpener;
+  return tier;
+}
+
 std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,
                                                       IngestMode mode) {
   return std::make_unique<IngestingSink>(db, run_id, mode);
@@ -161,11 +182,12 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     p.flops = r.plan.flops;  // both growth phases
     out.push_back(p);
   }
-  // Every rung's opener (its centre sweep point's first seed) first, so that each rung has a
-  // measured point early; biggest first within each group.
+  const std::map<int64_t, int> tier = openerTiers(runs, openers);
   std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    const bool a_first = openers.count(a.id) > 0, b_first = openers.count(b.id) > 0;
-    if (a_first != b_first) return a_first;
+    const int a_tier = tier.count(a.id) ? tier.at(a.id) : kOtherRuns;
+    const int b_tier = tier.count(b.id) ? tier.at(b.id) : kOtherRuns;
+    if (a_tier != b_tier) return a_tier < b_tier;
+    if (a_tier == kSmallOpeners) return a.flops < b.flops;
     return a.flops > b.flops;
   });
   return out;

@@ -3,6 +3,7 @@
 // up where it stopped.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -15,10 +16,24 @@ namespace deepladder::storage {
 
 // The runs that open their rung (arm, size of a ladder): the centre point of its sweep (the middle
 // of its points in the order of their values; the lower middle of an even count) at its first
-// seed. pending() starts them before every other run, so each rung has a measured point, and the
-// live projection a complete set of rungs, early. Every run of a ladder without a sweep and with
-// one seed opens its rung.
+// seed. pending() starts them before every other run (in the order of openerTiers below), so each
+// rung has a measured point, and the live projection a complete set of rungs, early. Every run of
+// a ladder without a sweep and with one seed opens its rung.
 std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
+
+// The order pending() starts runs in, by tier (then biggest first, but smallest first within
+// kSmallOpeners):
+//  - kBiggestOpener: the ladder's biggest opener, its longest run, so it does not end the ladder
+//    alone;
+//  - kSmallOpeners: each arm's kRungsForAProjection smallest openers, smallest first: every arm
+//    has the rungs a frontier fit with E free needs (three) within minutes, so the first measured
+//    multipliers and the first complete projection come early, not once the big rungs are done;
+//  - kOtherOpeners: the other openers, so that every rung has a measured point;
+//  - kOtherRuns (not in the map): the sweep's other points and the other seeds.
+enum OpenerTier { kBiggestOpener = 0, kSmallOpeners = 1, kOtherOpeners = 2, kOtherRuns = 3 };
+constexpr int kRungsForAProjection = 3;
+std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
+                                   const std::set<int64_t>& openers);
 
 class SqliteRunStore : public scheduler::RunStore {
  public:

@@ -1,5 +1,6 @@
 // The scheduler's order (storage/run_store_sqlite.h): every rung's centre sweep point at its first
-// seed opens the rung and starts before any other run, biggest first within each group.
+// seed opens the rung and starts before any other run: the biggest opener, then each arm's three
+// smallest openers (smallest first), then the other openers and then the other runs, biggest first.
 #include <gtest/gtest.h>
 
 #include "storage/database.h"
@@ -63,13 +64,44 @@ TEST(RungOpeners, PendingStartsOpenersBeforeBiggerRuns) {
   SqliteRunStore store(*db, ladder);
   const auto pending = store.pending();
   ASSERT_EQ(pending.size(), 6u);
-  EXPECT_NE(pending[0].name.find("d7-s1-lr_mult1"), std::string::npos);  // openers, biggest first
-  EXPECT_EQ(pending[1].id, small_centre);
+  EXPECT_NE(pending[0].name.find("d7-s1-lr_mult1"), std::string::npos);  // the biggest opener
+  EXPECT_EQ(pending[1].id, small_centre);                                // then the others
   // Then the others, biggest first: d7's two edge points before d3's.
   EXPECT_EQ(pending[2].flops, 1e14);
   EXPECT_EQ(pending[3].flops, 1e14);
   EXPECT_TRUE(pending[2].id == big_edge || pending[3].id == big_edge);
   EXPECT_EQ(pending[5].flops, 1e12);
+}
+
+TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpener) {
+  TempDir dir;
+  auto db = Database::open(dir.file("runs.db"));
+  const int64_t ladder = db->upsertLadder("quick", "spec", "h");
+  const std::vector<std::pair<std::string, double>> sizes = {
+      {"d3", 1e11}, {"d4", 1e12}, {"d5", 1e13}, {"d6", 1e14}, {"d7", 1e15}};
+  for (const std::string arm : {"vanilla", "grown"})
+    for (const auto& [size, flops] : sizes)
+      for (const std::string label : {"lr_mult0.5", "lr_mult1", "lr_mult2"}) {
+        RunRecord r = point(0, size, 1, label);
+        r.ladder_id = ladder;
+        r.arm = arm;
+        r.name = arm + "-" + size + "-s1-" + label;
+        r.plan.flops = flops * (arm == "grown" ? 2 : 1);
+        db->insertRun(r);
+      }
+  SqliteRunStore store(*db, ladder);
+  std::vector<std::string> names;
+  for (const auto& p : store.pending()) names.push_back(p.name);
+  ASSERT_EQ(names.size(), 30u);
+  const std::vector<std::string> first = {
+      "grown-d7-s1-lr_mult1",                                                        // the biggest
+      "vanilla-d3-s1-lr_mult1", "grown-d3-s1-lr_mult1",   "vanilla-d4-s1-lr_mult1",  // smallest
+      "grown-d4-s1-lr_mult1",   "vanilla-d5-s1-lr_mult1", "grown-d5-s1-lr_mult1",    // three each
+      "vanilla-d7-s1-lr_mult1", "grown-d6-s1-lr_mult1",   "vanilla-d6-s1-lr_mult1"};
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 10), first);
+  // Then the sweep's other points, biggest first.
+  EXPECT_NE(names[10].find("grown-d7"), std::string::npos) << names[10];
+  EXPECT_NE(names[29].find("vanilla-d3"), std::string::npos) << names[29];
 }
 
 }  // namespace

@@ -81,9 +81,10 @@ TEST(StoredPlan, QueuedRunsCarryThePlannersFiguresAndTheQueueReadsThem) {
   }
   EXPECT_TRUE(saw_growth);
 
-  // The queue: every rung's opener (its first seed, rungOpeners) first, then the rest, biggest
-  // planned FLOPs first in each, growth counted, ranks from the plan. A config the queue cannot
-  // parse no longer matters: nothing parses it.
+  // The queue: every rung's opener (its first seed, rungOpeners) first, in openerTiers' order,
+  // then the rest, biggest planned FLOPs first within a tier (smallest first among each arm's
+  // smallest openers), growth counted, ranks from the plan. A config the queue cannot parse no
+  // longer matters: nothing parses it.
   db->execute("UPDATE runs SET config = 'not json'");
   SqliteRunStore store(*db, queued.ladder_id);
   const auto pending = store.pending();
@@ -91,11 +92,15 @@ TEST(StoredPlan, QueuedRunsCarryThePlannersFiguresAndTheQueueReadsThem) {
   std::vector<RunRecord> records;
   for (const auto& s : db->listRuns(queued.ladder_id)) records.push_back(s.run);
   const std::set<int64_t> openers = rungOpeners(records);
+  const std::map<int64_t, int> tiers = openerTiers(records, openers);
+  const auto tier = [&](int64_t id) { return tiers.count(id) ? tiers.at(id) : kOtherRuns; };
   for (size_t i = 1; i < pending.size(); ++i) {
-    const bool before = openers.count(pending[i - 1].id) > 0,
-               now = openers.count(pending[i].id) > 0;
-    EXPECT_TRUE(before || !now) << "an opener after another run";
-    if (before == now) EXPECT_GE(pending[i - 1].flops, pending[i].flops);
+    const int before = tier(pending[i - 1].id), now = tier(pending[i].id);
+    EXPECT_LE(before, now) << "a run of an earlier tier after one of a later tier";
+    if (before == now && now == kSmallOpeners)
+      EXPECT_LE(pending[i - 1].flops, pending[i].flops);
+    else if (before == now)
+      EXPECT_GE(pending[i - 1].flops, pending[i].flops);
   }
   double largest = 0;
   for (const auto& planned : spec.runs) largest = std::max(largest, planned.flops);
