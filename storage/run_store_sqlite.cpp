@@ -167,10 +167,8 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     for (const RunSummary& summary : db_.listRuns(ladder_id_)) runs.push_back(summary.run);
   }
   const std::set<int64_t> first = rungOpeners(runs);
-  std::set<int64_t> openers;
   for (const RunRecord& r : runs) {
     if (!isResumable(r.status)) continue;
-    if (first.count(r.id)) openers.insert(r.id);
     scheduler::PendingRun p;
     p.id = r.id;
     p.name = r.name;
@@ -182,7 +180,8 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     p.flops = r.plan.flops;  // both growth phases
     out.push_back(p);
   }
-  const std::map<int64_t, int> tier = openerTiers(runs, openers);
+  // Tiers over every opener, started or not: the biggest stays the biggest as runs start.
+  const std::map<int64_t, int> tier = openerTiers(runs, first);
   std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     const int a_tier = tier.count(a.id) ? tier.at(a.id) : kOtherRuns;
     const int b_tier = tier.count(b.id) ? tier.at(b.id) : kOtherRuns;

@@ -25,6 +25,8 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
 // kSmallOpeners):
 //  - kBiggestOpener: the ladder's biggest opener, its longest run, so it does not end the ladder
 //    alone;
+// (tiers are over every opener in `runs`, started or not: once the biggest has started, the next
+// biggest does not take its place, and once the small ones have, no others become "smallest")
 //  - kSmallOpeners: each arm's kRungsForAProjection smallest openers, smallest first: every arm
 //    has the rungs a frontier fit with E free needs (three) within minutes, so the first measured
 //    multipliers and the first complete projection come early, not once the big rungs are done;

@@ -102,6 +102,19 @@ TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpener) {
   // Then the sweep's other points, biggest first.
   EXPECT_NE(names[10].find("grown-d7"), std::string::npos) << names[10];
   EXPECT_NE(names[29].find("vanilla-d3"), std::string::npos) << names[29];
+
+  // The order holds as runs start and end: with the biggest running and the smallest finished,
+  // the next is the second smallest, not the next biggest.
+  for (const auto& s : db->listRuns(ladder)) {
+    if (s.run.name == "grown-d7-s1-lr_mult1") db->setRunStatus(s.run.id, RunStatus::kRunning, "");
+    if (s.run.name == "vanilla-d3-s1-lr_mult1")
+      db->setRunStatus(s.run.id, RunStatus::kFinished, "");
+  }
+  const auto later = store.pending();
+  ASSERT_EQ(later.size(), 28u);
+  EXPECT_EQ(later[0].name, "grown-d3-s1-lr_mult1");
+  EXPECT_EQ(later[4].name, "grown-d5-s1-lr_mult1");
+  EXPECT_EQ(later[5].name, "vanilla-d7-s1-lr_mult1");
 }
 
 }  // namespace
