@@ -12,10 +12,12 @@
 
 namespace deepladder::app {
 
-LadderCurves readLadderCurves(storage::Database& db, int64_t ladder_id) {
+LadderCurves readLadderCurves(storage::Database& db, int64_t ladder_id,
+                              const std::set<std::string>* arms) {
   LadderCurves out;
   for (const storage::RunSummary& summary : db.listRuns(ladder_id)) {
     const storage::RunRecord& r = summary.run;
+    if (arms && !arms->count(r.arm)) continue;
     const bool finished = r.status == RunStatus::kFinished && r.final_loss.has_value();
     const bool partial = r.status == RunStatus::kRunning || r.status == RunStatus::kInterrupted ||
                          r.status == RunStatus::kStopped;

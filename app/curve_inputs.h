@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct LadderCurves {
   std::map<int64_t, storage::RunRecord> runs;  // by id: the runs behind the curves
 };
 
-LadderCurves readLadderCurves(storage::Database& db, int64_t ladder_id);
+// `arms`: only these arms' runs (null: every arm's).
+LadderCurves readLadderCurves(storage::Database& db, int64_t ladder_id,
+                              const std::set<std::string>* arms = nullptr);
 
 }  // namespace deepladder::app

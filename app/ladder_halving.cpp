@@ -72,9 +72,31 @@ std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step)
   }
 }
 
+std::set<std::string> LadderHalving::armsWithADuePoint(int64_t trigger_run, int64_t trigger_step) {
+  std::set<std::string> arms;
+  for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
+    const storage::RunRecord& r = s.run;
+    const auto it = points_.find(r.id);
+    if (it == points_.end() || r.status != RunStatus::kRunning) continue;
+    const Point& p = it->second;
+    if (!p.swept || p.reopened || p.total_steps <= 0) continue;
+    const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
+    if (!std::isnan(fitting::dueHalvingFraction(stop_.fractions, p.judged,
+                                                double(step) / double(p.total_steps))))
+      arms.insert(r.arm);
+  }
+  return arms;
+}
+
 std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigger_step) {
   std::vector<std::string> lines;
-  const LadderCurves curves = readLadderCurves(db_, ladder_id_);
+  // Only the arms with a point due are predicted: a rung's points are one arm's, and the law's
+  // shared parameters and the intervals' calibrations are per arm, so the other arms' predictions
+  // could not change a decision. They were most of a judgement's time once the ladder had many
+  // finished runs, on the scheduler's thread, while the slots waited.
+  const std::set<std::string> arms = armsWithADuePoint(trigger_run, trigger_step);
+  if (arms.empty()) return lines;
+  const LadderCurves curves = readLadderCurves(db_, ladder_id_, &arms);
   const std::vector<fitting::CurvePrediction> predictions =
       fitting::predictFinalLosses(curves.curves, fitting::defaultCurveLawOptions(),
                                   /*calibrate=*/true, &calibrations_);
@@ -98,7 +120,7 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
   for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
     const storage::RunRecord& r = s.run;
     Point& p = points_[r.id];
-    if (!p.swept) continue;
+    if (!p.swept || !arms.count(r.arm)) continue;
     fitting::HalvingPoint h;
     h.run_id = r.id;
     h.label = p.label;

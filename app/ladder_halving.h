@@ -1,8 +1,8 @@
 // Wiring of sweep halving for `run` (`[sweep] stop = "halving"`, core/ladder/sweep_stop.h): on a
 // running sweep point's progress, when it has passed a halving fraction it was not judged at yet,
-// every running point of the ladder is predicted (fitting/curve_prediction.h, curves read by
-// app/curve_inputs.h), the predictions are stored with the runs' metrics (pred/final_loss and its
-// interval, core/metric_keys.h), and each rung with a due point is halved
+// the running points of every arm with a point due are predicted (fitting/curve_prediction.h,
+// curves read by app/curve_inputs.h), the predictions are stored with the runs' metrics
+// (pred/final_loss and its interval, core/metric_keys.h), and each rung with a due point is halved
 // (fitting/sweep_halving.h). A stopped point's status becomes stopped with the decision's reason,
 // and the decision with its figures goes to the ladder's decision log (kind "halving-stop"); the
 // scheduler, which polls for cancelled runs, then ends its worker and settles it stopped
@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ class LadderHalving {
     bool reopened = false;  // reopened by the user (resume --stopped): never judged again
   };
   void refreshPoints();
+  // The arms with a running point that has passed a halving fraction it was not judged at.
+  std::set<std::string> armsWithADuePoint(int64_t trigger_run, int64_t trigger_step);
   std::vector<std::string> judge(int64_t trigger_run, int64_t trigger_step);
 
   storage::Database& db_;
