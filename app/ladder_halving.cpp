@@ -72,9 +72,10 @@ std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step)
   }
 }
 
-std::set<std::string> LadderHalving::armsWithADuePoint(int64_t trigger_run, int64_t trigger_step) {
+std::set<std::string> LadderHalving::armsWithADuePoint(const std::vector<storage::RunSummary>& runs,
+                                                       int64_t trigger_run, int64_t trigger_step) {
   std::set<std::string> arms;
-  for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
+  for (const storage::RunSummary& s : runs) {
     const storage::RunRecord& r = s.run;
     const auto it = points_.find(r.id);
     if (it == points_.end() || r.status != RunStatus::kRunning) continue;
@@ -94,7 +95,8 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
   // shared parameters and the intervals' calibrations are per arm, so the other arms' predictions
   // could not change a decision. They were most of a judgement's time once the ladder had many
   // finished runs, on the scheduler's thread, while the slots waited.
-  const std::set<std::string> arms = armsWithADuePoint(trigger_run, trigger_step);
+  const std::vector<storage::RunSummary> runs = db_.listRuns(ladder_id_);
+  const std::set<std::string> arms = armsWithADuePoint(runs, trigger_run, trigger_step);
   if (arms.empty()) return lines;
   const LadderCurves curves = readLadderCurves(db_, ladder_id_, &arms);
   const std::vector<fitting::CurvePrediction> predictions =
@@ -117,7 +119,7 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
 
   // Rungs with a due point, halved one by one.
   std::map<std::pair<std::string, std::string>, std::vector<fitting::HalvingPoint>> rungs;
-  for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
+  for (const storage::RunSummary& s : runs) {
     const storage::RunRecord& r = s.run;
     Point& p = points_[r.id];
     if (!p.swept || !arms.count(r.arm)) continue;

@@ -42,7 +42,8 @@ class LadderHalving {
   };
   void refreshPoints();
   // The arms with a running point that has passed a halving fraction it was not judged at.
-  std::set<std::string> armsWithADuePoint(int64_t trigger_run, int64_t trigger_step);
+  std::set<std::string> armsWithADuePoint(const std::vector<storage::RunSummary>& runs,
+                                          int64_t trigger_run, int64_t trigger_step);
   std::vector<std::string> judge(int64_t trigger_run, int64_t trigger_step);
 
   storage::Database& db_;
