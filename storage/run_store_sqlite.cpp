@@ -110,6 +110,8 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs) {
 std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
                                    const std::set<int64_t>& openers) {
   std::map<int64_t, int> tier;
+  // A ladder without a sweep or a second seed: every run opens its rung, biggest first.
+  if (openers.size() == runs.size()) return tier;
   // Per (ladder, arm): its openers, smallest first.
   std::map<std::pair<int64_t, std::string>, std::vector<std::pair<double, int64_t>>> by_arm;
   const RunRecord* biggest = nullptr;

@@ -32,6 +32,7 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
 //    multipliers and the first complete projection come early, not once the big rungs are done;
 //  - kOtherOpeners: the other openers, so that every rung has a measured point;
 //  - kOtherRuns (not in the map): the sweep's other points and the other seeds.
+// A ladder whose every run opens its rung (no sweep, one seed) gets no tiers: biggest first.
 enum OpenerTier { kBiggestOpener = 0, kSmallOpeners = 1, kOtherOpeners = 2, kOtherRuns = 3 };
 constexpr int kRungsForAProjection = 3;
 std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
