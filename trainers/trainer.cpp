@@ -13,6 +13,7 @@
 #include "core/architecture.h"
 #include "core/data_budget.h"
 #include "core/errors.h"
+#include "core/eval_fractions.h"
 #include "core/flop_model.h"
 #include "core/metric_keys.h"
 #include "core/options/validate.h"
@@ -147,6 +148,7 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
   };
 
   double last_val_loss = std::nan("");
+  const std::vector<double> eval_fractions = parseEvalFractions(tc.eval_at);
   double step_seconds = 0;  // running mean of one training step's wall time (lens cost unit)
   int64_t timed_steps = 0;
   model->train();
@@ -193,6 +195,10 @@ TrainOutcome runTraining(const RunConfig& config, const TrainerOptions& options,
                       {metric_keys::kLensCostSteps,
                        step_seconds > 0 ? val.lens_seconds / step_seconds : 0.0}});
       session.emit()(protocol::Lens{state.step, val.lens_kl});
+    } else if (evalAtStep(eval_fractions, state.step, tc.steps)) {
+      // train.eval_at: the loss alone, for the curve predictions made at this fraction.
+      last_val_loss = validate(model, val_batches, /*with_lens=*/false, forward).loss;
+      session.metric({{metric_keys::kValLoss, last_val_loss}});
     }
     if (session.due(tc.checkpoint_every)) checkpoint();
   }

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/errors.h"
+#include "core/eval_fractions.h"
 #include "core/names.h"
 #include "core/options/option_schema.h"
 #include "core/options/option_toml.h"
@@ -119,6 +120,13 @@ std::optional<Problem> trainProblem(const RunConfig& c) {
                        show(t.batch_size / t.ranks) + " sequences each rank trains on per step",
                    "use at most batch_size / ranks = " + show(t.batch_size / t.ranks) +
                        " (or 0 for all of them)"};
+  try {
+    parseEvalFractions(t.eval_at);
+  } catch (const UserError&) {
+    return Problem{"train.eval_at", "\"" + t.eval_at + "\" is malformed",
+                   "write fractions of the run strictly between 0 and 1, separated by commas, e.g. "
+                   "\"0.25,0.5,0.75\""};
+  }
   if (t.activation_checkpointing_k != 0 &&
       t.activation_checkpointing != ActivationCheckpointing::every_k)
     return Problem{"train.activation_checkpointing_k",

@@ -84,6 +84,29 @@ TEST(Trainer, EveryMetricCarriesTokensAndFlopsSoFar) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Trainer, EvalAtValidatesAtTheFractionsWithoutChangingTheTraining) {
+  const auto dir = makeWorkspace("eval-at");
+  RunConfig config = tinyConfig(dir);
+  config.train.steps = 20;
+  config.train.eval_every = 10;
+  config.train.checkpoint_every = 0;
+  TrainerOptions plain;
+  plain.workdir = (dir / "plain").string();
+  const auto reference = runTiny(config, plain);
+  config.train.eval_at = "0.25,0.5,0.9";  // steps 5, 10 (also an eval_every step), 18
+  TrainerOptions with;
+  with.workdir = (dir / "with").string();
+  const auto run = runTiny(config, with);
+  const auto val = run.curve("val/loss");
+  EXPECT_EQ(val.size(), 4u);  // 5, 10, 18, 20
+  for (const int64_t step : {5, 10, 18, 20}) EXPECT_TRUE(val.count(step)) << step;
+  // Validation reads fixed batches and draws nothing: the training is bit-identical.
+  EXPECT_EQ(run.curve("train/loss"), reference.curve("train/loss"));
+  EXPECT_EQ(val.at(20), reference.curve("val/loss").at(20));
+  EXPECT_EQ(run.all<protocol::Lens>().size(), reference.all<protocol::Lens>().size());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Trainer, HugeLearningRateEndsAsDivergedNotACrash) {
   const auto dir = makeWorkspace("diverge");
   RunConfig config = tinyConfig(dir);
