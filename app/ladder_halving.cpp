@@ -8,8 +8,10 @@
 #include <set>
 
 #include "app/curve_inputs.h"
+#include "core/eval_fractions.h"
 #include "core/ladder/sweep.h"
 #include "core/metric_keys.h"
+#include "core/run_config.h"
 #include "core/run_status.h"
 #include "fitting/sweep_halving.h"
 
@@ -46,7 +48,28 @@ void LadderHalving::refreshPoints() {
     p.swept = !p.label.empty();
     p.reopened = reopened.count(r.id) > 0;
     p.total_steps = r.plan.steps;
+    p.eval_fractions.clear();
+    try {
+      p.eval_fractions =
+          parseEvalFractions(runConfigFromJson(nlohmann::json::parse(r.config_json)).train.eval_at);
+    } catch (const std::exception&) {
+      // a config this version cannot read: judged from its train loss
+    }
   }
+}
+
+bool LadderHalving::validationStored(int64_t run_id, const Point& point, double fraction,
+                                     int64_t step) {
+  if (std::isnan(fraction) || point.total_steps <= 0) return true;
+  const int64_t eval_step = evalFractionStep(fraction, point.total_steps);
+  if (std::none_of(point.eval_fractions.begin(), point.eval_fractions.end(), [&](double f) {
+        return std::abs(f - fraction) < 1e-6 && evalFractionStep(f, point.total_steps) == eval_step;
+      }))
+    return true;  // it does not validate there
+  if (step > eval_step + std::max<int64_t>(16, point.total_steps / 20)) return true;
+  for (const MetricPoint& m : db_.readMetric(run_id, metric_keys::kValLoss))
+    if (m.step == eval_step) return true;
+  return false;
 }
 
 std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step) {
@@ -61,7 +84,7 @@ std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step)
   if (!p.swept || p.reopened || p.total_steps <= 0) return {};
   const double due =
       fitting::dueHalvingFraction(stop_.fractions, p.judged, double(step) / double(p.total_steps));
-  if (std::isnan(due)) return {};
+  if (std::isnan(due) || !validationStored(run_id, p, due, step)) return {};
   try {
     std::vector<std::string> lines = judge(run_id, step);
     it->second.judged = std::max(it->second.judged, due);  // not again at this fraction
@@ -82,9 +105,9 @@ std::set<std::string> LadderHalving::armsWithADuePoint(const std::vector<storage
     const Point& p = it->second;
     if (!p.swept || p.reopened || p.total_steps <= 0) continue;
     const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
-    if (!std::isnan(fitting::dueHalvingFraction(stop_.fractions, p.judged,
-                                                double(step) / double(p.total_steps))))
-      arms.insert(r.arm);
+    const double due = fitting::dueHalvingFraction(stop_.fractions, p.judged,
+                                                   double(step) / double(p.total_steps));
+    if (!std::isnan(due) && validationStored(r.id, p, due, step)) arms.insert(r.arm);
   }
   return arms;
 }
@@ -141,6 +164,8 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
       const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
       h.due = fitting::dueHalvingFraction(stop_.fractions, p.judged,
                                           double(step) / double(p.total_steps));
+      if (!validationStored(r.id, p, h.due, step))
+        h.due = std::nan("");  // judged on its own progress line, once its validation is in
       if (!std::isnan(h.due)) p.judged = h.due;
     }
     rungs[{r.arm, r.size}].push_back(std::move(h));

@@ -6,7 +6,8 @@
 // (fitting/sweep_halving.h). A stopped point's status becomes stopped with the decision's reason,
 // and the decision with its figures goes to the ladder's decision log (kind "halving-stop"); the
 // scheduler, which polls for cancelled runs, then ends its worker and settles it stopped
-// (resumable: `resume --stopped RUN`).
+// (resumable: `resume --stopped RUN`). A point that validates at the fraction (the ladder adds its
+// stop fractions to train.eval_at) is judged once that validation loss is stored.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,14 @@ class LadderHalving {
     double judged = 0;  // the largest halving fraction it was judged at
     bool swept = false;
     bool reopened = false;  // reopened by the user (resume --stopped): never judged again
+    std::vector<double> eval_fractions;  // its train.eval_at: where it validates mid-run
   };
   void refreshPoints();
+  // False while a point due at `fraction`, whose run validates there (train.eval_at), has not
+  // had that validation loss stored yet: the prediction reads it, and the ingester writes in
+  // batches, behind the progress line. Should it never come (a run resumed past it), true a
+  // twentieth of the run (at least 16 updates) later.
+  bool validationStored(int64_t run_id, const Point& point, double fraction, int64_t step);
   // The arms with a running point that has passed a halving fraction it was not judged at.
   std::set<std::string> armsWithADuePoint(const std::vector<storage::RunSummary>& runs,
                                           int64_t trigger_run, int64_t trigger_step);

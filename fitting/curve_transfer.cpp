@@ -18,6 +18,13 @@ Eigen::Vector3d covariates(const RunCurve& run) {
           std::log(std::max(peakRate(run), 1e-300))};
 }
 
+// A validation loss counts as the run's level if it is at most this share of the run old.
+constexpr double kFreshValidation = 0.05;
+// Peers with a validation loss at the same fraction needed to predict from validation levels.
+constexpr int kMinValidationPeers = 2;
+// How far beyond the peers' peak rates a run may be predicted from their gains.
+constexpr double kRateReach = 2.5;
+
 }  // namespace
 
 std::optional<double> curveLevel(const RunCurve& run, double fraction, double window) {
@@ -51,19 +58,70 @@ std::optional<double> transferPrediction(const RunCurve& target,
   if (target.rates.empty()) return std::nullopt;
   int64_t last = 0;
   for (const CurveObservation& o : target.points) last = std::max(last, o.updates);
-  const double fraction = std::min(1.0, double(last) / double(target.rates.size()));
-  const std::optional<double> level = curveLevel(target, fraction);
-  if (!level || !(*level > 0)) return std::nullopt;
+  const double total = double(target.rates.size());
+  const double fraction = std::min(1.0, double(last) / total);
+  std::vector<const RunCurve*> usable;
+  for (const RunCurve* p : peers)
+    if (p->final_loss && *p->final_loss > 0 && !p->rates.empty()) usable.push_back(p);
+
+  // The validation level: the target's latest validation loss, if it was measured at most
+  // kFreshValidation of the run ago, and the peers' at the same fraction of theirs (each run
+  // validates after floor(f T) updates, so the two sit within one update of each run apart).
   std::vector<Eigen::Vector3d> xs;
   std::vector<double> ys;
-  for (const RunCurve* p : peers) {
-    if (!p->final_loss || !(*p->final_loss > 0) || p->rates.empty()) continue;
-    const std::optional<double> peer_level = curveLevel(*p, fraction);
-    if (!peer_level || !(*peer_level > 0)) continue;
-    xs.push_back(covariates(*p));
-    ys.push_back(std::log(*p->final_loss / *peer_level));
+  std::optional<double> level;
+  const CurveObservation* latest_validation = nullptr;
+  for (const CurveObservation& o : target.points)
+    if (o.validation && std::isfinite(o.loss) && o.loss > 0 &&
+        (!latest_validation || o.updates > latest_validation->updates))
+      latest_validation = &o;
+  if (latest_validation && double(latest_validation->updates) < total &&
+      fraction - double(latest_validation->updates) / total <= kFreshValidation) {
+    const double at = double(latest_validation->updates) / total;
+    for (const RunCurve* p : usable) {
+      // Within one update of each run: widen the peer's window by the target's update.
+      const double slack = double(p->rates.size()) / total;
+      const double wanted = at * double(p->rates.size());
+      const CurveObservation* nearest = nullptr;
+      for (const CurveObservation& o : p->points) {
+        if (!o.validation || !std::isfinite(o.loss) || !(o.loss > 0)) continue;
+        if (o.updates >= int64_t(p->rates.size())) continue;  // its final loss
+        const double distance = std::abs(double(o.updates) - wanted);
+        if (distance <= 1.0 + slack + 1e-9 &&
+            (!nearest || distance < std::abs(double(nearest->updates) - wanted)))
+          nearest = &o;
+      }
+      if (!nearest) continue;
+      xs.push_back(covariates(*p));
+      ys.push_back(std::log(*p->final_loss / nearest->loss));
+    }
+    if (static_cast<int>(ys.size()) >= kMinValidationPeers) level = latest_validation->loss;
+  }
+  // Otherwise the train level: the mean train loss just before the cut.
+  if (!level) {
+    xs.clear();
+    ys.clear();
+    level = curveLevel(target, fraction);
+    if (!level || !(*level > 0)) return std::nullopt;
+    for (const RunCurve* p : usable) {
+      const std::optional<double> peer_level = curveLevel(*p, fraction);
+      if (!peer_level || !(*peer_level > 0)) continue;
+      xs.push_back(covariates(*p));
+      ys.push_back(std::log(*p->final_loss / *peer_level));
+    }
   }
   if (ys.size() < 2) return std::nullopt;
+  // Peers trained at other rates do not say how a run at this one gains: beyond a factor
+  // kRateReach of theirs (a point of a wide sweep judged from its rung's centre point), no
+  // prediction (the law, which reads the schedule itself, predicts it).
+  double lowest_rate = HUGE_VAL, highest_rate = 0;
+  for (const Eigen::Vector3d& x : xs) {
+    lowest_rate = std::min(lowest_rate, std::exp(x(2)));
+    highest_rate = std::max(highest_rate, std::exp(x(2)));
+  }
+  const double target_rate = peakRate(target);
+  if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
+    return std::nullopt;
   // Keep the covariates the peers vary, as many as the peers can determine with a residual to
   // spare; drop ln peak rate first, then ln T.
   const Eigen::Vector3d x_target = covariates(target);

@@ -3,7 +3,11 @@
 // shape (warmup, WSD decay, growth at the same fractions), so how much a run still gains from
 // fraction f of its run to its end varies smoothly from run to run. For each finished peer,
 //   y = ln(final validation loss / level at f),
-// the level being the mean train loss over the last tenth of the run before f; y is regressed on
+// the level being the run's validation loss at f where it and at least two peers validated there
+// (train.eval_at; the latest validation at most 5% of the run old: the fixed batches its final loss
+// is measured on, without the train loss's batch-to-batch noise, which is shared by a rung's
+// sweep points but differs from rung to rung), else the mean train loss over the last tenth of
+// the run before f (for the target and every peer alike); y is regressed on
 // (1, ln T, ln peak rate) over the peers (least squares; covariates the peers do not vary are
 // dropped), and the running run's final loss is its own level at f times exp(y) at its T and peak
 // rate. On the quick ladder's 45 runs (`deepladder predict --backtest`) this erred 3.1% / 1.2% /
@@ -11,6 +15,9 @@
 // still fall steeply, which a law fitted on one partial curve extrapolates less well than the
 // peers' measured gains); fitting/curve_prediction.cpp uses, per arm and fraction, whichever of the
 // two predicted the arm's own finished runs better.
+//
+// A run whose peak rate lies beyond 2.5 times the peers' range gets no prediction: their gains do
+// not say how it gains (the law, which reads the schedule, predicts it).
 //
 // What it does not do: intervals (curve_prediction.cpp calibrates them the same way for both).
 #pragma once

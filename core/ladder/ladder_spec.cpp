@@ -200,6 +200,8 @@ void planSeedRuns(LadderSpec& spec, const LadderInputs& in, const RungConfig& ru
     run.config = config;
     run.config.name = run.name;
     run.config.train.seed = seed;
+    if (run.config.task == Task::lm)  // halving judges from validation losses (sweep_stop.h)
+      run.config.train.eval_at = evalAtWithStopFractions(run.config.train.eval_at, spec.sweep_stop);
     options::validateRunConfig(run.config, in.source_name + " (" + run.name + ")", &origins);
     static_cast<RunPlan&>(run) = planRunConfig(run.config, 0);
     run.depth = rung.depth;

@@ -1,7 +1,11 @@
 // [sweep] stop = "halving" and its fractions (see sweep_stop.h).
 #include "core/ladder/sweep_stop.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "core/errors.h"
+#include "core/eval_fractions.h"
 
 namespace deepladder::ladder {
 
@@ -34,6 +38,26 @@ SweepStop readSweepStop(TomlReader& t) {
     out.fractions.push_back(*v);
   }
   t.skip("stop_fractions");
+  return out;
+}
+
+std::string evalAtWithStopFractions(const std::string& eval_at, const SweepStop& stop) {
+  if (!stop.halving) return eval_at;
+  std::vector<double> fractions;
+  try {
+    fractions = parseEvalFractions(eval_at);
+  } catch (const UserError&) {
+    return eval_at;  // the run's validation says what is wrong, with the file's name
+  }
+  fractions.insert(fractions.end(), stop.fractions.begin(), stop.fractions.end());
+  std::sort(fractions.begin(), fractions.end());
+  fractions.erase(std::unique(fractions.begin(), fractions.end()), fractions.end());
+  std::string out;
+  for (double f : fractions) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.10g", f);
+    out += (out.empty() ? "" : ",") + std::string(text);
+  }
   return out;
 }
 

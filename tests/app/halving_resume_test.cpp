@@ -3,7 +3,7 @@
 // rate cannot win, halving stops that point mid-run (status stopped, its decision stored, its
 // step short of the end); `resume --stopped` reopens it and trains it from its last checkpoint to
 // the end, and its final loss is exactly the one the same run config reaches in one uninterrupted
-// worker process.
+// worker process. The ladder's runs validate at the halving fraction (train.eval_at).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,8 +21,11 @@ using namespace deepladder::cli_fixture;
 
 namespace {
 
-// Long enough that the stop (judged at a tenth of the run, then sent at the scheduler's next
-// once-a-second check) reaches the run while it still trains, on a loaded machine too.
+// Long enough that the stop (judged at half the run, then sent at the scheduler's next
+// once-a-second check) reaches the run while it still trains, on a loaded machine too. Judged at
+// half, not a tenth: at a tenth the x1 points are still in their steep fall, each at its own
+// pace (their gains to the end differ by 50%), so every interval spans the rung and nothing can
+// be stopped; by half their gains agree within a few percent.
 constexpr int kSteps = 2000;
 
 // Three rungs of one arm, each swept over lr_mult 0.001, 1, 1.5 on one CPU slot. The rungs'
@@ -39,7 +42,7 @@ std::string sweptLadder(const std::string& dir) {
          "= " +
          std::to_string(kSteps * 4 * 32) +
          "\n[arms.vanilla]\n[sweep]\ntrain.lr_mult = [0.001, 1, 1.5]\nstop = \"halving\"\n"
-         "stop_fractions = [0.1]\n[resources]\nbackend = \"local\"\ndevices = \"cpu\"\n"
+         "stop_fractions = [0.5]\n[resources]\nbackend = \"local\"\ndevices = \"cpu\"\n"
          "slots = 1\nretries = 0\n";
 }
 
@@ -111,6 +114,8 @@ TEST_F(HalvingResumeTest, AStoppedPointResumesToTheFinalLossOfAnUninterruptedRun
     for (const storage::DecisionRecord& d : db->decisions(*ladder))
       decision_stored |= d.kind == "halving-stop" && d.run_id == stopped_id;
     EXPECT_TRUE(decision_stored);
+    // Halving adds its fraction to train.eval_at: the point validates where it is judged.
+    EXPECT_EQ(nlohmann::json::parse(stopped.config_json)["train"]["eval_at"], "0.5");
   }
 
   // The same run config, trained in one go by a worker of its own.

@@ -87,3 +87,27 @@ TEST(SweepStop, RefusesBadPoliciesAndFractionsAtTheirKey) {
                 .find("the ladder's"),
             std::string::npos);
 }
+
+TEST(SweepStop, HalvedRunsValidateAtTheStopFractionsBesideTheirOwn) {
+  const LadderSpec halved = parseLadder(
+      ladderWith("[arms.vanilla]\n[sweep]\nstop = \"halving\"\nstop_fractions = [0.3, 0.6]\n"
+                 "train.lr_mult = [1, 2]\n"),
+      "ladder.toml");
+  for (const PlannedRun& run : halved.runs) EXPECT_EQ(run.config.train.eval_at, "0.3,0.6");
+  const LadderSpec own = parseLadder(
+      ladderWith("[arms.vanilla]\n[arms.vanilla.train]\neval_at = \"0.6, 0.9\"\n[sweep]\n"
+                 "stop = \"halving\"\nstop_fractions = [0.3, 0.6]\ntrain.lr_mult = [1, 2]\n"),
+      "ladder.toml");
+  for (const PlannedRun& run : own.runs) EXPECT_EQ(run.config.train.eval_at, "0.3,0.6,0.9");
+  const LadderSpec unhalved =
+      parseLadder(ladderWith("[arms.vanilla]\n[sweep]\ntrain.lr_mult = [1, 2]\n"), "ladder.toml");
+  for (const PlannedRun& run : unhalved.runs) EXPECT_EQ(run.config.train.eval_at, "");
+}
+
+TEST(SweepStop, AMalformedEvalAtIsNamedWithTheLadderFile) {
+  const std::string error =
+      errorOf(ladderWith("[arms.vanilla]\n[arms.vanilla.train]\neval_at = \"0.5, 1.5\"\n[sweep]\n"
+                         "stop = \"halving\"\ntrain.lr_mult = [1, 2]\n"));
+  EXPECT_NE(error.find("train.eval_at"), std::string::npos) << error;
+  EXPECT_NE(error.find("ladder.toml"), std::string::npos) << error;
+}

@@ -60,8 +60,9 @@ TEST(CurveTransfer, CurvesOfOneShapeArePredictedFromTheirPeersGains) {
 
 TEST(CurveTransfer, AFewPeersCannotExtrapolateARunFarBeyondTheirGains) {
   std::mt19937 rng(5);
-  // Four peers whose gains happen to trend steeply with the peak rate; the target's peak rate is
-  // 100 times theirs. The predicted gain stays within the peers' range widened by half of it.
+  // Four peers whose gains happen to trend steeply with the peak rate (and with T); the target's
+  // T is 12 times theirs and its peak rate 2.3 times (about as far as the peers may reach). The
+  // predicted gain stays within the peers' range widened by half of it.
   std::vector<RunCurve> finished;
   int64_t id = 1;
   for (const auto& [total, peak, final_loss] : std::vector<std::tuple<int64_t, double, double>>{
@@ -78,13 +79,16 @@ TEST(CurveTransfer, AFewPeersCannotExtrapolateARunFarBeyondTheirGains) {
     lowest = std::min(lowest, y);
     highest = std::max(highest, y);
   }
-  const RunCurve target = truncateCurve(shapeCurve(id, "arm", 300, 1.0, 1.6, rng), 0.5);
+  const RunCurve target = truncateCurve(shapeCurve(id, "arm", 3000, 0.03, 1.6, rng), 0.5);
   const std::optional<double> p = transferPrediction(target, peers);
   ASSERT_TRUE(p);
   const double gain = std::log(*p / *curveLevel(target, 0.5));
   const double margin = 0.5 * (highest - lowest);
   EXPECT_GE(gain, lowest - margin - 1e-12);
   EXPECT_LE(gain, highest + margin + 1e-12);
+  // A peak rate 100 times theirs is beyond what their gains say: no prediction (the law's).
+  EXPECT_FALSE(
+      transferPrediction(truncateCurve(shapeCurve(id, "arm", 300, 1.0, 1.6, rng), 0.5), peers));
 }
 
 TEST(CurveTransfer, PeersArePreferredOnlyWhereTheirBacktestsErrLess) {
@@ -108,4 +112,66 @@ TEST(CurveTransfer, PeersArePreferredOnlyWhereTheirBacktestsErrLess) {
   for (RunCurve& r : alone) r.group = r.name;
   for (const CurvePrediction& p : predictFinalLosses({truncateCurve(alone[0], 0.5)}, {}))
     EXPECT_EQ(p.method, "law");
+}
+
+namespace {
+
+// `run` with validation losses (exact: the fixed batches carry no batch-to-batch noise) after
+// floor(f T) updates for each f, as train.eval_at makes them.
+RunCurve withValidationAt(RunCurve run, const std::vector<double>& fractions) {
+  const auto total = static_cast<int64_t>(run.rates.size());
+  for (double f : fractions) {
+    const auto u = static_cast<int64_t>(std::floor(f * double(total)));
+    run.points.push_back(
+        {u, *run.final_loss * shapeOfRun(double(u) / double(total)) / shapeOfRun(1.0), 32.0, true});
+  }
+  std::stable_sort(run.points.begin(), run.points.end(),
+                   [](const auto& a, const auto& b) { return a.updates < b.updates; });
+  return run;
+}
+
+}  // namespace
+
+TEST(CurveTransfer, ValidationLossesAtTheCutBeatTheNoisyTrainLevel) {
+  // Train losses as noisy as a 1,024-token batch's (4% a step); validation at 1/4, 1/2, 3/4.
+  const std::vector<double> at{0.25, 0.5, 0.75};
+  std::mt19937 rng(11);
+  std::vector<RunCurve> finished, finished_without;
+  int64_t id = 1;
+  for (int64_t total : {101, 203, 307, 449, 613})
+    for (double peak : {0.01, 0.02}) {
+      RunCurve r = shapeCurve(id++, "arm", total, peak, 3.0 - 0.002 * double(total), rng, 0.04);
+      finished_without.push_back(r);
+      finished.push_back(withValidationAt(r, at));
+    }
+  std::vector<const RunCurve*> peers, peers_without;
+  for (const RunCurve& r : finished) peers.push_back(&r);
+  for (const RunCurve& r : finished_without) peers_without.push_back(&r);
+  double error_with = 0, error_without = 0;
+  int n = 0;
+  for (int k = 0; k < 8; ++k) {
+    const RunCurve plain = shapeCurve(20 + k, "arm", 250 + 37 * k, 0.015, 2.2, rng, 0.04);
+    const RunCurve target = withValidationAt(plain, at);
+    for (double f : at) {
+      const auto with = transferPrediction(truncateCurve(target, f), peers);
+      const auto without = transferPrediction(truncateCurve(plain, f), peers_without);
+      ASSERT_TRUE(with && without);
+      error_with += std::abs(*with / 2.2 - 1.0);
+      error_without += std::abs(*without / 2.2 - 1.0);
+      ++n;
+    }
+  }
+  error_with /= n;
+  error_without /= n;
+  EXPECT_LT(error_with, 0.002) << "mean |error| from validation levels";
+  EXPECT_GT(error_without, 2.0 * error_with) << "mean |error| from train levels";
+  // Cut well after its last validation (0.5 -> 0.62), a run is predicted from its train level:
+  // the same as without validation points past the final's.
+  const RunCurve target =
+      withValidationAt(shapeCurve(40, "arm", 400, 0.015, 2.2, rng, 0.04), {0.5});
+  RunCurve stale = truncateCurve(target, 0.62);
+  const auto from_train = transferPrediction(stale, peers_without);
+  const auto with_stale = transferPrediction(stale, peers);
+  ASSERT_TRUE(from_train && with_stale);
+  EXPECT_NEAR(*with_stale, *from_train, 1e-12);
 }
