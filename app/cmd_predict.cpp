@@ -75,7 +75,9 @@ void printPredictions(const std::vector<fitting::CurvePrediction>& predictions) 
     }
     std::printf("| %s | %.0f%% | %.4f | [%.4f, %.4f] | %s | %s |\n", p.name.c_str(),
                 100 * p.fraction, *p.loss, p.lo, p.hi,
-                p.method == "peers" ? "the peers' curve ratios" : "the loss-curve law",
+                p.method == "peers"         ? "the peers' curve ratios"
+                : p.method == "peers-train" ? "the peers' curve ratios (train levels)"
+                                            : "the loss-curve law",
                 p.calibrated ? (std::to_string(p.backtests) + " finished runs").c_str()
                              : "the prior (too few finished runs)");
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "fitting/curve_transfer.h"
 #include "fitting/student_t.h"
@@ -82,9 +83,10 @@ void setInterval(CurvePrediction& p, const std::vector<double>& errors,
 // predictors, and their relative errors, keyed by run id (outside the anonymous namespace: the
 // calibration cache of the header keeps them).
 struct GroupErrors {
-  std::map<int64_t, double> law, peers;
-  std::map<int64_t, CurvePrediction> predictions;      // the law's, uncalibrated
-  std::map<int64_t, std::optional<double>> transfers;  // the peers'
+  std::map<int64_t, double> law, peers, peers_train;
+  std::map<int64_t, CurvePrediction> predictions;            // the law's, uncalibrated
+  std::map<int64_t, std::optional<double>> transfers;        // the peers' (validation levels)
+  std::map<int64_t, std::optional<double>> transfers_train;  // the peers' (train levels)
 };
 
 // A calibration and the finished runs it came from (id and final loss: a finished run's curve
@@ -107,8 +109,11 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
     const std::optional<double> t = transferPrediction(cut, peers);
     if (t) errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
+    const std::optional<double> t_train = transferPrediction(cut, peers, TransferLevel::kTrain);
+    if (t_train) errors.peers_train[r.run_id] = (*t_train - *r.final_loss) / *r.final_loss;
     errors.predictions.emplace(r.run_id, std::move(p));
     errors.transfers.emplace(r.run_id, t);
+    errors.transfers_train.emplace(r.run_id, t_train);
   }
   return errors;
 }
@@ -126,21 +131,38 @@ double rootMeanSquare(const std::vector<double>& values) {
   return values.empty() ? HUGE_VAL : std::sqrt(sum / double(values.size()));
 }
 
-// The law's prediction `p` or the peers' `transfer`, whichever erred less on the group's other
-// finished runs at this fraction (the law on a tie or while the peers' backtests are too few),
-// with its interval from that predictor's errors.
+// The law's prediction `p` or the peers' (`transfer` from validation levels where measured,
+// `transfer_train` from train levels), whichever erred least on the group's other finished runs
+// at this fraction (the law on a tie or while the peers' backtests are too few; validation levels
+// before train levels on a tie), with its interval from that predictor's errors.
 void chooseAndCalibrate(CurvePrediction& p, const std::optional<double>& transfer,
-                        const GroupErrors& errors, const CurveLawOptions& options) {
+                        const std::optional<double>& transfer_train, const GroupErrors& errors,
+                        const CurveLawOptions& options) {
   const std::vector<double> law = errorsExcept(errors.law, p.run_id);
-  const std::vector<double> peers = errorsExcept(errors.peers, p.run_id);
-  const bool peers_calibrated = static_cast<int>(peers.size()) >= options.min_backtests;
   const bool law_calibrated = static_cast<int>(law.size()) >= options.min_backtests;
-  if (transfer && peers_calibrated &&
-      (!p.loss || !law_calibrated || rootMeanSquare(peers) < rootMeanSquare(law))) {
-    p.loss = transfer;
+  std::optional<double> chosen;
+  std::vector<double> chosen_errors;
+  double chosen_rms = (p.loss && law_calibrated) ? rootMeanSquare(law) : HUGE_VAL;
+  std::string method;
+  for (const auto& [candidate, candidate_errors, name] :
+       {std::tuple{&transfer, &errors.peers, "peers"},
+        std::tuple{&transfer_train, &errors.peers_train, "peers-train"}}) {
+    if (!*candidate) continue;
+    std::vector<double> e = errorsExcept(*candidate_errors, p.run_id);
+    if (static_cast<int>(e.size()) < options.min_backtests) continue;
+    const double rms = rootMeanSquare(e);
+    if (rms < chosen_rms) {
+      chosen_rms = rms;
+      chosen = *candidate;
+      chosen_errors = std::move(e);
+      method = name;
+    }
+  }
+  if (chosen) {
+    p.loss = chosen;
     p.reason.clear();
-    p.method = "peers";
-    setInterval(p, peers, options);
+    p.method = method;
+    setInterval(p, chosen_errors, options);
     return;
   }
   p.method = "law";
@@ -225,7 +247,9 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
       } else {
         ++calibrations.hits_;
       }
-      chooseAndCalibrate(p, transferPrediction(r, peers), *entry.errors, options);
+      chooseAndCalibrate(p, transferPrediction(r, peers),
+                         transferPrediction(r, peers, TransferLevel::kTrain), *entry.errors,
+                         options);
     }
     out.push_back(std::move(p));
   }
@@ -252,7 +276,8 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         b.fraction = f;
         b.measured = *r.final_loss;
         b.prediction = errors.predictions.at(r.run_id);
-        chooseAndCalibrate(b.prediction, errors.transfers.at(r.run_id), errors, options);
+        chooseAndCalibrate(b.prediction, errors.transfers.at(r.run_id),
+                           errors.transfers_train.at(r.run_id), errors, options);
         out.push_back(std::move(b));
       }
     }

@@ -32,8 +32,9 @@ struct CurvePrediction {
   double misfit = 0;           // relative error behind the interval (backtest RMS or the prior)
   int backtests = 0;           // finished runs of the arm that calibrated it (0: the prior)
   bool calibrated = false;     // backtests >= options.min_backtests
-  // "law" (fitting/loss_curve_law.h) or "peers" (fitting/curve_transfer.h): whichever predicted
-  // the arm's other finished runs better at this fraction ("law" until the peers have
+  // "law" (fitting/loss_curve_law.h), "peers" (fitting/curve_transfer.h, from validation levels
+  // where the runs validated at the fraction) or "peers-train" (from train levels): whichever
+  // predicted the arm's other finished runs best at this fraction ("law" until the peers have
   // min_backtests backtests, and always without calibration).
   std::string method = "law";
   std::string reason;  // why there is no prediction ("" when there is one)

@@ -54,7 +54,8 @@ std::optional<double> curveLevel(const RunCurve& run, double fraction, double wi
 }
 
 std::optional<double> transferPrediction(const RunCurve& target,
-                                         const std::vector<const RunCurve*>& peers) {
+                                         const std::vector<const RunCurve*>& peers,
+                                         TransferLevel level_kind) {
   if (target.rates.empty()) return std::nullopt;
   int64_t last = 0;
   for (const CurveObservation& o : target.points) last = std::max(last, o.updates);
@@ -75,7 +76,8 @@ std::optional<double> transferPrediction(const RunCurve& target,
     if (o.validation && std::isfinite(o.loss) && o.loss > 0 &&
         (!latest_validation || o.updates > latest_validation->updates))
       latest_validation = &o;
-  if (latest_validation && double(latest_validation->updates) < total &&
+  if (level_kind == TransferLevel::kValidationWhereMeasured && latest_validation &&
+      double(latest_validation->updates) < total &&
       fraction - double(latest_validation->updates) / total <= kFreshValidation) {
     const double at = double(latest_validation->updates) / total;
     for (const RunCurve* p : usable) {

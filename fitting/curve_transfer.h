@@ -14,7 +14,8 @@
 // 0.6% at 1/4 / 1/2 / 3/4 of a run where the law erred 6.9% / 2.0% / 1.1% (the runs are short and
 // still fall steeply, which a law fitted on one partial curve extrapolates less well than the
 // peers' measured gains); fitting/curve_prediction.cpp uses, per arm and fraction, whichever of the
-// two predicted the arm's own finished runs better.
+// law, the peers from validation levels and the peers from train levels predicted the arm's own
+// finished runs better.
 //
 // A run whose peak rate lies beyond 2.5 times the peers' range gets no prediction: their gains do
 // not say how it gains (the law, which reads the schedule, predicts it).
@@ -33,9 +34,14 @@ namespace deepladder::fitting {
 // train points at or before fraction T); nullopt without train points there.
 std::optional<double> curveLevel(const RunCurve& run, double fraction, double window = 0.1);
 
+// Which loss a run's level at f is: its validation loss where it and two peers measured one
+// there (else the train level), or the train level always.
+enum class TransferLevel { kValidationWhereMeasured, kTrain };
+
 // The prediction of `target`'s final loss from its level at its own fraction and the finished
 // `peers` (final_loss set) at the same fraction; nullopt with fewer than two usable peers.
-std::optional<double> transferPrediction(const RunCurve& target,
-                                         const std::vector<const RunCurve*>& peers);
+std::optional<double> transferPrediction(
+    const RunCurve& target, const std::vector<const RunCurve*>& peers,
+    TransferLevel level_kind = TransferLevel::kValidationWhereMeasured);
 
 }  // namespace deepladder::fitting
