@@ -177,10 +177,10 @@ inline constexpr int64_t kMaxCount = std::numeric_limits<int32_t>::max();
     "Validation every k steps and at the end.")                                                  \
   X(int64_t, eval_batches, 8, 1, 1 << 20, "batches", kLm,                                        \
     "Fixed held-out batches per validation (text and builtin data).")                            \
-  X(std::string, eval_at, "", 0, 0, "", kLm,                                                    \
-    "Also validate (without the logit lens) after these fractions of the run, e.g. "            \
-    "\"0.25,0.5,0.75\": curve predictions made there read the validation loss, the quantity "   \
-    "they predict, instead of the noisy train loss. \"\" = none.")                              \
+  X(std::string, eval_at, "", 0, 0, "", kLm,                                                     \
+    "Also validate (without the logit lens) after these fractions of the run, e.g. "             \
+    "\"0.25,0.5,0.75\": curve predictions made there read the validation loss, the quantity "    \
+    "they predict, instead of the noisy train loss. \"\" = none.")                               \
   X(int64_t, checkpoint_every, 100, 0, kMaxCount, "steps", kBothTasks,                           \
     "Checkpoint every k steps; 0 = only at the end. A crash loses at most this many steps.")     \
   X(int64_t, keep_checkpoints, 3, 1, 1000, "", kBothTasks, "Newest checkpoints kept on disk.")   \
