@@ -95,21 +95,24 @@ std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step)
   }
 }
 
-std::set<std::string> LadderHalving::armsWithADuePoint(const std::vector<storage::RunSummary>& runs,
-                                                       int64_t trigger_run, int64_t trigger_step) {
-  std::set<std::string> arms;
+std::map<int64_t, double> LadderHalving::duePoints(const std::vector<storage::RunSummary>& runs,
+                                                   int64_t trigger_run, int64_t trigger_step) {
+  std::map<int64_t, double> due_points;
   for (const storage::RunSummary& s : runs) {
     const storage::RunRecord& r = s.run;
     const auto it = points_.find(r.id);
     if (it == points_.end() || r.status != RunStatus::kRunning) continue;
     const Point& p = it->second;
     if (!p.swept || p.reopened || p.total_steps <= 0) continue;
+    // The stored step may lag the progress line that called (the ingester writes in batches).
     const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
     const double due = fitting::dueHalvingFraction(stop_.fractions, p.judged,
                                                    double(step) / double(p.total_steps));
-    if (!std::isnan(due) && validationStored(r.id, p, due, step)) arms.insert(r.arm);
+    // A point whose validation loss at the fraction is not stored yet is judged on its own
+    // progress line, once it is.
+    if (!std::isnan(due) && validationStored(r.id, p, due, step)) due_points[r.id] = due;
   }
-  return arms;
+  return due_points;
 }
 
 std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigger_step) {
@@ -119,7 +122,10 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
   // could not change a decision. They were most of a judgement's time once the ladder had many
   // finished runs, on the scheduler's thread, while the slots waited.
   const std::vector<storage::RunSummary> runs = db_.listRuns(ladder_id_);
-  const std::set<std::string> arms = armsWithADuePoint(runs, trigger_run, trigger_step);
+  const std::map<int64_t, double> due_points = duePoints(runs, trigger_run, trigger_step);
+  std::set<std::string> arms;
+  for (const storage::RunSummary& s : runs)
+    if (due_points.count(s.run.id)) arms.insert(s.run.arm);
   if (arms.empty()) return lines;
   const LadderCurves curves = readLadderCurves(db_, ladder_id_, &arms);
   const std::vector<fitting::CurvePrediction> predictions =
@@ -159,14 +165,9 @@ std::vector<std::string> LadderHalving::judge(int64_t trigger_run, int64_t trigg
       h.hi = pr->second->hi;
       h.calibrated = pr->second->calibrated;
     }
-    if (h.state == fitting::HalvingState::kRunning && p.total_steps > 0 && !p.reopened) {
-      // The stored step may lag the progress line that called (the ingester writes in batches).
-      const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
-      h.due = fitting::dueHalvingFraction(stop_.fractions, p.judged,
-                                          double(step) / double(p.total_steps));
-      if (!validationStored(r.id, p, h.due, step))
-        h.due = std::nan("");  // judged on its own progress line, once its validation is in
-      if (!std::isnan(h.due)) p.judged = h.due;
+    if (const auto due = due_points.find(r.id); due != due_points.end()) {
+      h.due = due->second;
+      p.judged = h.due;
     }
     rungs[{r.arm, r.size}].push_back(std::move(h));
   }

@@ -48,9 +48,11 @@ class LadderHalving {
   // batches, behind the progress line. Should it never come (a run resumed past it), true a
   // twentieth of the run (at least 16 updates) later.
   bool validationStored(int64_t run_id, const Point& point, double fraction, int64_t step);
-  // The arms with a running point that has passed a halving fraction it was not judged at.
-  std::set<std::string> armsWithADuePoint(const std::vector<storage::RunSummary>& runs,
-                                          int64_t trigger_run, int64_t trigger_step);
+  // The running points that have passed a halving fraction they were not judged at (and whose
+  // validation loss there is stored), with that fraction: computed once per judgement, for the
+  // arms to predict and the rungs to halve.
+  std::map<int64_t, double> duePoints(const std::vector<storage::RunSummary>& runs,
+                                      int64_t trigger_run, int64_t trigger_step);
   std::vector<std::string> judge(int64_t trigger_run, int64_t trigger_step);
 
   storage::Database& db_;
