@@ -200,7 +200,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
       found[arm] = std::move(*hit);
       return;
     }
-    ResultsTable pair{table.source, base};
+    ResultsTable pair{table.source, base, {}};
     if (other) pair.points.insert(pair.points.end(), other->begin(), other->end());
     try {
       validateFrontierInput(pair, options);
@@ -216,7 +216,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
   if (found.empty() && missing.empty()) {
     // Every arm failed: when the baseline alone cannot be fitted, that is the reason.
     if (lenient && by_arm.size() > 1) {
-      validateFrontierInput(ResultsTable{table.source, base}, options);
+      validateFrontierInput(ResultsTable{table.source, base, {}}, options);
       consider(options.baseline, nullptr);
     }
     if (found.empty() && missing.empty())
@@ -228,7 +228,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
   // baseline's bootstrap is solved once instead of once per share (a baseline run, a cold start).
   if (missing.size() == 1 || (missing.size() > 1 && !missing[0].points)) {
     const Missing& m = missing[0];
-    ResultsTable pair{table.source, base};
+    ResultsTable pair{table.source, base, {}};
     if (m.points) pair.points.insert(pair.points.end(), m.points->begin(), m.points->end());
     FrontierResult fit = fitShare(pair, options);
     store(m.arm, m.key, fit,
@@ -236,7 +236,7 @@ FrontierResult LadderFitter::fitEnvelope(const ResultsTable& table,
                    : std::vector<std::string>{options.baseline});
     found[m.arm] = std::move(fit);
   } else if (!missing.empty()) {
-    ResultsTable together{table.source, base};
+    ResultsTable together{table.source, base, {}};
     for (const Missing& m : missing)
       together.points.insert(together.points.end(), m.points->begin(), m.points->end());
     std::map<std::string, const Missing*> missing_by_arm;

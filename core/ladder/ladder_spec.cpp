@@ -89,7 +89,9 @@ struct RungConfig {
 RungConfig configureRung(const LadderInputs& in, const std::string& arm,
                          const TomlReader& arm_reader, size_t rung) {
   const SizeEntry& size = in.sizes[rung];
-  RungConfig out{in.base, in.base_origins};
+  RungConfig out;
+  out.config = in.base;
+  out.origins = in.base_origins;
   TomlReader size_reader(size.model_overrides, in.source_name, size.path);
   options::applyTomlSection(size_reader, options::Section::model, out.config, &out.origins);
   out.depth = out.config.model.n_layer;

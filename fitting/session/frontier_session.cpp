@@ -34,7 +34,7 @@ FrontierSessionResult runFrontierSession(const FrontierSessionRequest& request) 
     // The arms the fit could fit; a ladder too young to hold any rung out has no backtest yet.
     std::set<std::string> fitted;
     for (const auto& f : out.fit->arms) fitted.insert(f.arm);
-    fitting::ResultsTable backtested{out.table.source, {}};
+    fitting::ResultsTable backtested{out.table.source, {}, {}};
     for (const auto& p : out.table.points)
       if (fitted.count(p.arm)) backtested.points.push_back(p);
     try {
