@@ -123,6 +123,8 @@ int replayHalving(const LadderCurves& curves, const std::vector<double>& fractio
                        {"best_loss", s.decision.best_loss},
                        {"flops_saved", s.flops_saved},
                        {"was_best", s.was_best},
+                       {"measured", s.measured},
+                       {"covered", s.covered()},
                        {"reason", s.decision.reason}});
     std::printf("%s\n", nlohmann::json{{"stops", stops},
                                        {"judgements", replay.judgements},
@@ -132,28 +134,31 @@ int replayHalving(const LadderCurves& curves, const std::vector<double>& fractio
                                        {"flops_saved", replay.flops_saved},
                                        {"flops_ratio", 1.0 - share},
                                        {"rungs", replay.rungs},
-                                       {"best_stopped", replay.best_stopped}}
+                                       {"best_stopped", replay.best_stopped},
+                                       {"stops_covered", replay.stops_covered}}
                             .dump()
                             .c_str());
     return 0;
   }
   std::printf(
       "| rung | stopped | at | predicted final loss [95%%] | rung's best then | FLOPs saved | "
-      "measured: the rung's best? |\n|---|---|---|---|---|---|---|\n");
+      "measured final loss | in the interval? | the rung's best? |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& s : replay.stops)
-    std::printf("| %s | %s | %.2f | %.4f [%.4f, %.4f] | %s %.4f%s | %.3g | %s |\n", s.rung.c_str(),
-                s.decision.label.c_str(), s.decision.fraction, s.decision.predicted, s.decision.lo,
-                s.decision.hi, s.decision.best_label.c_str(), s.decision.best_loss,
+    std::printf("| %s | %s | %.4g | %.4f [%.4f, %.4f] | %s %.4f%s | %.3g | %.4f | %s | %s |\n",
+                s.rung.c_str(), s.decision.label.c_str(), s.decision.fraction, s.decision.predicted,
+                s.decision.lo, s.decision.hi, s.decision.best_label.c_str(), s.decision.best_loss,
                 s.decision.best_measured ? " (measured)" : " (predicted)", s.flops_saved,
-                s.was_best ? "YES: a wrong stop" : "no");
+                s.measured, s.covered() ? "yes" : "no", s.was_best ? "YES: a wrong stop" : "no");
   std::printf(
       "\nhalving at %s would have stopped %zu of %d sweep points (%d judgements): FLOPs %.3g of "
-      "%.3g, %.2fx the ladder as it ran; %d of %d rungs keep their best point.\n"
+      "%.3g, %.2fx the ladder as it ran; %d of %d rungs keep their best point; %d of the %zu "
+      "stopped points' measured final losses lay in the interval they were stopped on.\n"
       "Each run keeps the time it ran in; a halved ladder would also start later runs sooner, so "
       "its wall-clock saving is about the FLOPs' on a ladder that keeps its slots busy.%s\n",
       o.fractions.c_str(), replay.stops.size(), swept, replay.judgements,
       replay.flops_total - replay.flops_saved, replay.flops_total, 1.0 - share,
-      replay.rungs - replay.best_stopped, replay.rungs,
+      replay.rungs - replay.best_stopped, replay.rungs, replay.stops_covered, replay.stops.size(),
       unfinished ? (" " + std::to_string(unfinished) +
                     " runs without a final loss were left out (stopped, running or interrupted).")
                        .c_str()

@@ -2,6 +2,7 @@
 #include "fitting/halving_replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "fitting/curve_prediction.h"
@@ -118,7 +119,10 @@ HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,
       out.flops_saved += saved;
       const bool was_best = best_of_rung[runs[i].rung].second == d.run_id;
       out.best_stopped += was_best;
-      out.stops.push_back({d, runs[i].rung, saved, was_best});
+      ReplayStop stop{d, runs[i].rung, saved, was_best,
+                      runs[i].curve.final_loss.value_or(std::nan(""))};
+      out.stops_covered += stop.covered();
+      out.stops.push_back(std::move(stop));
     }
   }
   return out;

@@ -35,6 +35,10 @@ struct ReplayStop {
   std::string rung;
   double flops_saved = 0;  // (1 - fraction) x the run's FLOPs
   bool was_best = false;   // the run's measured final loss was its rung's lowest: a wrong stop
+  double measured = 0;     // the run's measured final loss (NaN for a run without one)
+  // The measured final loss lay in the interval the stop was decided on (a stop may be right
+  // on a wrong interval: this counts the intervals, was_best the decisions).
+  bool covered() const { return decision.lo <= measured && measured <= decision.hi; }
 };
 
 struct HalvingReplay {
@@ -44,6 +48,7 @@ struct HalvingReplay {
   double flops_saved = 0;  // by the stops
   int rungs = 0;           // rungs with a sweep
   int best_stopped = 0;    // rungs whose best measured point the replay stopped
+  int stops_covered = 0;   // stops whose interval held the run's measured final loss
 };
 
 HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,

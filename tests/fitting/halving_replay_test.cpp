@@ -57,7 +57,7 @@ TEST(HalvingReplay, StopsTheFarWorsePointsAndSavesWhatTheyDidNotTrain) {
   EXPECT_EQ(replay.rungs, 5);
   EXPECT_EQ(replay.best_stopped, 0);
   double saved = 0;
-  int far_worse = 0;
+  int far_worse = 0, covered = 0;
   for (const ReplayStop& s : replay.stops) {
     EXPECT_NE(s.decision.label, "x1") << s.rung;
     EXPECT_FALSE(s.was_best) << s.rung;
@@ -68,7 +68,11 @@ TEST(HalvingReplay, StopsTheFarWorsePointsAndSavesWhatTheyDidNotTrain) {
     ASSERT_NE(run, runs.end());
     EXPECT_DOUBLE_EQ(s.flops_saved, (1.0 - s.decision.fraction) * run->flops);
     saved += s.flops_saved;
+    EXPECT_DOUBLE_EQ(s.measured, *run->curve.final_loss);
+    EXPECT_EQ(s.covered(), s.decision.lo <= s.measured && s.measured <= s.decision.hi);
+    covered += s.covered();
   }
+  EXPECT_EQ(replay.stops_covered, covered);
   // The x0.5 points of the rungs that come after three finished peers calibrate the interval.
   EXPECT_GE(far_worse, 3);
   EXPECT_DOUBLE_EQ(replay.flops_saved, saved);
