@@ -56,9 +56,11 @@ std::vector<const RunCurve*> finishedPeers(const std::vector<RunCurve>& runs,
   return peers;
 }
 
-// The interval of `p` from relative backtest errors (excluding the run's own).
+// The interval of `p` from relative backtest errors (excluding the run's own), widened by
+// `scale` (the peers' predictions: sqrt(1 + the target's leverage), the errors having been divided
+// by sqrt(1 + each backtest's own)).
 void setInterval(CurvePrediction& p, const std::vector<double>& errors,
-                 const CurveLawOptions& options) {
+                 const CurveLawOptions& options, double scale = 1.0) {
   if (!p.loss) return;
   const int m = static_cast<int>(errors.size());
   double half;
@@ -72,6 +74,8 @@ void setInterval(CurvePrediction& p, const std::vector<double>& errors,
     p.misfit = options.prior_misfit;
     half = 1.96 * p.misfit;
   }
+  p.misfit *= scale;
+  half *= scale;
   p.backtests = m;
   p.lo = *p.loss * (1.0 - half);
   p.hi = *p.loss * (1.0 + half);
@@ -79,14 +83,20 @@ void setInterval(CurvePrediction& p, const std::vector<double>& errors,
 
 }  // namespace
 
+// A prediction by the peers' curve ratios and the target's leverage in it (curve_transfer.h).
+struct Transfer {
+  std::optional<double> loss;
+  double leverage = 0;
+};
+
 // The group's finished runs cut at `fraction`, each predicted from the others by both
 // predictors, and their relative errors, keyed by run id (outside the anonymous namespace: the
 // calibration cache of the header keeps them).
 struct GroupErrors {
   std::map<int64_t, double> law, peers, peers_train;
-  std::map<int64_t, CurvePrediction> predictions;            // the law's, uncalibrated
-  std::map<int64_t, std::optional<double>> transfers;        // the peers' (validation levels)
-  std::map<int64_t, std::optional<double>> transfers_train;  // the peers' (train levels)
+  std::map<int64_t, CurvePrediction> predictions;  // the law's, uncalibrated
+  std::map<int64_t, Transfer> transfers;           // the peers' (validation levels)
+  std::map<int64_t, Transfer> transfers_train;     // the peers' (train levels)
 };
 
 // A calibration and the finished runs it came from (id and final loss: a finished run's curve
@@ -98,6 +108,13 @@ struct CalibrationEntry {
 
 namespace {
 
+Transfer transfer(const RunCurve& target, const std::vector<const RunCurve*>& peers,
+                  TransferLevel level) {
+  Transfer out;
+  out.loss = transferPrediction(target, peers, level, &out.leverage);
+  return out;
+}
+
 GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
                         double fraction, const CurveLawOptions& options) {
   GroupErrors errors;
@@ -107,10 +124,11 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
     CurvePrediction p = pointPrediction(cut, peers, options);
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-    const std::optional<double> t = transferPrediction(cut, peers);
-    if (t) errors.peers[r.run_id] = (*t - *r.final_loss) / *r.final_loss;
-    const std::optional<double> t_train = transferPrediction(cut, peers, TransferLevel::kTrain);
-    if (t_train) errors.peers_train[r.run_id] = (*t_train - *r.final_loss) / *r.final_loss;
+    const Transfer t = transfer(cut, peers, TransferLevel::kValidationWhereMeasured);
+    if (t.loss) errors.peers[r.run_id] = (*t.loss - *r.final_loss) / *r.final_loss;
+    const Transfer t_train = transfer(cut, peers, TransferLevel::kTrain);
+    if (t_train.loss)
+      errors.peers_train[r.run_id] = (*t_train.loss - *r.final_loss) / *r.final_loss;
     errors.predictions.emplace(r.run_id, std::move(p));
     errors.transfers.emplace(r.run_id, t);
     errors.transfers_train.emplace(r.run_id, t_train);
@@ -131,38 +149,53 @@ double rootMeanSquare(const std::vector<double>& values) {
   return values.empty() ? HUGE_VAL : std::sqrt(sum / double(values.size()));
 }
 
+// The backtests' errors divided by sqrt(1 + each one's leverage), the run's own left out.
+std::vector<double> standardizedErrorsExcept(const std::map<int64_t, double>& errors,
+                                             const std::map<int64_t, Transfer>& transfers,
+                                             int64_t except) {
+  std::vector<double> out;
+  for (const auto& [id, e] : errors)
+    if (id != except) out.push_back(e / std::sqrt(1.0 + transfers.at(id).leverage));
+  return out;
+}
+
 // The law's prediction `p` or the peers' (`transfer` from validation levels where measured,
 // `transfer_train` from train levels), whichever erred least on the group's other finished runs
 // at this fraction (the law on a tie or while the peers' backtests are too few; validation levels
-// before train levels on a tie), with its interval from that predictor's errors.
-void chooseAndCalibrate(CurvePrediction& p, const std::optional<double>& transfer,
-                        const std::optional<double>& transfer_train, const GroupErrors& errors,
+// before train levels on a tie), with its interval from that predictor's errors. The peers'
+// errors are scaled by their leverage (their prediction error grows as sqrt(1 + leverage)), so a
+// run the peers do not span, far from them in ln T and ln peak rate, gets a wider interval.
+void chooseAndCalibrate(CurvePrediction& p, const Transfer& transfer,
+                        const Transfer& transfer_train, const GroupErrors& errors,
                         const CurveLawOptions& options) {
   const std::vector<double> law = errorsExcept(errors.law, p.run_id);
   const bool law_calibrated = static_cast<int>(law.size()) >= options.min_backtests;
-  std::optional<double> chosen;
-  std::vector<double> chosen_errors;
+  const Transfer* chosen = nullptr;
+  const std::map<int64_t, Transfer>* chosen_transfers = nullptr;
+  const std::map<int64_t, double>* chosen_errors = nullptr;
   double chosen_rms = (p.loss && law_calibrated) ? rootMeanSquare(law) : HUGE_VAL;
   std::string method;
-  for (const auto& [candidate, candidate_errors, name] :
-       {std::tuple{&transfer, &errors.peers, "peers"},
-        std::tuple{&transfer_train, &errors.peers_train, "peers-train"}}) {
-    if (!*candidate) continue;
-    std::vector<double> e = errorsExcept(*candidate_errors, p.run_id);
+  for (const auto& [candidate, candidate_errors, candidate_transfers, name] :
+       {std::tuple{&transfer, &errors.peers, &errors.transfers, "peers"},
+        std::tuple{&transfer_train, &errors.peers_train, &errors.transfers_train, "peers-train"}}) {
+    if (!candidate->loss) continue;
+    const std::vector<double> e = errorsExcept(*candidate_errors, p.run_id);
     if (static_cast<int>(e.size()) < options.min_backtests) continue;
     const double rms = rootMeanSquare(e);
     if (rms < chosen_rms) {
       chosen_rms = rms;
-      chosen = *candidate;
-      chosen_errors = std::move(e);
+      chosen = candidate;
+      chosen_errors = candidate_errors;
+      chosen_transfers = candidate_transfers;
       method = name;
     }
   }
   if (chosen) {
-    p.loss = chosen;
+    p.loss = chosen->loss;
     p.reason.clear();
     p.method = method;
-    setInterval(p, chosen_errors, options);
+    setInterval(p, standardizedErrorsExcept(*chosen_errors, *chosen_transfers, p.run_id), options,
+                std::sqrt(1.0 + chosen->leverage));
     return;
   }
   p.method = "law";
@@ -247,9 +280,8 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
       } else {
         ++calibrations.hits_;
       }
-      chooseAndCalibrate(p, transferPrediction(r, peers),
-                         transferPrediction(r, peers, TransferLevel::kTrain), *entry.errors,
-                         options);
+      chooseAndCalibrate(p, transfer(r, peers, TransferLevel::kValidationWhereMeasured),
+                         transfer(r, peers, TransferLevel::kTrain), *entry.errors, options);
     }
     out.push_back(std::move(p));
   }

@@ -24,6 +24,21 @@ constexpr double kFreshValidation = 0.05;
 constexpr int kMinValidationPeers = 2;
 // How far beyond the peers' peak rates a run may be predicted from their gains.
 constexpr double kRateReach = 2.5;
+// The largest leverage a run may have among its peers and still be predicted from their gains:
+// its interval is then sqrt(1 + 24) = 5 times as wide as one for a run at their centre.
+constexpr double kMaxLeverage = 24.0;
+
+// The target's leverage over all three covariates, whichever the regression kept: x' (X'X)^-1 x,
+// X'X given a ridge of 1e-10 of its mean diagonal, so that a target off a line the peers lie on
+// exactly (ln peak rate a function of ln T: the regression then drops the rate) comes out huge
+// rather than unseen.
+double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const Eigen::Vector3d& x_target) {
+  Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
+  for (const Eigen::Vector3d& x : xs) gram += x * x.transpose();
+  gram.diagonal().array() += 1e-10 * gram.trace() / 3.0 + 1e-300;
+  const double h = x_target.dot(gram.ldlt().solve(x_target));
+  return std::isfinite(h) ? std::max(h, 0.0) : HUGE_VAL;
+}
 
 }  // namespace
 
@@ -55,7 +70,8 @@ std::optional<double> curveLevel(const RunCurve& run, double fraction, double wi
 
 std::optional<double> transferPrediction(const RunCurve& target,
                                          const std::vector<const RunCurve*>& peers,
-                                         TransferLevel level_kind) {
+                                         TransferLevel level_kind, double* leverage) {
+  if (leverage) *leverage = 0.0;
   if (target.rates.empty()) return std::nullopt;
   int64_t last = 0;
   for (const CurveObservation& o : target.points) last = std::max(last, o.updates);
@@ -124,9 +140,12 @@ std::optional<double> transferPrediction(const RunCurve& target,
   const double target_rate = peakRate(target);
   if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
     return std::nullopt;
+  // A run the peers do not span (its leverage beyond kMaxLeverage) gets no prediction either.
+  const Eigen::Vector3d x_target = covariates(target);
+  const double target_leverage = fullLeverage(xs, x_target);
+  if (!(target_leverage <= kMaxLeverage)) return std::nullopt;
   // Keep the covariates the peers vary, as many as the peers can determine with a residual to
   // spare; drop ln peak rate first, then ln T.
-  const Eigen::Vector3d x_target = covariates(target);
   for (const std::vector<int>& columns :
        std::vector<std::vector<int>>{{0, 1, 2}, {0, 1}, {0, 2}, {0}}) {
     const int k = static_cast<int>(columns.size());
@@ -148,7 +167,9 @@ std::optional<double> transferPrediction(const RunCurve& target,
     const double margin = 0.5 * (*highest - *lowest);
     predicted_log_gain = std::clamp(predicted_log_gain, *lowest - margin, *highest + margin);
     const double out = *level * std::exp(predicted_log_gain);
-    if (std::isfinite(out)) return out;
+    if (!std::isfinite(out)) continue;
+    if (leverage) *leverage = target_leverage;
+    return out;
   }
   return std::nullopt;
 }

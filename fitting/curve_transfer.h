@@ -18,7 +18,10 @@
 // finished runs better.
 //
 // A run whose peak rate lies beyond 2.5 times the peers' range gets no prediction: their gains do
-// not say how it gains (the law, which reads the schedule, predicts it).
+// not say how it gains (the law, which reads the schedule, predicts it). Nor does a run whose
+// leverage among them (below) exceeds 24: one whose rate differs from theirs in a way their
+// sizes do not show (a rung's x2 point judged from the centre points alone, whose ln T and ln
+// peak rate move together from rung to rung).
 //
 // What it does not do: intervals (curve_prediction.cpp calibrates them the same way for both).
 #pragma once
@@ -40,8 +43,14 @@ enum class TransferLevel { kValidationWhereMeasured, kTrain };
 
 // The prediction of `target`'s final loss from its level at its own fraction and the finished
 // `peers` (final_loss set) at the same fraction; nullopt with fewer than two usable peers.
+// `leverage` (optional) receives the target's leverage, x' (X'X)^-1 x over (1, ln T, ln peak
+// rate) whichever covariates the regression kept: about 3/n for a run among its n peers, far more
+// for one the peers do not span (a sweep point off its rung's centre judged from centre points
+// alone, whose ln T and ln peak rate move together from rung to rung, so that their gains cannot
+// tell the rate's effect from the size's). Its prediction error grows about as sqrt(1 +
+// leverage), and curve_prediction.cpp widens its interval so.
 std::optional<double> transferPrediction(
     const RunCurve& target, const std::vector<const RunCurve*>& peers,
-    TransferLevel level_kind = TransferLevel::kValidationWhereMeasured);
+    TransferLevel level_kind = TransferLevel::kValidationWhereMeasured, double* leverage = nullptr);
 
 }  // namespace deepladder::fitting

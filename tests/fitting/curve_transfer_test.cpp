@@ -175,3 +175,65 @@ TEST(CurveTransfer, ValidationLossesAtTheCutBeatTheNoisyTrainLevel) {
   ASSERT_TRUE(from_train && with_stale);
   EXPECT_NEAR(*with_stale, *from_train, 1e-12);
 }
+
+namespace {
+
+// Six centre points of a depth-scaled rate: the peak rate falls as sqrt(1/T), times
+// exp(+-jitter) alternately (0: ln peak rate is a function of ln T), and a running run of 250
+// updates cut at half, at the rate of their line (rate_mult 1) or at `rate_mult` times it.
+std::vector<RunCurve> centrePointsAndOne(double jitter, double rate_mult, std::mt19937& rng) {
+  std::vector<RunCurve> runs;
+  int64_t id = 1;
+  double sign = 1;
+  for (int64_t total : {100, 150, 200, 300, 400, 600}) {
+    const double peak = 0.02 * std::sqrt(100.0 / double(total)) * std::exp(sign * jitter);
+    runs.push_back(shapeCurve(id++, "arm", total, peak, 3.0 - 0.002 * double(total), rng));
+    sign = -sign;
+  }
+  runs.push_back(truncateCurve(
+      shapeCurve(id, "arm", 250, rate_mult * 0.02 * std::sqrt(100.0 / 250.0), 2.5, rng), 0.5));
+  return runs;
+}
+
+}  // namespace
+
+TEST(CurveTransfer, ARunAtARateItsPeersDoNotSpanIsNotPredictedFromTheirGains) {
+  std::mt19937 rng(13);
+  for (const double rate_mult : {1.0, 2.0}) {
+    const std::vector<RunCurve> runs = centrePointsAndOne(0.0, rate_mult, rng);
+    std::vector<const RunCurve*> peers;
+    for (size_t i = 0; i + 1 < runs.size(); ++i) peers.push_back(&runs[i]);
+    double leverage = -1;
+    const std::optional<double> p =
+        transferPrediction(runs.back(), peers, TransferLevel::kValidationWhereMeasured, &leverage);
+    if (rate_mult == 1.0) {
+      // On the peers' line, between their sizes: an ordinary leverage (about 3/6 or less).
+      ASSERT_TRUE(p);
+      EXPECT_LT(leverage, 0.5);
+    } else {
+      // Twice the rate at the same size: a direction the peers' gains do not span (they cannot
+      // tell the rate's effect from the size's), so no prediction from them.
+      EXPECT_FALSE(p);
+    }
+  }
+}
+
+TEST(CurveTransfer, ARunFarFromItsPeersGetsAWiderInterval) {
+  // Peers whose rates stray 10% off the line: a run at twice the line's rate has a leverage of
+  // about 9 among them, and its interval is sqrt(1 + 9) / sqrt(1 + 0.17), about 3 times as wide as
+  // the on-line run's.
+  double width[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    std::mt19937 rng(17);  // the same peers, the same noise
+    const std::vector<RunCurve> runs = centrePointsAndOne(0.1, i == 0 ? 1.0 : 2.0, rng);
+    const std::vector<CurvePrediction> predictions = predictFinalLosses(runs, CurveLawOptions{});
+    ASSERT_EQ(predictions.size(), 1u);
+    const CurvePrediction& p = predictions[0];
+    ASSERT_TRUE(p.loss) << p.reason;
+    ASSERT_TRUE(p.calibrated);
+    EXPECT_EQ(p.method.rfind("peers", 0), 0u) << p.method;
+    width[i] = (p.hi - p.lo) / *p.loss;
+  }
+  EXPECT_GT(width[1], 2.0 * width[0]);
+  EXPECT_LT(width[1], 5.0 * width[0]);
+}
