@@ -45,8 +45,11 @@ std::vector<HalvingDecision> halveRung(std::vector<HalvingPoint>& rung) {
             [&](size_t a, size_t b) { return *rung[a].loss > *rung[b].loss; });
   for (size_t i : order) {
     HalvingPoint& p = rung[i];
-    // The rung's best (lowest loss of any point with one, this one included) and the best of the
-    // others; how many other points are still alive.
+    // Whether this point is the rung's best (the lowest loss of any point with one); the other
+    // point surest to beat it (the lowest high end of an interval: a measured loss, or the
+    // prediction whose worst case is best, so that a wide prediction, low but unsure, does not
+    // shield a clear loser from a point measured or tightly predicted below it); how many other
+    // points are still alive.
     const HalvingPoint* best_other = nullptr;
     bool is_best = true;
     int alive_others = 0;
@@ -56,7 +59,7 @@ std::vector<HalvingDecision> halveRung(std::vector<HalvingPoint>& rung) {
       if (q.state != HalvingState::kStopped && q.state != HalvingState::kFailed) ++alive_others;
       if (!hasLoss(q)) continue;
       if (*q.loss <= *p.loss) is_best = false;
-      if (!best_other || *q.loss < *best_other->loss) best_other = &q;
+      if (!best_other || q.hi < best_other->hi) best_other = &q;
     }
     if (is_best || alive_others == 0 || !best_other) continue;
     if (!(p.lo > best_other->hi)) continue;

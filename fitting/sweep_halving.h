@@ -2,7 +2,9 @@
 // a running sweep point passes one of the configured fractions of its run (1/4, 1/2, 3/4 by
 // default), it is stopped if its predicted final loss (fitting/curve_prediction.h) is worse than
 // the rung's current best, measured or predicted, beyond both intervals: its interval's low end
-// above the best's high end (a finished point's interval is its measured loss). Only calibrated
+// above the high end of another point's (a finished point's interval is its measured loss; of the
+// others, the one with the lowest high end, so that a low but unsure prediction does not shield a
+// clear loser from a point measured below it). Only calibrated
 // predictions take part, on either side. A point that is the rung's best (the lowest loss,
 // measured or predicted) is never stopped, nor the last point of a rung that is not stopped or
 // failed; decisions of one rung are taken one after another, worst first, so neither can happen

@@ -80,6 +80,21 @@ TEST(SweepHalving, StopsAClearLoserAgainstAMeasuredBestAndKeepsAnOverlappingPoin
   EXPECT_NE(d[0].reason.find("beyond both intervals"), std::string::npos);
 }
 
+TEST(SweepHalving, ALowButUnsurePredictionDoesNotShieldAClearLoser) {
+  // lr_mult2 is predicted lowest but its interval is wide (a run judged far from its peers);
+  // lr_mult1's measured loss still shows lr_mult0.5 losing beyond both intervals.
+  std::vector<HalvingPoint> rung(3);
+  rung[0] = {1, "lr_mult1", HalvingState::kFinished, 1.50, 1.50, 1.50, false};
+  rung[1] = {2, "lr_mult0.5", HalvingState::kRunning, 1.70, 1.65, 1.75, true, 0.25};
+  rung[2] = {3, "lr_mult2", HalvingState::kRunning, 1.05, 0.60, 2.00, true, 0.25};
+  const std::vector<HalvingDecision> d = halveRung(rung);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].label, "lr_mult0.5");
+  EXPECT_EQ(d[0].best_label, "lr_mult1");
+  EXPECT_DOUBLE_EQ(d[0].best_hi, 1.50);
+  EXPECT_EQ(rung[2].state, HalvingState::kRunning);  // the unsure point itself is not judged lost
+}
+
 TEST(SweepHalving, DueFractionIsTheLargestPassedSinceTheLastJudgement) {
   const std::vector<double> f = defaultHalvingFractions();
   EXPECT_TRUE(std::isnan(dueHalvingFraction(f, 0.0, 0.2)));
