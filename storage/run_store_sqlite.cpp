@@ -120,12 +120,24 @@ std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
     by_arm[{r.ladder_id.value_or(-1), r.arm}].emplace_back(r.plan.flops, r.id);
     if (!biggest || r.plan.flops > biggest->plan.flops) biggest = &r;
   }
+  // The rungs (ladder, arm, size) of each arm's kRungsForCalibration smallest openers.
+  std::map<int64_t, const RunRecord*> by_id;
+  for (const RunRecord& r : runs) by_id[r.id] = &r;
+  using Rung = std::tuple<int64_t, std::string, std::string>;
+  std::set<Rung> small_rungs;
   for (auto& [arm, list] : by_arm) {
     std::stable_sort(list.begin(), list.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t i = 0; i < list.size(); ++i)
+    for (size_t i = 0; i < list.size(); ++i) {
       tier[list[i].second] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
+      const RunRecord& r = *by_id.at(list[i].second);
+      if (i < size_t(kRungsForCalibration))
+        small_rungs.insert(Rung{r.ladder_id.value_or(-1), r.arm, r.size});
+    }
   }
+  for (const RunRecord& r : runs)
+    if (!openers.count(r.id) && small_rungs.count(Rung{r.ladder_id.value_or(-1), r.arm, r.size}))
+      tier[r.id] = kSmallRungsOtherPoints;
   if (biggest) tier[biggest->id] = kBiggestOpener;
   return tier;
 }
@@ -188,7 +200,7 @@ std::vector<scheduler::PendingRun> SqliteRunStore::pending() {
     const int a_tier = tier.count(a.id) ? tier.at(a.id) : kOtherRuns;
     const int b_tier = tier.count(b.id) ? tier.at(b.id) : kOtherRuns;
     if (a_tier != b_tier) return a_tier < b_tier;
-    if (a_tier == kSmallOpeners) return a.flops < b.flops;
+    if (a_tier == kSmallOpeners || a_tier == kSmallRungsOtherPoints) return a.flops < b.flops;
     return a.flops > b.flops;
   });
   return out;

@@ -22,7 +22,7 @@ namespace deepladder::storage {
 std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
 
 // The order pending() starts runs in, by tier (then biggest first, but smallest first within
-// kSmallOpeners):
+// kSmallOpeners and kSmallRungsOtherPoints):
 //  - kBiggestOpener: the ladder's biggest opener, its longest run, so it does not end the ladder
 //    alone;
 // (tiers are over every opener in `runs`, started or not: once the biggest has started, the next
@@ -31,10 +31,22 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
 //    has the rungs a frontier fit with E free needs (three) within minutes, so the first measured
 //    multipliers and the first complete projection come early, not once the big rungs are done;
 //  - kOtherOpeners: the other openers, so that every rung has a measured point;
+//  - kSmallRungsOtherPoints: the other runs (sweep points, seeds) of each arm's
+//    kRungsForCalibration smallest rungs, smallest first: runs of seconds whose finished curves at
+//    every swept value let halving's curve predictions judge the big rungs' sweep points at those
+//    values (fitting/curve_transfer.h: from centre points alone, a rung's x0.5 and x2 points lie
+//    where the peers' gains say nothing, and their intervals are wide);
 //  - kOtherRuns (not in the map): the sweep's other points and the other seeds.
 // A ladder whose every run opens its rung (no sweep, one seed) gets no tiers: biggest first.
-enum OpenerTier { kBiggestOpener = 0, kSmallOpeners = 1, kOtherOpeners = 2, kOtherRuns = 3 };
+enum OpenerTier {
+  kBiggestOpener = 0,
+  kSmallOpeners = 1,
+  kOtherOpeners = 2,
+  kSmallRungsOtherPoints = 3,
+  kOtherRuns = 4
+};
 constexpr int kRungsForAProjection = 3;
+constexpr int kRungsForCalibration = 2;
 std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
                                    const std::set<int64_t>& openers);
 

@@ -1,6 +1,7 @@
 // The scheduler's order (storage/run_store_sqlite.h): every rung's centre sweep point at its first
 // seed opens the rung and starts before any other run: the biggest opener, then each arm's three
-// smallest openers (smallest first), then the other openers and then the other runs, biggest first.
+// smallest openers (smallest first), then the other openers, then the other points of each arm's
+// two smallest rungs (smallest first), and then the other runs, biggest first.
 #include <gtest/gtest.h>
 
 #include "storage/database.h"
@@ -73,7 +74,7 @@ TEST(RungOpeners, PendingStartsOpenersBeforeBiggerRuns) {
   EXPECT_EQ(pending[5].flops, 1e12);
 }
 
-TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpener) {
+TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpenerAndItsTwoSmallestRungsComeNext) {
   TempDir dir;
   auto db = Database::open(dir.file("runs.db"));
   const int64_t ladder = db->upsertLadder("quick", "spec", "h");
@@ -99,9 +100,16 @@ TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpener) {
       "grown-d4-s1-lr_mult1",   "vanilla-d5-s1-lr_mult1", "grown-d5-s1-lr_mult1",    // three each
       "vanilla-d7-s1-lr_mult1", "grown-d6-s1-lr_mult1",   "vanilla-d6-s1-lr_mult1"};
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + 10), first);
-  // Then the sweep's other points, biggest first.
-  EXPECT_NE(names[10].find("grown-d7"), std::string::npos) << names[10];
-  EXPECT_NE(names[29].find("vanilla-d3"), std::string::npos) << names[29];
+  // Then the other points of each arm's two smallest rungs, smallest first (curves at every swept
+  // value for halving's predictions, in seconds)...
+  const std::vector<std::string> calibration = {
+      "vanilla-d3-s1-lr_mult0.5", "vanilla-d3-s1-lr_mult2",   "grown-d3-s1-lr_mult0.5",
+      "grown-d3-s1-lr_mult2",     "vanilla-d4-s1-lr_mult0.5", "vanilla-d4-s1-lr_mult2",
+      "grown-d4-s1-lr_mult0.5",   "grown-d4-s1-lr_mult2"};
+  EXPECT_EQ(std::vector<std::string>(names.begin() + 10, names.begin() + 18), calibration);
+  // ... then the sweep's other points, biggest first.
+  EXPECT_NE(names[18].find("grown-d7"), std::string::npos) << names[18];
+  EXPECT_NE(names[29].find("vanilla-d5"), std::string::npos) << names[29];
 
   // The order holds as runs start and end: with the biggest running and the smallest finished,
   // the next is the second smallest, not the next biggest.

@@ -83,8 +83,8 @@ TEST(StoredPlan, QueuedRunsCarryThePlannersFiguresAndTheQueueReadsThem) {
 
   // The queue: every rung's opener (its first seed, rungOpeners) first, in openerTiers' order,
   // then the rest, biggest planned FLOPs first within a tier (smallest first among each arm's
-  // smallest openers), growth counted, ranks from the plan. A config the queue cannot parse no
-  // longer matters: nothing parses it.
+  // smallest openers and the other points of its smallest rungs), growth counted, ranks from the
+  // plan. A config the queue cannot parse no longer matters: nothing parses it.
   db->execute("UPDATE runs SET config = 'not json'");
   SqliteRunStore store(*db, queued.ladder_id);
   const auto pending = store.pending();
@@ -97,7 +97,7 @@ TEST(StoredPlan, QueuedRunsCarryThePlannersFiguresAndTheQueueReadsThem) {
   for (size_t i = 1; i < pending.size(); ++i) {
     const int before = tier(pending[i - 1].id), now = tier(pending[i].id);
     EXPECT_LE(before, now) << "a run of an earlier tier after one of a later tier";
-    if (before == now && now == kSmallOpeners)
+    if (before == now && (now == kSmallOpeners || now == kSmallRungsOtherPoints))
       EXPECT_LE(pending[i - 1].flops, pending[i].flops);
     else if (before == now)
       EXPECT_GE(pending[i - 1].flops, pending[i].flops);
