@@ -59,6 +59,9 @@ TEST(CurveCalibrationCache, ReusesCalibrationsUntilARunFinishes) {
   const auto after = predictFinalLosses(runs, options, true, &cache);
   EXPECT_EQ(cache.misses(), 3);  // one running run left, its calibration computed anew
   ASSERT_EQ(after.size(), 1u);
-  EXPECT_EQ(after[0].backtests, 6);
+  // Six finished runs, five backtests: the run at half the others' rate is not predicted from
+  // their gains in its own backtest (its leverage among them is beyond reach).
+  EXPECT_EQ(after[0].method.rfind("peers", 0), 0u) << after[0].method;
+  EXPECT_EQ(after[0].backtests, 5);
   expectSamePredictions(after, predictFinalLosses(runs, options));
 }

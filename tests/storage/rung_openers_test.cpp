@@ -67,11 +67,13 @@ TEST(RungOpeners, PendingStartsOpenersBeforeBiggerRuns) {
   ASSERT_EQ(pending.size(), 6u);
   EXPECT_NE(pending[0].name.find("d7-s1-lr_mult1"), std::string::npos);  // the biggest opener
   EXPECT_EQ(pending[1].id, small_centre);                                // then the others
-  // Then the others, biggest first: d7's two edge points before d3's.
-  EXPECT_EQ(pending[2].flops, 1e14);
-  EXPECT_EQ(pending[3].flops, 1e14);
-  EXPECT_TRUE(pending[2].id == big_edge || pending[3].id == big_edge);
-  EXPECT_EQ(pending[5].flops, 1e12);
+  // Then the other points of the arm's two smallest rungs (here both), smallest first: d3's two
+  // edge points before d7's.
+  EXPECT_EQ(pending[2].flops, 1e12);
+  EXPECT_EQ(pending[3].flops, 1e12);
+  EXPECT_EQ(pending[4].flops, 1e14);
+  EXPECT_TRUE(pending[4].id == big_edge || pending[5].id == big_edge);
+  EXPECT_EQ(pending[5].flops, 1e14);
 }
 
 TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpenerAndItsTwoSmallestRungsComeNext) {
