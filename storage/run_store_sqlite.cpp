@@ -113,24 +113,23 @@ std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
   // A ladder without a sweep or a second seed: every run opens its rung, biggest first.
   if (openers.size() == runs.size()) return tier;
   // Per (ladder, arm): its openers, smallest first.
-  std::map<std::pair<int64_t, std::string>, std::vector<std::pair<double, int64_t>>> by_arm;
+  std::map<std::pair<int64_t, std::string>, std::vector<std::pair<double, const RunRecord*>>>
+      by_arm;
   const RunRecord* biggest = nullptr;
   for (const RunRecord& r : runs) {
     if (!openers.count(r.id)) continue;
-    by_arm[{r.ladder_id.value_or(-1), r.arm}].emplace_back(r.plan.flops, r.id);
+    by_arm[{r.ladder_id.value_or(-1), r.arm}].emplace_back(r.plan.flops, &r);
     if (!biggest || r.plan.flops > biggest->plan.flops) biggest = &r;
   }
   // The rungs (ladder, arm, size) of each arm's kRungsForCalibration smallest openers.
-  std::map<int64_t, const RunRecord*> by_id;
-  for (const RunRecord& r : runs) by_id[r.id] = &r;
   using Rung = std::tuple<int64_t, std::string, std::string>;
   std::set<Rung> small_rungs;
   for (auto& [arm, list] : by_arm) {
     std::stable_sort(list.begin(), list.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t i = 0; i < list.size(); ++i) {
-      tier[list[i].second] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
-      const RunRecord& r = *by_id.at(list[i].second);
+      const RunRecord& r = *list[i].second;
+      tier[r.id] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
       if (i < size_t(kRungsForCalibration))
         small_rungs.insert(Rung{r.ladder_id.value_or(-1), r.arm, r.size});
     }
