@@ -135,7 +135,7 @@ int replayHalving(const LadderCurves& curves, const std::vector<double>& fractio
                                        {"flops_ratio", 1.0 - share},
                                        {"rungs", replay.rungs},
                                        {"best_stopped", replay.best_stopped},
-                                       {"stops_covered", replay.stops_covered}}
+                                       {"stops_covered", replay.stopsCovered()}}
                             .dump()
                             .c_str());
     return 0;
@@ -158,7 +158,7 @@ int replayHalving(const LadderCurves& curves, const std::vector<double>& fractio
       "its wall-clock saving is about the FLOPs' on a ladder that keeps its slots busy.%s\n",
       o.fractions.c_str(), replay.stops.size(), swept, replay.judgements,
       replay.flops_total - replay.flops_saved, replay.flops_total, 1.0 - share,
-      replay.rungs - replay.best_stopped, replay.rungs, replay.stops_covered, replay.stops.size(),
+      replay.rungs - replay.best_stopped, replay.rungs, replay.stopsCovered(), replay.stops.size(),
       unfinished ? (" " + std::to_string(unfinished) +
                     " runs without a final loss were left out (stopped, running or interrupted).")
                        .c_str()

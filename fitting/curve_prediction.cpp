@@ -89,14 +89,24 @@ struct Transfer {
   double leverage = 0;
 };
 
+// One peers' predictor's backtests of a group's finished runs, keyed by run id.
+struct PeersBacktests {
+  std::map<int64_t, Transfer> transfers;  // every run's prediction and leverage
+  std::map<int64_t, double> errors;       // the relative errors of those with a prediction
+  void add(int64_t run_id, const Transfer& t, double measured) {
+    transfers.emplace(run_id, t);
+    if (t.loss) errors[run_id] = (*t.loss - measured) / measured;
+  }
+};
+
 // The group's finished runs cut at `fraction`, each predicted from the others by both
 // predictors, and their relative errors, keyed by run id (outside the anonymous namespace: the
 // calibration cache of the header keeps them).
 struct GroupErrors {
-  std::map<int64_t, double> law, peers, peers_train;
+  std::map<int64_t, double> law;
   std::map<int64_t, CurvePrediction> predictions;  // the law's, uncalibrated
-  std::map<int64_t, Transfer> transfers;           // the peers' (validation levels)
-  std::map<int64_t, Transfer> transfers_train;     // the peers' (train levels)
+  PeersBacktests peers;                            // the peers' from validation levels
+  PeersBacktests peers_train;                      // the peers' from train levels
 };
 
 // A calibration and the finished runs it came from (id and final loss: a finished run's curve
@@ -124,14 +134,10 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
     CurvePrediction p = pointPrediction(cut, peers, options);
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-    const Transfer t = transfer(cut, peers, TransferLevel::kValidationWhereMeasured);
-    if (t.loss) errors.peers[r.run_id] = (*t.loss - *r.final_loss) / *r.final_loss;
-    const Transfer t_train = transfer(cut, peers, TransferLevel::kTrain);
-    if (t_train.loss)
-      errors.peers_train[r.run_id] = (*t_train.loss - *r.final_loss) / *r.final_loss;
+    errors.peers.add(r.run_id, transfer(cut, peers, TransferLevel::kValidationWhereMeasured),
+                     *r.final_loss);
+    errors.peers_train.add(r.run_id, transfer(cut, peers, TransferLevel::kTrain), *r.final_loss);
     errors.predictions.emplace(r.run_id, std::move(p));
-    errors.transfers.emplace(r.run_id, t);
-    errors.transfers_train.emplace(r.run_id, t_train);
   }
   return errors;
 }
@@ -150,12 +156,10 @@ double rootMeanSquare(const std::vector<double>& values) {
 }
 
 // The backtests' errors divided by sqrt(1 + each one's leverage), the run's own left out.
-std::vector<double> standardizedErrorsExcept(const std::map<int64_t, double>& errors,
-                                             const std::map<int64_t, Transfer>& transfers,
-                                             int64_t except) {
+std::vector<double> standardizedErrorsExcept(const PeersBacktests& backtests, int64_t except) {
   std::vector<double> out;
-  for (const auto& [id, e] : errors)
-    if (id != except) out.push_back(e / std::sqrt(1.0 + transfers.at(id).leverage));
+  for (const auto& [id, e] : backtests.errors)
+    if (id != except) out.push_back(e / std::sqrt(1.0 + backtests.transfers.at(id).leverage));
   return out;
 }
 
@@ -171,22 +175,20 @@ void chooseAndCalibrate(CurvePrediction& p, const Transfer& transfer,
   const std::vector<double> law = errorsExcept(errors.law, p.run_id);
   const bool law_calibrated = static_cast<int>(law.size()) >= options.min_backtests;
   const Transfer* chosen = nullptr;
-  const std::map<int64_t, Transfer>* chosen_transfers = nullptr;
-  const std::map<int64_t, double>* chosen_errors = nullptr;
+  const PeersBacktests* chosen_backtests = nullptr;
   double chosen_rms = (p.loss && law_calibrated) ? rootMeanSquare(law) : HUGE_VAL;
   std::string method;
-  for (const auto& [candidate, candidate_errors, candidate_transfers, name] :
-       {std::tuple{&transfer, &errors.peers, &errors.transfers, "peers"},
-        std::tuple{&transfer_train, &errors.peers_train, &errors.transfers_train, "peers-train"}}) {
+  for (const auto& [candidate, backtests, name] :
+       {std::tuple{&transfer, &errors.peers, "peers"},
+        std::tuple{&transfer_train, &errors.peers_train, "peers-train"}}) {
     if (!candidate->loss) continue;
-    const std::vector<double> e = errorsExcept(*candidate_errors, p.run_id);
+    const std::vector<double> e = errorsExcept(backtests->errors, p.run_id);
     if (static_cast<int>(e.size()) < options.min_backtests) continue;
     const double rms = rootMeanSquare(e);
     if (rms < chosen_rms) {
       chosen_rms = rms;
       chosen = candidate;
-      chosen_errors = candidate_errors;
-      chosen_transfers = candidate_transfers;
+      chosen_backtests = backtests;
       method = name;
     }
   }
@@ -194,7 +196,7 @@ void chooseAndCalibrate(CurvePrediction& p, const Transfer& transfer,
     p.loss = chosen->loss;
     p.reason.clear();
     p.method = method;
-    setInterval(p, standardizedErrorsExcept(*chosen_errors, *chosen_transfers, p.run_id), options,
+    setInterval(p, standardizedErrorsExcept(*chosen_backtests, p.run_id), options,
                 std::sqrt(1.0 + chosen->leverage));
     return;
   }
@@ -308,8 +310,8 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         b.fraction = f;
         b.measured = *r.final_loss;
         b.prediction = errors.predictions.at(r.run_id);
-        chooseAndCalibrate(b.prediction, errors.transfers.at(r.run_id),
-                           errors.transfers_train.at(r.run_id), errors, options);
+        chooseAndCalibrate(b.prediction, errors.peers.transfers.at(r.run_id),
+                           errors.peers_train.transfers.at(r.run_id), errors, options);
         out.push_back(std::move(b));
       }
     }

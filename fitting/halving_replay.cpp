@@ -25,6 +25,11 @@ double progressAt(const ReplayRun& r, double time) {
 
 }  // namespace
 
+int HalvingReplay::stopsCovered() const {
+  return static_cast<int>(
+      std::count_if(stops.begin(), stops.end(), [](const ReplayStop& s) { return s.covered(); }));
+}
+
 HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,
                             const std::vector<double>& fractions, const CurveLawOptions& options) {
   HalvingReplay out;
@@ -119,10 +124,8 @@ HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,
       out.flops_saved += saved;
       const bool was_best = best_of_rung[runs[i].rung].second == d.run_id;
       out.best_stopped += was_best;
-      ReplayStop stop{d, runs[i].rung, saved, was_best,
-                      runs[i].curve.final_loss.value_or(std::nan(""))};
-      out.stops_covered += stop.covered();
-      out.stops.push_back(std::move(stop));
+      out.stops.push_back(
+          {d, runs[i].rung, saved, was_best, runs[i].curve.final_loss.value_or(std::nan(""))});
     }
   }
   return out;

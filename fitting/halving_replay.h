@@ -48,7 +48,8 @@ struct HalvingReplay {
   double flops_saved = 0;  // by the stops
   int rungs = 0;           // rungs with a sweep
   int best_stopped = 0;    // rungs whose best measured point the replay stopped
-  int stops_covered = 0;   // stops whose interval held the run's measured final loss
+  // The stops whose interval held the run's measured final loss.
+  int stopsCovered() const;
 };
 
 HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,

@@ -113,22 +113,22 @@ std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
   // A ladder without a sweep or a second seed: every run opens its rung, biggest first.
   if (openers.size() == runs.size()) return tier;
   // Per (ladder, arm): its openers, smallest first.
-  std::map<std::pair<int64_t, std::string>, std::vector<std::pair<double, const RunRecord*>>>
-      by_arm;
+  std::map<std::pair<int64_t, std::string>, std::vector<const RunRecord*>> by_arm;
   const RunRecord* biggest = nullptr;
   for (const RunRecord& r : runs) {
     if (!openers.count(r.id)) continue;
-    by_arm[{r.ladder_id.value_or(-1), r.arm}].emplace_back(r.plan.flops, &r);
+    by_arm[{r.ladder_id.value_or(-1), r.arm}].push_back(&r);
     if (!biggest || r.plan.flops > biggest->plan.flops) biggest = &r;
   }
   // The rungs (ladder, arm, size) of each arm's kRungsForCalibration smallest openers.
   using Rung = std::tuple<int64_t, std::string, std::string>;
   std::set<Rung> small_rungs;
   for (auto& [arm, list] : by_arm) {
-    std::stable_sort(list.begin(), list.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(list.begin(), list.end(), [](const RunRecord* a, const RunRecord* b) {
+      return a->plan.flops < b->plan.flops;
+    });
     for (size_t i = 0; i < list.size(); ++i) {
-      const RunRecord& r = *list[i].second;
+      const RunRecord& r = *list[i];
       tier[r.id] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
       if (i < size_t(kRungsForCalibration))
         small_rungs.insert(Rung{r.ladder_id.value_or(-1), r.arm, r.size});

@@ -72,7 +72,7 @@ TEST(HalvingReplay, StopsTheFarWorsePointsAndSavesWhatTheyDidNotTrain) {
     EXPECT_EQ(s.covered(), s.decision.lo <= s.measured && s.measured <= s.decision.hi);
     covered += s.covered();
   }
-  EXPECT_EQ(replay.stops_covered, covered);
+  EXPECT_EQ(replay.stopsCovered(), covered);
   // The x0.5 points of the rungs that come after three finished peers calibrate the interval.
   EXPECT_GE(far_worse, 3);
   EXPECT_DOUBLE_EQ(replay.flops_saved, saved);

@@ -65,11 +65,22 @@ TEST(SweepHalving, NeverStopsTheRungsBestOrItsLastPointOverRandomSweeps) {
   EXPECT_GT(stops, 1000);  // the property was exercised, not vacuous
 }
 
-TEST(SweepHalving, StopsAClearLoserAgainstAMeasuredBestAndKeepsAnOverlappingPoint) {
+namespace {
+
+// A rung whose centre finished at 1.50 and whose x0.5 point, due at 1/4, is predicted at 1.70
+// [1.65, 1.75], a clear loser; its x2 point, also due, is predicted at `x2` [`x2_lo`, `x2_hi`].
+std::vector<HalvingPoint> rungWithAClearLoser(double x2, double x2_lo, double x2_hi) {
   std::vector<HalvingPoint> rung(3);
   rung[0] = {1, "lr_mult1", HalvingState::kFinished, 1.50, 1.50, 1.50, false};
   rung[1] = {2, "lr_mult0.5", HalvingState::kRunning, 1.70, 1.65, 1.75, true, 0.25};
-  rung[2] = {3, "lr_mult2", HalvingState::kRunning, 1.52, 1.45, 1.59, true, 0.25};
+  rung[2] = {3, "lr_mult2", HalvingState::kRunning, x2, x2_lo, x2_hi, true, 0.25};
+  return rung;
+}
+
+}  // namespace
+
+TEST(SweepHalving, StopsAClearLoserAgainstAMeasuredBestAndKeepsAnOverlappingPoint) {
+  std::vector<HalvingPoint> rung = rungWithAClearLoser(1.52, 1.45, 1.59);
   const std::vector<HalvingDecision> d = halveRung(rung);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].label, "lr_mult0.5");
@@ -83,10 +94,7 @@ TEST(SweepHalving, StopsAClearLoserAgainstAMeasuredBestAndKeepsAnOverlappingPoin
 TEST(SweepHalving, ALowButUnsurePredictionDoesNotShieldAClearLoser) {
   // lr_mult2 is predicted lowest but its interval is wide (a run judged far from its peers);
   // lr_mult1's measured loss still shows lr_mult0.5 losing beyond both intervals.
-  std::vector<HalvingPoint> rung(3);
-  rung[0] = {1, "lr_mult1", HalvingState::kFinished, 1.50, 1.50, 1.50, false};
-  rung[1] = {2, "lr_mult0.5", HalvingState::kRunning, 1.70, 1.65, 1.75, true, 0.25};
-  rung[2] = {3, "lr_mult2", HalvingState::kRunning, 1.05, 0.60, 2.00, true, 0.25};
+  std::vector<HalvingPoint> rung = rungWithAClearLoser(1.05, 0.60, 2.00);
   const std::vector<HalvingDecision> d = halveRung(rung);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].label, "lr_mult0.5");
