@@ -131,4 +131,33 @@ torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight) {
   return torch::linear(x, weight);
 }
 
+torch::Tensor fastMatmulNoGrad(const torch::Tensor& a, const torch::Tensor& b) {
+#ifdef DEEPLADDER_HAVE_DNNL_GEMM
+  const auto dtype = a.scalar_type();
+  const bool reduced_or_float = dtype == torch::kBFloat16 || dtype == torch::kFloat32;
+  const bool same_batch = a.dim() >= 2 && a.dim() == b.dim() &&
+                          a.sizes().slice(0, a.dim() - 2) == b.sizes().slice(0, b.dim() - 2) &&
+                          a.size(-1) == b.size(-2);
+  if (fast_gemm_enabled.load(std::memory_order_relaxed) && a.device().is_cpu() &&
+      b.device().is_cpu() && reduced_or_float && b.scalar_type() == dtype && same_batch &&
+      a.numel() > 0 && b.numel() > 0) {
+    const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
+    // Exact: float32 holds every bfloat16 value. Transposed views become contiguous here.
+    const torch::Tensor af = a.to(torch::kFloat32).reshape({-1, M, K}).contiguous();  // (n,M,K)
+    const torch::Tensor bf = b.to(torch::kFloat32).reshape({-1, K, N}).contiguous();  // (n,K,N)
+    auto sizes = a.sizes().vec();
+    sizes.back() = N;
+    torch::Tensor out = torch::empty(sizes, af.options());  // (..., M, N)
+    const float* pa = af.data_ptr<float>();
+    const float* pb = bf.data_ptr<float>();
+    float* pc = out.data_ptr<float>();
+    for (int64_t i = 0; i < af.size(0); ++i)
+      sgemmTile(false, false, M, N, K, 1.0f, pa + i * M * K, K, pb + i * K * N, N, 0.0f,
+                pc + i * M * N, N);
+    return out.to(dtype);
+  }
+#endif
+  return a.matmul(b);
+}
+
 }  // namespace deepladder::trainers

@@ -18,6 +18,14 @@ torch::Tensor fastLinear(const torch::Tensor& x, const torch::Tensor& weight);
 bool fastCpuGemmCompiled();
 void setFastCpuGemmEnabled(bool enabled);  // for benchmarks and tests comparing the two paths
 
+// A (..., M, K) times B (..., K, N), the same leading (batch) dims, both bfloat16 or both float32,
+// on the CPU: each product accumulated in float32 by oneDNN's sgemm and rounded once to the
+// inputs' dtype, what a GPU's bfloat16 GEMM does. LibTorch 1.13 has no BLAS for bfloat16 on a CPU
+// without AVX512-BF16 and runs such products in its scalar fallback loop: Polar Express (muon.cpp)
+// spent 42% of a quick-ladder run there. Anything else (other devices, dtypes or shapes, the
+// path switched off, oneDNN not compiled in) is exactly torch::matmul. Not differentiable.
+torch::Tensor fastMatmulNoGrad(const torch::Tensor& a, const torch::Tensor& b);
+
 // Row-major C (M,N) = alpha op(A) op(B) + beta C on raw float pointers with leading dimensions
 // (op(A) is (M,K), op(B) is (K,N)): oneDNN's sgemm when compiled in, else a plain loop. For the
 // tiles of the fused CPU kernels; single-threaded inside at::parallel_for.

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "trainers/cpu_gemm.h"
+
 namespace deepladder::trainers {
 
 // ---------------------------------------------------------------------------------------------
@@ -74,15 +76,20 @@ torch::Tensor polarExpress(const torch::Tensor& g, torch::Dtype dtype) {
   torch::Tensor x = g.to(dtype);                                  // (..., R, C)
   x = x / (x.norm(2, {-2, -1}, /*keepdim=*/true) * 1.02 + 1e-6);  // (..., R, C)
   const bool tall = g.size(-2) > g.size(-1);
+  // Each product accumulates in float32 and is rounded once to the dtype, as a GPU's bf16 GEMM
+  // does; on the CPU through oneDNN (cpu_gemm.h), elsewhere torch::matmul.
+  const auto matmul = [](const torch::Tensor& p, const torch::Tensor& q) {
+    return fastMatmulNoGrad(p, q);
+  };
   for (const auto& [a, b, c] : polarExpressCoefficients()) {
     if (tall) {
       // A = X^T X is (C, C), the smaller Gram matrix for a tall X.
-      const torch::Tensor gram = x.transpose(-2, -1).matmul(x);  // (..., C, C)
-      x = a * x + x.matmul(b * gram + c * gram.matmul(gram));    // (..., R, C)
+      const torch::Tensor gram = matmul(x.transpose(-2, -1), x);  // (..., C, C)
+      x = a * x + matmul(x, b * gram + c * matmul(gram, gram));   // (..., R, C)
     } else {
       // The transposed form (rows <= cols, square included): A = X X^T is (R, R).
-      const torch::Tensor gram = x.matmul(x.transpose(-2, -1));  // (..., R, R)
-      x = a * x + (b * gram + c * gram.matmul(gram)).matmul(x);  // (..., R, C)
+      const torch::Tensor gram = matmul(x, x.transpose(-2, -1));  // (..., R, R)
+      x = a * x + matmul(b * gram + c * matmul(gram, gram), x);   // (..., R, C)
     }
   }
   return x;

@@ -1,9 +1,10 @@
 // smallGemm: the tile products of the fused CPU attention (causal_attention_cpu.cpp) when the
 // head size is small (D <= 32). At such sizes a BLAS call's fixed cost (argument checks, kernel
 // selection, packing) exceeds the arithmetic of a 64 x 64 x 16 product, so plain loops do the
-// work: blocks of 4 rows x 16 columns of C accumulated in registers by broadcast-multiply-add
-// along contiguous rows of op(B) (AVX2 / AVX-512 clones, cpu_isa_clones.h). A causal band
-// skips the exact zeros of the masked probabilities, about half the work of a diagonal tile.
+// work: blocks of 4 rows x 16 (or 8) columns of C accumulated in registers by
+// broadcast-multiply-add along contiguous rows of op(B) (AVX2 / AVX-512 clones, cpu_isa_clones.h).
+// A causal band skips the exact zeros of the masked probabilities, about half the work of a
+// diagonal tile.
 #pragma once
 
 #include <cstdint>

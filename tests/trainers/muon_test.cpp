@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "trainers/cpu_gemm.h"
 #include "trainers/param_groups.h"
 
 namespace deepladder::trainers {
@@ -282,6 +283,44 @@ TEST(Muon, PolarExpressIsCloseToThePolarFactor) {
       EXPECT_LT(off.norm().item<double>() / core.norm().item<double>(), 0.2);
     }
   }
+}
+
+TEST(Muon, PolarExpressProductsAccumulateInFloat32AndRoundOnce) {
+  // Polar Express's products (fastMatmulNoGrad): batched, a transposed view among the inputs, as
+  // in the iteration. bfloat16: the exact product (float64) rounded once to bfloat16, give or take
+  // the float32 accumulation's rounding (one bf16 step where the sum lands near a rounding
+  // boundary); float32: the exact product within float32 accumulation error.
+  torch::manual_seed(8);
+  const torch::Tensor x = torch::randn({3, 56, 168});
+  for (const auto dtype : {torch::kBFloat16, torch::kFloat32}) {
+    const torch::Tensor a = x.to(dtype),
+                        b = x.to(dtype).transpose(-2, -1);  // (3,56,168) (3,168,56)
+    const torch::Tensor got = fastMatmulNoGrad(a, b);
+    ASSERT_EQ(got.scalar_type(), dtype);
+    ASSERT_EQ(got.sizes(), (std::vector<int64_t>{3, 56, 56}));
+    const torch::Tensor exact = a.to(torch::kFloat64).matmul(b.to(torch::kFloat64));
+    const torch::Tensor rounded = exact.to(dtype).to(torch::kFloat64);
+    // float32 accumulation error bound per entry: K 2^-24 sum_k |a_ik b_kj|.
+    const torch::Tensor magnitude =
+        a.to(torch::kFloat64).abs().matmul(b.to(torch::kFloat64).abs()) *
+        (168 * std::ldexp(1, -24));
+    const torch::Tensor diff = (got.to(torch::kFloat64) - rounded).abs();
+    const double step = dtype == torch::kBFloat16 ? std::ldexp(1, -7) : 0.0;  // one bf16 step
+    EXPECT_TRUE((diff <= rounded.abs() * step + magnitude).all().item<bool>())
+        << "max |got - rounded exact| " << diff.max().item<double>();
+    if (dtype == torch::kBFloat16) {  // most entries are the exact product rounded once
+      const double same = (diff == 0).to(torch::kFloat64).mean().item<double>();
+      EXPECT_GT(same, 0.95) << same;
+    }
+  }
+  // Switched off, it is LibTorch's matmul, bit for bit.
+  const torch::Tensor a = x.to(torch::kBFloat16), b = a.transpose(-2, -1);
+  setFastCpuGemmEnabled(false);
+  const torch::Tensor off = fastMatmulNoGrad(a, b);
+  setFastCpuGemmEnabled(true);
+  EXPECT_TRUE(torch::equal(off, a.matmul(b)));
+  // Shapes it does not take (batch dims that differ) go to matmul too.
+  EXPECT_TRUE(torch::equal(fastMatmulNoGrad(a, b[0]), a.matmul(b[0])));
 }
 
 TEST(Muon, VarianceNormalizationEqualizesTheLongerSideAndKeepsTheNorm) {

@@ -1,5 +1,6 @@
 // smallGemm (trainers/small_gemm_cpu.h), the fused attention's tile product for small heads,
-// against torch::mm: every transpose combination, sizes off the 4 x 16 register blocks, beta 0
+// against torch::mm: every transpose combination, sizes on and off the 4 x 16 and 4 x 8 register
+// blocks (a head of 8 takes the narrow one), beta 0
 // (C's old contents, even NaN, ignored), 1 and 0.5, leading dimensions wider than the rows, and
 // the causal band whose declared zeros it skips.
 #include "trainers/small_gemm_cpu.h"
@@ -20,7 +21,8 @@ torch::Tensor padded(int64_t rows, int64_t cols) {
 
 TEST(SmallGemm, MatchesTorchMmForEveryTransposeSizeAndBeta) {
   torch::manual_seed(4);
-  const int64_t sizes[][3] = {{64, 64, 16}, {64, 16, 64}, {7, 33, 5}, {1, 1, 1}, {18, 40, 32}};
+  const int64_t sizes[][3] = {{64, 64, 16}, {64, 16, 64}, {7, 33, 5},  {1, 1, 1},
+                              {18, 40, 32}, {64, 8, 64},  {12, 24, 9}, {20, 13, 7}};
   for (const auto& s : sizes) {
     const int64_t M = s[0], N = s[1], K = s[2];
     for (const bool ta : {false, true}) {
@@ -49,20 +51,22 @@ TEST(SmallGemm, MatchesTorchMmForEveryTransposeSizeAndBeta) {
 TEST(SmallGemm, CausalBandGivesTheFullProductOfACausallyMaskedMatrix) {
   torch::manual_seed(5);
   for (const int64_t band : {0, 5, 40}) {
-    const int64_t M = 37, K = 41, N = 16;
-    // P (M,K): zero beyond column i + band in row i, as the probabilities of a causal tile.
-    auto P = torch::rand({M, K}) * torch::ones({M, K}).tril(band);
-    auto V = torch::randn({K, N});
-    auto C = torch::zeros({M, N});
-    smallGemm(false, false, M, N, K, 1.0f, P.data_ptr<float>(), K, V.data_ptr<float>(), N, 0.0f,
-              C.data_ptr<float>(), N, band);
-    EXPECT_TRUE(torch::allclose(C, torch::mm(P, V), 1e-5, 1e-5)) << "band " << band;
-    // Transposed: op(A) = P^T (K,M), row j of it is zero before column j - band.
-    auto G = torch::randn({M, N});
-    auto D = torch::zeros({K, N});
-    smallGemm(true, false, K, N, M, 1.0f, P.data_ptr<float>(), K, G.data_ptr<float>(), N, 0.0f,
-              D.data_ptr<float>(), N, band);
-    EXPECT_TRUE(torch::allclose(D, torch::mm(P.t(), G), 1e-5, 1e-5)) << "band " << band << " ^T";
+    for (const int64_t N : {16, 8}) {  // the wide and the narrow register block
+      const int64_t M = 37, K = 41;
+      // P (M,K): zero beyond column i + band in row i, as the probabilities of a causal tile.
+      auto P = torch::rand({M, K}) * torch::ones({M, K}).tril(band);
+      auto V = torch::randn({K, N});
+      auto C = torch::zeros({M, N});
+      smallGemm(false, false, M, N, K, 1.0f, P.data_ptr<float>(), K, V.data_ptr<float>(), N, 0.0f,
+                C.data_ptr<float>(), N, band);
+      EXPECT_TRUE(torch::allclose(C, torch::mm(P, V), 1e-5, 1e-5)) << "band " << band << " N " << N;
+      // Transposed: op(A) = P^T (K,M), row j of it is zero before column j - band.
+      auto G = torch::randn({M, N});
+      auto D = torch::zeros({K, N});
+      smallGemm(true, false, K, N, M, 1.0f, P.data_ptr<float>(), K, G.data_ptr<float>(), N, 0.0f,
+                D.data_ptr<float>(), N, band);
+      EXPECT_TRUE(torch::allclose(D, torch::mm(P.t(), G), 1e-5, 1e-5)) << "band " << band << " ^T";
+    }
   }
 }
 
