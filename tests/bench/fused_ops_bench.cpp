@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
   std::printf("fused_ops threads=%d reps=%d\n", threads, reps);
 
   attention("attention_d64", 16, 4, 64, 16);
+  attention("attention_h8", 16, 7, 64, 8);  // the quick ladder's d7: heads of 8 (4 x 8 blocks)
   attention("attention_d256", 8, 4, 256, 64);
 #if TORCH_VERSION_MAJOR >= 2
   attentionAgainstSdpa("attention_sdpa_d64", 16, 4, 64, 16);

@@ -4,8 +4,7 @@
 // 50304x256), built directly as tensors with random gradients (no model, no backward pass).
 //
 //   muon_bench [--threads N] [--repeats R] [--device cpu|cuda] [--smoke]
-// (--smoke: one timed step each, float32 Polar Express only (bf16 matrix products are slow on CPUs
-// without AVX512-BF16), no real-GPT section; no goals: the figures are ratios against AdamW)
+// (--smoke: one timed step each, no real-GPT section; no goals: the figures are ratios)
 // Rows printed (best of R timed steps after 2 warm-up steps; ratios against the baselines):
 //   adamw_flat          trainers::AdamW (the flat-buffer AdamW the trainer uses) on everything
 //   recipe_bf16         ParamGroups: Muon (bf16 Polar Express) on the 42 block matrices +
@@ -14,6 +13,12 @@
 //   blocks_adamw        per-tensor AdamW on the block matrices only
 //   blocks_muon_bf16    Muon on the block matrices only (bf16), ratio against blocks_adamw
 //   blocks_muon_fp32    Muon on the block matrices only (fp32), ratio against blocks_adamw
+// The quick ladder's d7 block matrices (d_model 56, SwiGLU hidden 152, 7 layers), Muon with bf16
+// Polar Express, its products two ways in the same run (on a CPU; elsewhere both are matmul):
+//   quick_muon_bf16_aten  LibTorch's matmul (setFastCpuGemmEnabled(false)): LibTorch 1.13 runs
+//                         bf16 products in a scalar loop on CPUs without AVX512-BF16
+//   quick_muon_bf16       oneDNN's float32 sgemm, each product rounded once to bf16 (the
+//                         trainer's path, cpu_gemm.h), ratio against quick_muon_bf16_aten
 // Then the same comparison on a real model, in the same run: a recipe GPT of that shape
 // (trainers/gpt.h: no gains, QK-norm, SwiGLU, padded vocabulary, untied head) and the trainer's
 // own optimizers (trainers/run_optimizer.h, train.optimizer "adamw" and "muon"), gradients from
@@ -37,6 +42,7 @@
 #include "core/run_config.h"
 #include "tests/bench/bench_goals.h"
 #include "trainers/adamw.h"
+#include "trainers/cpu_gemm.h"
 #include "trainers/gpt.h"
 #include "trainers/param_groups.h"
 #include "trainers/run_optimizer.h"
@@ -123,7 +129,7 @@ Timing bestTiming(const std::function<void(int64_t)>& step, const torch::Tensor&
 }
 
 void printRow(const char* name, const Timing& t, const Timing& baseline, const char* against) {
-  std::printf("%-18s wall %9.2f ms (%6.2fx)   cpu %9.2f ms (%6.2fx)   vs %s\n", name, 1e3 * t.wall,
+  std::printf("%-20s wall %9.2f ms (%6.2fx)   cpu %9.2f ms (%6.2fx)   vs %s\n", name, 1e3 * t.wall,
               t.wall / baseline.wall, 1e3 * t.cpu, t.cpu / baseline.cpu, against);
 }
 
@@ -170,9 +176,7 @@ int main(int argc, char** argv) {
       static_cast<long long>(kHidden), static_cast<long long>(kVocab), device_name.c_str(), threads,
       repeats);
 
-  const std::vector<torch::Dtype> dtypes =
-      goals.smoke() ? std::vector<torch::Dtype>{torch::kFloat32}
-                    : std::vector<torch::Dtype>{torch::kBFloat16, torch::kFloat32};
+  const std::vector<torch::Dtype> dtypes{torch::kBFloat16, torch::kFloat32};
   // Baseline: the flat-buffer AdamW on every parameter.
   Timing adamw_flat;
   {
@@ -207,6 +211,30 @@ int main(int argc, char** argv) {
     const Timing t = bestTiming([&](int64_t s) { groups.step(s, 1.0); }, m.head, repeats);
     printRow(dtype == torch::kBFloat16 ? "blocks_muon_bf16" : "blocks_muon_fp32", t, blocks_adamw,
              "blocks_adamw");
+  }
+
+  // The quick ladder's d7 shapes: Polar Express's bf16 products through LibTorch, then oneDNN.
+  {
+    torch::manual_seed(0);
+    const auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
+    Model quick;
+    for (int64_t layer = 0; layer < 7; ++layer) {
+      for (int i = 0; i < 4; ++i) quick.blocks.push_back(torch::randn({56, 56}, options));
+      quick.blocks.push_back(torch::randn({152, 56}, options));  // gate
+      quick.blocks.push_back(torch::randn({152, 56}, options));  // up
+      quick.blocks.push_back(torch::randn({56, 152}, options));  // down
+    }
+    for (auto& t : quick.blocks) t.requires_grad_(true);
+    Timing muon[2];
+    for (const bool fast : {false, true}) {
+      ParamGroups groups = recipeGroups(quick, torch::kBFloat16, /*with_adamw=*/false);
+      fillGradients(quick.blocks);
+      setFastCpuGemmEnabled(fast);
+      muon[fast] = bestTiming([&](int64_t s) { groups.step(s, 1.0); }, quick.blocks[0], repeats);
+      setFastCpuGemmEnabled(true);
+    }
+    printRow("quick_muon_bf16_aten", muon[0], muon[0], "quick_muon_bf16_aten");
+    printRow("quick_muon_bf16", muon[1], muon[0], "quick_muon_bf16_aten");
   }
 
   if (goals.smoke()) return goals.exitCode();
