@@ -14,7 +14,7 @@ namespace {
 
 constexpr int64_t kRows = 4;      // rows of C per block: independent accumulator chains
 constexpr int64_t kCols = 16;     // columns of C per block: one AVX-512 or two AVX2 registers
-constexpr int64_t kHalfCols = 8;  // the narrow block (one AVX2 register): heads of 8, 24, 40
+constexpr int64_t kHalfCols = 8;  // the narrow block (one AVX2 register): heads of 8 and 24
 // kCols (kHalfCols) floats as one value (GCC/Clang vector extension; each clone lowers it to its
 // registers).
 typedef float Cols __attribute__((vector_size(kCols * sizeof(float))));
