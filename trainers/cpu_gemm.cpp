@@ -142,9 +142,17 @@ torch::Tensor fastMatmulNoGrad(const torch::Tensor& a, const torch::Tensor& b) {
       b.device().is_cpu() && reduced_or_float && b.scalar_type() == dtype && same_batch &&
       a.numel() > 0 && b.numel() > 0) {
     const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
-    // Exact: float32 holds every bfloat16 value. Transposed views become contiguous here.
-    const torch::Tensor af = a.to(torch::kFloat32).reshape({-1, M, K}).contiguous();  // (n,M,K)
-    const torch::Tensor bf = b.to(torch::kFloat32).reshape({-1, K, N}).contiguous();  // (n,K,N)
+    // Exact: float32 holds every bfloat16 value. One copy converts a bfloat16 input and lays a
+    // transposed view out contiguously; a float32 input is copied only when it is not contiguous
+    // (`to` returns it as it is, so contiguous() does that); the reshapes are views.
+    const auto contiguous_float = [](const torch::Tensor& t) {
+      return t
+          .to(torch::kFloat32, /*non_blocking=*/false, /*copy=*/false,
+              torch::MemoryFormat::Contiguous)
+          .contiguous();
+    };
+    const torch::Tensor af = contiguous_float(a).reshape({-1, M, K});  // (n,M,K)
+    const torch::Tensor bf = contiguous_float(b).reshape({-1, K, N});  // (n,K,N)
     auto sizes = a.sizes().vec();
     sizes.back() = N;
     torch::Tensor out = torch::empty(sizes, af.options());  // (..., M, N)

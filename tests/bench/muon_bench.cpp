@@ -69,21 +69,30 @@ struct Model {
   }
 };
 
-Model makeModel(const torch::Device& device) {
-  torch::manual_seed(0);
-  const auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
+// The block matrices of a recipe GPT: per layer q, k, v, o (width x width), SwiGLU gate and up
+// (hidden x width) and down (width x hidden), each a leaf parameter.
+std::vector<torch::Tensor> makeBlocks(int64_t width, int64_t hidden, int64_t layers,
+                                      const torch::TensorOptions& options) {
   const auto parameter = [&](int64_t r, int64_t c) {
     return torch::randn({r, c}, options).mul_(0.02).requires_grad_(true);
   };
-  Model m;
-  for (int64_t layer = 0; layer < kLayers; ++layer) {
-    for (int i = 0; i < 4; ++i) m.blocks.push_back(parameter(kWidth, kWidth));  // q k v o
-    m.blocks.push_back(parameter(kHidden, kWidth));                             // gate
-    m.blocks.push_back(parameter(kHidden, kWidth));                             // up
-    m.blocks.push_back(parameter(kWidth, kHidden));                             // down
+  std::vector<torch::Tensor> blocks;
+  for (int64_t layer = 0; layer < layers; ++layer) {
+    for (int i = 0; i < 4; ++i) blocks.push_back(parameter(width, width));  // q k v o
+    blocks.push_back(parameter(hidden, width));                             // gate
+    blocks.push_back(parameter(hidden, width));                             // up
+    blocks.push_back(parameter(width, hidden));                             // down
   }
-  m.embedding = parameter(kVocab, kWidth);
-  m.head = parameter(kVocab, kWidth);
+  return blocks;
+}
+
+Model makeModel(const torch::Device& device) {
+  torch::manual_seed(0);
+  const auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
+  Model m;
+  m.blocks = makeBlocks(kWidth, kHidden, kLayers, options);
+  m.embedding = torch::randn({kVocab, kWidth}, options).mul_(0.02).requires_grad_(true);
+  m.head = torch::randn({kVocab, kWidth}, options).mul_(0.02).requires_grad_(true);
   return m;
 }
 
@@ -216,15 +225,8 @@ int main(int argc, char** argv) {
   // The quick ladder's d7 shapes: Polar Express's bf16 products through LibTorch, then oneDNN.
   {
     torch::manual_seed(0);
-    const auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
-    Model quick;
-    for (int64_t layer = 0; layer < 7; ++layer) {
-      for (int i = 0; i < 4; ++i) quick.blocks.push_back(torch::randn({56, 56}, options));
-      quick.blocks.push_back(torch::randn({152, 56}, options));  // gate
-      quick.blocks.push_back(torch::randn({152, 56}, options));  // up
-      quick.blocks.push_back(torch::randn({56, 152}, options));  // down
-    }
-    for (auto& t : quick.blocks) t.requires_grad_(true);
+    Model quick;  // blocks only
+    quick.blocks = makeBlocks(56, 152, 7, torch::TensorOptions().device(device));
     Timing muon[2];
     for (const bool fast : {false, true}) {
       ParamGroups groups = recipeGroups(quick, torch::kBFloat16, /*with_adamw=*/false);
