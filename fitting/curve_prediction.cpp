@@ -106,6 +106,7 @@ struct GroupErrors {
   std::map<int64_t, double> law;
   std::map<int64_t, CurvePrediction> predictions;  // the law's, uncalibrated
   PeersBacktests peers;                            // the peers' from validation levels
+  PeersBacktests peers_bent;                       // the same, bent in ln T
   PeersBacktests peers_train;                      // the peers' from train levels
 };
 
@@ -119,10 +120,22 @@ struct CalibrationEntry {
 namespace {
 
 Transfer transfer(const RunCurve& target, const std::vector<const RunCurve*>& peers,
-                  TransferLevel level) {
+                  TransferLevel level, TransferShape shape = TransferShape::kLinearInLogT) {
   Transfer out;
-  out.loss = transferPrediction(target, peers, level, &out.leverage);
+  out.loss = transferPrediction(target, peers, level, &out.leverage, shape);
   return out;
+}
+
+// The three peers' predictors of a run.
+struct Transfers {
+  Transfer validation, bent, train;
+};
+
+Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& peers) {
+  return {
+      transfer(target, peers, TransferLevel::kValidationWhereMeasured),
+      transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kBentInLogT),
+      transfer(target, peers, TransferLevel::kTrain)};
 }
 
 GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
@@ -134,9 +147,10 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
     CurvePrediction p = pointPrediction(cut, peers, options);
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-    errors.peers.add(r.run_id, transfer(cut, peers, TransferLevel::kValidationWhereMeasured),
-                     *r.final_loss);
-    errors.peers_train.add(r.run_id, transfer(cut, peers, TransferLevel::kTrain), *r.final_loss);
+    const Transfers t = transfers(cut, peers);
+    errors.peers.add(r.run_id, t.validation, *r.final_loss);
+    errors.peers_bent.add(r.run_id, t.bent, *r.final_loss);
+    errors.peers_train.add(r.run_id, t.train, *r.final_loss);
     errors.predictions.emplace(r.run_id, std::move(p));
   }
   return errors;
@@ -169,8 +183,7 @@ std::vector<double> standardizedErrorsExcept(const PeersBacktests& backtests, in
 // before train levels on a tie), with its interval from that predictor's errors. The peers'
 // errors are scaled by their leverage (their prediction error grows as sqrt(1 + leverage)), so a
 // run the peers do not span, far from them in ln T and ln peak rate, gets a wider interval.
-void chooseAndCalibrate(CurvePrediction& p, const Transfer& transfer,
-                        const Transfer& transfer_train, const GroupErrors& errors,
+void chooseAndCalibrate(CurvePrediction& p, const Transfers& transfers, const GroupErrors& errors,
                         const CurveLawOptions& options) {
   const std::vector<double> law = errorsExcept(errors.law, p.run_id);
   const bool law_calibrated = static_cast<int>(law.size()) >= options.min_backtests;
@@ -179,8 +192,9 @@ void chooseAndCalibrate(CurvePrediction& p, const Transfer& transfer,
   double chosen_rms = (p.loss && law_calibrated) ? rootMeanSquare(law) : HUGE_VAL;
   std::string method;
   for (const auto& [candidate, backtests, name] :
-       {std::tuple{&transfer, &errors.peers, "peers"},
-        std::tuple{&transfer_train, &errors.peers_train, "peers-train"}}) {
+       {std::tuple{&transfers.validation, &errors.peers, "peers"},
+        std::tuple{&transfers.bent, &errors.peers_bent, "peers-bent"},
+        std::tuple{&transfers.train, &errors.peers_train, "peers-train"}}) {
     if (!candidate->loss) continue;
     const std::vector<double> e = errorsExcept(backtests->errors, p.run_id);
     if (static_cast<int>(e.size()) < options.min_backtests) continue;
@@ -282,8 +296,7 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
       } else {
         ++calibrations.hits_;
       }
-      chooseAndCalibrate(p, transfer(r, peers, TransferLevel::kValidationWhereMeasured),
-                         transfer(r, peers, TransferLevel::kTrain), *entry.errors, options);
+      chooseAndCalibrate(p, transfers(r, peers), *entry.errors, options);
     }
     out.push_back(std::move(p));
   }
@@ -310,8 +323,11 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         b.fraction = f;
         b.measured = *r.final_loss;
         b.prediction = errors.predictions.at(r.run_id);
-        chooseAndCalibrate(b.prediction, errors.peers.transfers.at(r.run_id),
-                           errors.peers_train.transfers.at(r.run_id), errors, options);
+        chooseAndCalibrate(
+            b.prediction,
+            {errors.peers.transfers.at(r.run_id), errors.peers_bent.transfers.at(r.run_id),
+             errors.peers_train.transfers.at(r.run_id)},
+            errors, options);
         out.push_back(std::move(b));
       }
     }

@@ -36,7 +36,8 @@ struct CurvePrediction {
   int backtests = 0;           // finished runs of the arm that calibrated it (0: the prior)
   bool calibrated = false;     // backtests >= options.min_backtests
   // "law" (fitting/loss_curve_law.h), "peers" (fitting/curve_transfer.h, from validation levels
-  // where the runs validated at the fraction) or "peers-train" (from train levels): whichever
+  // where the runs validated at the fraction), "peers-bent" (the same, the gain bent in ln T:
+  // TransferShape::kBentInLogT) or "peers-train" (from train levels): whichever
   // predicted the arm's other finished runs best at this fraction ("law" until the peers have
   // min_backtests backtests, and always without calibration).
   std::string method = "law";

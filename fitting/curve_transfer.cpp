@@ -12,14 +12,17 @@ double peakRate(const RunCurve& run) {
   return run.rates.empty() ? 0.0 : *std::max_element(run.rates.begin(), run.rates.end());
 }
 
-// The run's covariates: 1, ln T, ln peak rate.
-Eigen::Vector3d covariates(const RunCurve& run) {
-  return {1.0, std::log(double(std::max<size_t>(1, run.rates.size()))),
-          std::log(std::max(peakRate(run), 1e-300))};
+// The run's covariates: 1, ln T, ln peak rate, (ln T)^2.
+Eigen::Vector4d covariates(const RunCurve& run) {
+  const double log_t = std::log(double(std::max<size_t>(1, run.rates.size())));
+  return {1.0, log_t, std::log(std::max(peakRate(run), 1e-300)), log_t * log_t};
 }
 
 // A validation loss counts as the run's level if it is at most this share of the run old.
 constexpr double kFreshValidation = 0.05;
+// Peers needed before the gain may bend in ln T ((ln T)^2 joins the regression): four
+// coefficients and four residuals to spare.
+constexpr int kMinPeersForBend = 8;
 // Peers with a validation loss at the same fraction needed to predict from validation levels.
 constexpr int kMinValidationPeers = 2;
 // How far beyond the peers' peak rates a run may be predicted from their gains.
@@ -28,13 +31,14 @@ constexpr double kRateReach = 2.5;
 // its interval is then sqrt(1 + 24) = 5 times as wide as one for a run at their centre.
 constexpr double kMaxLeverage = 24.0;
 
-// The target's leverage over all three covariates, whichever the regression kept: x' (X'X)^-1 x,
-// X'X given a ridge of 1e-10 of its mean diagonal, so that a target off a line the peers lie on
+// The target's leverage over 1, ln T and ln peak rate, whichever the regression kept: x' (X'X)^-1
+// x, X'X given a ridge of 1e-10 of its mean diagonal, so that a target off a line the peers lie on
 // exactly (ln peak rate a function of ln T: the regression then drops the rate) comes out huge
 // rather than unseen.
-double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const Eigen::Vector3d& x_target) {
+double fullLeverage(const std::vector<Eigen::Vector4d>& xs, const Eigen::Vector4d& x_target4) {
+  const Eigen::Vector3d x_target = x_target4.head<3>();
   Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
-  for (const Eigen::Vector3d& x : xs) gram += x * x.transpose();
+  for (const Eigen::Vector4d& x4 : xs) gram += x4.head<3>() * x4.head<3>().transpose();
   gram.diagonal().array() += 1e-10 * gram.trace() / 3.0 + 1e-300;
   const double h = x_target.dot(gram.ldlt().solve(x_target));
   return std::isfinite(h) ? std::max(h, 0.0) : HUGE_VAL;
@@ -70,7 +74,8 @@ std::optional<double> curveLevel(const RunCurve& run, double fraction, double wi
 
 std::optional<double> transferPrediction(const RunCurve& target,
                                          const std::vector<const RunCurve*>& peers,
-                                         TransferLevel level_kind, double* leverage) {
+                                         TransferLevel level_kind, double* leverage,
+                                         TransferShape shape) {
   if (leverage) *leverage = 0.0;
   if (target.rates.empty()) return std::nullopt;
   int64_t last = 0;
@@ -84,7 +89,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
   // The validation level: the target's latest validation loss, if it was measured at most
   // kFreshValidation of the run ago, and the peers' at the same fraction of theirs (each run
   // validates after floor(f T) updates, so the two sit within one update of each run apart).
-  std::vector<Eigen::Vector3d> xs;
+  std::vector<Eigen::Vector4d> xs;
   std::vector<double> ys;
   std::optional<double> level;
   const CurveObservation* latest_validation = nullptr;
@@ -133,7 +138,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
   // kRateReach of theirs (a point of a wide sweep judged from its rung's centre point), no
   // prediction (the law, which reads the schedule itself, predicts it).
   double lowest_rate = HUGE_VAL, highest_rate = 0;
-  for (const Eigen::Vector3d& x : xs) {
+  for (const Eigen::Vector4d& x : xs) {
     lowest_rate = std::min(lowest_rate, std::exp(x(2)));
     highest_rate = std::max(highest_rate, std::exp(x(2)));
   }
@@ -141,14 +146,18 @@ std::optional<double> transferPrediction(const RunCurve& target,
   if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
     return std::nullopt;
   // A run the peers do not span (its leverage beyond kMaxLeverage) gets no prediction either.
-  const Eigen::Vector3d x_target = covariates(target);
+  const Eigen::Vector4d x_target = covariates(target);
   const double target_leverage = fullLeverage(xs, x_target);
   if (!(target_leverage <= kMaxLeverage)) return std::nullopt;
   // Keep the covariates the peers vary, as many as the peers can determine with a residual to
-  // spare; drop ln peak rate first, then ln T.
+  // spare ((ln T)^2 only when asked for, from kMinPeersForBend peers on); then drop ln peak rate,
+  // then ln T.
   for (const std::vector<int>& columns :
-       std::vector<std::vector<int>>{{0, 1, 2}, {0, 1}, {0, 2}, {0}}) {
+       std::vector<std::vector<int>>{{0, 1, 2, 3}, {0, 1, 2}, {0, 1}, {0, 2}, {0}}) {
     const int k = static_cast<int>(columns.size());
+    if (k == 4 &&
+        (shape != TransferShape::kBentInLogT || static_cast<int>(ys.size()) < kMinPeersForBend))
+      continue;
     if (static_cast<int>(ys.size()) < k + 2 && k > 1) continue;
     Eigen::MatrixXd design(static_cast<Eigen::Index>(ys.size()), k);
     Eigen::VectorXd y(static_cast<Eigen::Index>(ys.size()));

@@ -14,8 +14,8 @@
 // 0.6% at 1/4 / 1/2 / 3/4 of a run where the law erred 6.9% / 2.0% / 1.1% (the runs are short and
 // still fall steeply, which a law fitted on one partial curve extrapolates less well than the
 // peers' measured gains); fitting/curve_prediction.cpp uses, per arm and fraction, whichever of the
-// law, the peers from validation levels and the peers from train levels predicted the arm's own
-// finished runs better.
+// law, the peers from validation levels (along a line in ln T or bent, TransferShape below) and
+// the peers from train levels predicted the arm's own finished runs better.
 //
 // A run whose peak rate lies beyond 2.5 times the peers' range gets no prediction: their gains do
 // not say how it gains (the law, which reads the schedule, predicts it). Nor does a run whose
@@ -41,6 +41,13 @@ std::optional<double> curveLevel(const RunCurve& run, double fraction, double wi
 // there (else the train level), or the train level always.
 enum class TransferLevel { kValidationWhereMeasured, kTrain };
 
+// How the gain may vary with ln T: along a line, or also bent ((ln T)^2 joins the regression,
+// from 8 peers on). The runs of one arm gain less and less from size to size at the ladder's
+// top (on the quick ladder's vanilla arm, from half a run to its end: 10% at d3, 14% at d5, 15%
+// at d6, 16% at d7), which a line in ln T extrapolates to the ends too far; curve_prediction.cpp lets
+// the arm's backtests choose.
+enum class TransferShape { kLinearInLogT, kBentInLogT };
+
 // The prediction of `target`'s final loss from its level at its own fraction and the finished
 // `peers` (final_loss set) at the same fraction; nullopt with fewer than two usable peers.
 // `leverage` (optional) receives the target's leverage, x' (X'X)^-1 x over (1, ln T, ln peak
@@ -51,6 +58,7 @@ enum class TransferLevel { kValidationWhereMeasured, kTrain };
 // leverage), and curve_prediction.cpp widens its interval so.
 std::optional<double> transferPrediction(
     const RunCurve& target, const std::vector<const RunCurve*>& peers,
-    TransferLevel level_kind = TransferLevel::kValidationWhereMeasured, double* leverage = nullptr);
+    TransferLevel level_kind = TransferLevel::kValidationWhereMeasured, double* leverage = nullptr,
+    TransferShape shape = TransferShape::kLinearInLogT);
 
 }  // namespace deepladder::fitting

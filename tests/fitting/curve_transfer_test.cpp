@@ -102,7 +102,7 @@ TEST(CurveTransfer, PeersArePreferredOnlyWhereTheirBacktestsErrLess) {
   for (const CurveBacktest& b : backtests) {
     ASSERT_TRUE(b.prediction.loss) << b.prediction.reason;
     EXPECT_TRUE(b.prediction.calibrated);
-    peers += b.prediction.method == "peers";
+    peers += b.prediction.method == "peers" || b.prediction.method == "peers-bent";
     worst = std::max(worst, std::abs(b.relError()));
   }
   // The shape is the law's approximation only: the peers' ratios win on these curves...
@@ -237,4 +237,42 @@ TEST(CurveTransfer, ARunFarFromItsPeersGetsAWiderInterval) {
   }
   EXPECT_GT(width[1], 2.0 * width[0]);
   EXPECT_LT(width[1], 5.0 * width[0]);
+}
+
+TEST(CurveTransfer, AGainThatBendsInLogTIsFollowedWhenAskedForFromEightPeersOn) {
+  std::mt19937 rng(11);
+  // Eight peers (two peak rates) whose gain from half a run to its end bends in ln T: the
+  // shape's gain plus -0.08 u + 0.03 u^2, u = ln(T / 100). The target, at T = 1000, lies beyond
+  // them: a line through their gains misses its end by 3.4%, the bent regression finds it.
+  const auto extra = [](double total) {
+    const double u = std::log(total / 100.0);
+    return -0.08 * u + 0.03 * u * u;
+  };
+  std::vector<RunCurve> finished;
+  int64_t id = 1;
+  for (int64_t total : {100, 150, 200, 300, 400, 500, 600, 800}) {
+    RunCurve r = shapeCurve(id, "arm", total, id % 2 ? 0.01 : 0.02, 2.0, rng);
+    *r.final_loss *= std::exp(extra(double(total)));
+    r.points.back().loss = *r.final_loss;
+    finished.push_back(r);
+    ++id;
+  }
+  std::vector<const RunCurve*> peers;
+  for (const RunCurve& r : finished) peers.push_back(&r);
+  RunCurve full = shapeCurve(id, "arm", 1000, 0.015, 2.0, rng);
+  const double truth = 2.0 * std::exp(extra(1000.0));
+  const RunCurve target = truncateCurve(full, 0.5);
+  const auto bent =
+      transferPrediction(target, peers, TransferLevel::kTrain, nullptr, TransferShape::kBentInLogT);
+  const auto line = transferPrediction(target, peers, TransferLevel::kTrain);
+  ASSERT_TRUE(bent && line);
+  EXPECT_NEAR(*bent / truth, 1.0, 0.003);
+  EXPECT_GT(std::abs(*line / truth - 1.0), 0.025);
+  // With seven peers the bend is not fitted: the bent predictor is the line's.
+  peers.pop_back();
+  const auto bent7 =
+      transferPrediction(target, peers, TransferLevel::kTrain, nullptr, TransferShape::kBentInLogT);
+  const auto line7 = transferPrediction(target, peers, TransferLevel::kTrain);
+  ASSERT_TRUE(bent7 && line7);
+  EXPECT_DOUBLE_EQ(*bent7, *line7);
 }
