@@ -4,14 +4,15 @@
 //
 // Published ladders (tests/fitting/data, where each came from is noted in its file and in
 // public/SOURCES.md): the growth paper's FineWeb ladder (eight arms, E shared with vanilla) and
-// FineWeb-Edu ladder (two arms), and 23 single-arm ladders from five other sources (each arm its
+// FineWeb-Edu ladder (two arms), and 29 single-arm ladders from six other sources (each arm its
 // own ladder, E free). Each is backtested as `fit --backtest 3 --bootstrap B` does: every arm's
 // top k = 1..3 rungs held out, the rest refitted, the prediction interval computed by the refit
 // from its own rungs (nested). Coverage is pooled per set: "tuning" (the ladders the prior's
-// constants were chosen on: the paper's FineWeb ladder, chinchilla_epoch, marin, misfitting) and
+// constants were chosen on: the paper's FineWeb ladder, chinchilla_epoch, marin, misfitting),
 // "held out" (never looked at while choosing them: the paper's FineWeb-Edu ladder, llama3,
-// porian). Sharpness: the median relative half-width (hi - lo) / 2 / predicted of both intervals
-// at 2-4x extrapolation, and their ratio.
+// porian) and "fresh" (Gadre et al.'s open_lm ladders, added after the constants and the method
+// were fixed and first backtested then: gadre.csv). Sharpness: the median relative half-width (hi -
+// lo) / 2 / predicted of both intervals at 2-4x extrapolation, and their ratio.
 //
 // Simulated ladders: backtest_bench's truths (the published vanilla and untied_grow fitted by the
 // paper estimator, each arm's residual scatter as Gaussian noise), on the published rungs: the law
@@ -56,7 +57,7 @@ double cpuSeconds() {
 
 struct Ladder {
   std::string name;
-  std::string set;  // "tuning" | "held out"
+  std::string set;  // "tuning" | "held out" | "fresh"
   ResultsTable table;
   std::string baseline;
 };
@@ -83,6 +84,7 @@ std::vector<Ladder> publishedLadders() {
   out.push_back({"paper fineweb-edu (2 arms)", "held out",
                  readResultsCsv(kData + "paper_fineweb_edu_ladders.csv"), "vanilla"});
   for (const char* f : {"llama3.csv", "porian.csv"}) addSingleArmLadders(out, f, "held out");
+  addSingleArmLadders(out, "gadre.csv", "fresh");
   return out;
 }
 
@@ -224,7 +226,7 @@ int main(int argc, char** argv) {
     }
     if (per_ladder) printTally(l.name.substr(0, 22).c_str(), ladder);
   }
-  for (const char* set : {"tuning", "held out", "pooled"})
+  for (const char* set : {"tuning", "held out", "fresh", "pooled"})
     for (const auto& [k, t] : by_set[set]) {
       const std::string label = std::string(set) + (k == 0 ? " all k" : " k=" + std::to_string(k));
       printTally(label.c_str(), t);

@@ -5,16 +5,23 @@ Reads git snapshots under /work/.mirror (made with the search tool's `fetch`) an
 <source>.csv (arm,compute_flops,val_loss) and *.sizes.csv (params,tokens,loss) beside this
 script. Every number is copied from the source; only compute (where stated) and the choice of
 rows (minimum per isoFLOP budget, lower envelope, best learning rate) are derived here.
-Run with a Python that has pandas (Debian's /usr/bin/python3 + python3-pandas).
+Run with a Python that has pandas (Debian's /usr/bin/python3 + python3-pandas); name sources to
+write only those (`make_ladders.py gadre` needs no pandas).
 """
 import io
+import json
 import math
 import os
 import subprocess
+import sys
 from collections import defaultdict
 
 import numpy as np
-import pandas as pd
+
+try:
+    import pandas as pd  # every source but gadre (plain JSON)
+except ImportError:
+    pd = None
 
 MIRROR = "/work/.mirror"
 OUT = os.path.dirname(os.path.abspath(__file__))
@@ -252,12 +259,47 @@ def porian():
     write_ladder("porian.csv", comment, arms)
 
 
+# ---------------------------------------------------------------- Gadre et al. (mlfoundations)
+def gadre():
+    repo = "mlfoundations+scaling"
+    commit = head(repo)
+    d = f"{MIRROR}/{repo}/repo"
+    paths = subprocess.run(["git", "-C", d, "ls-tree", "-r", "--name-only", "HEAD", "exp_data/models"],
+                           check=True, capture_output=True, text=True).stdout.split()
+    short = {"c4_original": "c4", "rpj": "rpj", "rw_original": "rw"}
+    runs = defaultdict(list)  # dataset -> (N, D, C4 validation loss, chinchilla multiplier)
+    for path in paths:
+        j = json.loads(git_show(repo, path))
+        h = j["hyperparameters"]
+        c4 = [r for r in j["results"] if any("c4_val" in v for v in r["val_data"])]
+        assert len(c4) == 1, (path, "expected one C4 validation result")
+        runs[short[j["dataset_name"]]].append(
+            (float(h["params"]), float(h["tokens"]), float(c4[0]["loss"]), float(h["chinchilla_multiplier"])))
+    arms = []
+    for ds in sorted(runs):
+        rows = runs[ds]
+        arms.append((f"gadre_{ds}_m20", sorted((6 * n * t, l) for n, t, l, m in rows if m == 1.0)))
+        arms.append((f"gadre_{ds}_envelope", lower_envelope([(6 * n * t, l) for n, t, l, m in rows])))
+        write_sizes(f"gadre.{ds}.sizes.csv", sorted((n, t, l) for n, t, l, m in rows))
+    comment = (f"Gadre et al. 2024, 'Language models scale reliably with over-training and on downstream "
+               f"tasks': github mlfoundations/scaling exp_data/models/*.json @ {commit} (open_lm runs on "
+               f"C4, RedPajama (rpj) and RefinedWeb (rw); MIT licence). Per run: N = "
+               f"hyperparameters.params (incl. embeddings), D = hyperparameters.tokens, loss = the result whose "
+               f"val_data is C4's validation shards (the paper's C4 eval loss); compute_flops = 6*N*D. Arms "
+               f"gadre_<data>_m20: the runs with chinchilla_multiplier 1.0 (D = 20 N), six sizes 11M-6.9B; "
+               f"gadre_<data>_envelope: lower envelope (running minimum over increasing compute) of every run of "
+               f"that dataset (token multipliers 0.25-32). Sizes files gadre.<data>.sizes.csv: every run's N, D, loss.")
+    write_ladder("gadre.csv", comment, arms)
+
+
+SOURCES = {"chinchilla": lambda: chinchilla(), "marin": lambda: marin(), "llama3": lambda: llama3(),
+           "misfitting": lambda: misfitting(), "porian": lambda: porian(), "gadre": lambda: gadre()}
+
 if __name__ == "__main__":
-    chinchilla()
-    marin()
-    llama3()
-    misfitting()
-    porian()
+    for name in sys.argv[1:] or list(SOURCES):
+        if name not in SOURCES:
+            sys.exit(f"make_ladders.py: unknown source {name!r}; one of {', '.join(SOURCES)}")
+        SOURCES[name]()
     with open(os.path.join(OUT, "summary.tsv"), "w") as f:
         for fname, arm, n, cmin, cmax in SUMMARY:
             span = "" if cmin is None else f"{cmin:.3g}\t{cmax:.3g}\t{math.log10(cmax / cmin):.2f}"
