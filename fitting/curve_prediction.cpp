@@ -177,12 +177,13 @@ std::vector<double> standardizedErrorsExcept(const PeersBacktests& backtests, in
   return out;
 }
 
-// The law's prediction `p` or the peers' (`transfer` from validation levels where measured,
-// `transfer_train` from train levels), whichever erred least on the group's other finished runs
-// at this fraction (the law on a tie or while the peers' backtests are too few; validation levels
-// before train levels on a tie), with its interval from that predictor's errors. The peers'
-// errors are scaled by their leverage (their prediction error grows as sqrt(1 + leverage)), so a
-// run the peers do not span, far from them in ln T and ln peak rate, gets a wider interval.
+// The law's prediction `p` or one of the peers' (`transfers`: from validation levels where
+// measured, the same bent in ln T, from train levels), whichever erred least on the group's other
+// finished runs at this fraction (the law on a tie or while the peers' backtests are too few; on a
+// tie among the peers' the first of that order), with its interval from that predictor's errors.
+// The peers' errors are scaled by their leverage (their prediction error grows as sqrt(1 +
+// leverage)), so a run the peers do not span, far from them in ln T and ln peak rate, gets a wider
+// interval.
 void chooseAndCalibrate(CurvePrediction& p, const Transfers& transfers, const GroupErrors& errors,
                         const CurveLawOptions& options) {
   const std::vector<double> law = errorsExcept(errors.law, p.run_id);

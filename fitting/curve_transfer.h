@@ -42,10 +42,10 @@ std::optional<double> curveLevel(const RunCurve& run, double fraction, double wi
 enum class TransferLevel { kValidationWhereMeasured, kTrain };
 
 // How the gain may vary with ln T: along a line, or also bent ((ln T)^2 joins the regression,
-// from 8 peers on). The runs of one arm gain less and less from size to size at the ladder's
-// top (on the quick ladder's vanilla arm, from half a run to its end: 10% at d3, 14% at d5, 15%
-// at d6, 16% at d7), which a line in ln T extrapolates to the ends too far; curve_prediction.cpp lets
-// the arm's backtests choose.
+// from 8 peers on). The runs of one arm gain less and less from size to size at the ladder's top
+// (on the quick ladder's vanilla arm at x1, from half a run to its end: 10% at d3, 12% at d4, 14%
+// at d5, 15% at d6, 16% at d7), which a line in ln T carries too far at both ends;
+// curve_prediction.cpp lets the arm's backtests choose.
 enum class TransferShape { kLinearInLogT, kBentInLogT };
 
 // The prediction of `target`'s final loss from its level at its own fraction and the finished

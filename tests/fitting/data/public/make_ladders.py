@@ -292,13 +292,17 @@ def gadre():
     write_ladder("gadre.csv", comment, arms)
 
 
-SOURCES = {"chinchilla": lambda: chinchilla(), "marin": lambda: marin(), "llama3": lambda: llama3(),
-           "misfitting": lambda: misfitting(), "porian": lambda: porian(), "gadre": lambda: gadre()}
+SOURCES = {"chinchilla": chinchilla, "marin": marin, "llama3": llama3, "misfitting": misfitting,
+           "porian": porian, "gadre": gadre}
+WITHOUT_PANDAS = {"gadre"}
 
 if __name__ == "__main__":
     for name in sys.argv[1:] or list(SOURCES):
         if name not in SOURCES:
             sys.exit(f"make_ladders.py: unknown source {name!r}; one of {', '.join(SOURCES)}")
+        if pd is None and name not in WITHOUT_PANDAS:
+            sys.exit(f"make_ladders.py: {name} needs pandas (apt-get install python3-pandas), "
+                     f"or name only {', '.join(sorted(WITHOUT_PANDAS))}")
         SOURCES[name]()
     with open(os.path.join(OUT, "summary.tsv"), "w") as f:
         for fname, arm, n, cmin, cmax in SUMMARY:
