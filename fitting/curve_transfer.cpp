@@ -12,10 +12,15 @@ double peakRate(const RunCurve& run) {
   return run.rates.empty() ? 0.0 : *std::max_element(run.rates.begin(), run.rates.end());
 }
 
-// The run's covariates: 1, ln T, ln peak rate, (ln T)^2.
-Eigen::Vector4d covariates(const RunCurve& run) {
-  const double log_t = std::log(double(std::max<size_t>(1, run.rates.size())));
-  return {1.0, log_t, std::log(std::max(peakRate(run), 1e-300)), log_t * log_t};
+// The run's covariates: 1, ln T, ln peak rate.
+Eigen::Vector3d covariates(const RunCurve& run) {
+  return {1.0, std::log(double(std::max<size_t>(1, run.rates.size()))),
+          std::log(std::max(peakRate(run), 1e-300))};
+}
+
+// Column `c` of the regression's design for covariates `x`: 0-2 as they are, 3 = (ln T)^2.
+double designColumn(const Eigen::Vector3d& x, int c) {
+  return c == 3 ? x(1) * x(1) : x(c);
 }
 
 // A validation loss counts as the run's level if it is at most this share of the run old.
@@ -35,10 +40,9 @@ constexpr double kMaxLeverage = 24.0;
 // x, X'X given a ridge of 1e-10 of its mean diagonal, so that a target off a line the peers lie on
 // exactly (ln peak rate a function of ln T: the regression then drops the rate) comes out huge
 // rather than unseen.
-double fullLeverage(const std::vector<Eigen::Vector4d>& xs, const Eigen::Vector4d& x_target4) {
-  const Eigen::Vector3d x_target = x_target4.head<3>();
+double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const Eigen::Vector3d& x_target) {
   Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
-  for (const Eigen::Vector4d& x4 : xs) gram += x4.head<3>() * x4.head<3>().transpose();
+  for (const Eigen::Vector3d& x : xs) gram += x * x.transpose();
   gram.diagonal().array() += 1e-10 * gram.trace() / 3.0 + 1e-300;
   const double h = x_target.dot(gram.ldlt().solve(x_target));
   return std::isfinite(h) ? std::max(h, 0.0) : HUGE_VAL;
@@ -89,7 +93,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
   // The validation level: the target's latest validation loss, if it was measured at most
   // kFreshValidation of the run ago, and the peers' at the same fraction of theirs (each run
   // validates after floor(f T) updates, so the two sit within one update of each run apart).
-  std::vector<Eigen::Vector4d> xs;
+  std::vector<Eigen::Vector3d> xs;
   std::vector<double> ys;
   std::optional<double> level;
   const CurveObservation* latest_validation = nullptr;
@@ -138,7 +142,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
   // kRateReach of theirs (a point of a wide sweep judged from its rung's centre point), no
   // prediction (the law, which reads the schedule itself, predicts it).
   double lowest_rate = HUGE_VAL, highest_rate = 0;
-  for (const Eigen::Vector4d& x : xs) {
+  for (const Eigen::Vector3d& x : xs) {
     lowest_rate = std::min(lowest_rate, std::exp(x(2)));
     highest_rate = std::max(highest_rate, std::exp(x(2)));
   }
@@ -146,7 +150,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
   if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
     return std::nullopt;
   // A run the peers do not span (its leverage beyond kMaxLeverage) gets no prediction either.
-  const Eigen::Vector4d x_target = covariates(target);
+  const Eigen::Vector3d x_target = covariates(target);
   const double target_leverage = fullLeverage(xs, x_target);
   if (!(target_leverage <= kMaxLeverage)) return std::nullopt;
   // Keep the covariates the peers vary, as many as the peers can determine with a residual to
@@ -162,14 +166,16 @@ std::optional<double> transferPrediction(const RunCurve& target,
     Eigen::MatrixXd design(static_cast<Eigen::Index>(ys.size()), k);
     Eigen::VectorXd y(static_cast<Eigen::Index>(ys.size()));
     for (size_t i = 0; i < ys.size(); ++i) {
-      for (int c = 0; c < k; ++c) design(Eigen::Index(i), c) = xs[i](columns[size_t(c)]);
+      for (int c = 0; c < k; ++c)
+        design(Eigen::Index(i), c) = designColumn(xs[i], columns[size_t(c)]);
       y(Eigen::Index(i)) = ys[i];
     }
     const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
     if (qr.rank() < k) continue;
     const Eigen::VectorXd beta = qr.solve(y);
     double predicted_log_gain = 0;
-    for (int c = 0; c < k; ++c) predicted_log_gain += beta(c) * x_target(columns[size_t(c)]);
+    for (int c = 0; c < k; ++c)
+      predicted_log_gain += beta(c) * designColumn(x_target, columns[size_t(c)]);
     // No gain beyond what the peers showed, give or take half their spread: a trend fitted on a
     // few peers must not extrapolate a run to a loss none of them came near.
     const auto [lowest, highest] = std::minmax_element(ys.begin(), ys.end());

@@ -77,17 +77,16 @@ torch::Tensor polarExpress(const torch::Tensor& g, torch::Dtype dtype) {
   x = x / (x.norm(2, {-2, -1}, /*keepdim=*/true) * 1.02 + 1e-6);  // (..., R, C)
   const bool tall = g.size(-2) > g.size(-1);
   // Each product accumulates in float32 and is rounded once to the dtype, as a GPU's bf16 GEMM
-  // does: on the CPU through oneDNN (cpu_gemm.h), elsewhere torch::matmul.
-  const auto product = fastMatmulNoGrad;
+  // does: on the CPU through oneDNN (fastMatmulNoGrad, cpu_gemm.h), elsewhere torch::matmul.
   for (const auto& [a, b, c] : polarExpressCoefficients()) {
     if (tall) {
       // A = X^T X is (C, C), the smaller Gram matrix for a tall X.
-      const torch::Tensor gram = product(x.transpose(-2, -1), x);  // (..., C, C)
-      x = a * x + product(x, b * gram + c * product(gram, gram));  // (..., R, C)
+      const torch::Tensor gram = fastMatmulNoGrad(x.transpose(-2, -1), x);           // (..., C, C)
+      x = a * x + fastMatmulNoGrad(x, b * gram + c * fastMatmulNoGrad(gram, gram));  // (..., R, C)
     } else {
       // The transposed form (rows <= cols, square included): A = X X^T is (R, R).
-      const torch::Tensor gram = product(x, x.transpose(-2, -1));  // (..., R, R)
-      x = a * x + product(b * gram + c * product(gram, gram), x);  // (..., R, C)
+      const torch::Tensor gram = fastMatmulNoGrad(x, x.transpose(-2, -1));           // (..., R, R)
+      x = a * x + fastMatmulNoGrad(b * gram + c * fastMatmulNoGrad(gram, gram), x);  // (..., R, C)
     }
   }
   return x;

@@ -69,13 +69,16 @@ struct Model {
   }
 };
 
+// A leaf parameter of shape (r, c), initialized N(0, 0.02^2).
+torch::Tensor randomParameter(int64_t r, int64_t c, const torch::TensorOptions& options) {
+  return torch::randn({r, c}, options).mul_(0.02).requires_grad_(true);
+}
+
 // The block matrices of a recipe GPT: per layer q, k, v, o (width x width), SwiGLU gate and up
 // (hidden x width) and down (width x hidden), each a leaf parameter.
 std::vector<torch::Tensor> makeBlocks(int64_t width, int64_t hidden, int64_t layers,
                                       const torch::TensorOptions& options) {
-  const auto parameter = [&](int64_t r, int64_t c) {
-    return torch::randn({r, c}, options).mul_(0.02).requires_grad_(true);
-  };
+  const auto parameter = [&](int64_t r, int64_t c) { return randomParameter(r, c, options); };
   std::vector<torch::Tensor> blocks;
   for (int64_t layer = 0; layer < layers; ++layer) {
     for (int i = 0; i < 4; ++i) blocks.push_back(parameter(width, width));  // q k v o
@@ -91,8 +94,8 @@ Model makeModel(const torch::Device& device) {
   const auto options = torch::TensorOptions().device(device).dtype(torch::kFloat32);
   Model m;
   m.blocks = makeBlocks(kWidth, kHidden, kLayers, options);
-  m.embedding = torch::randn({kVocab, kWidth}, options).mul_(0.02).requires_grad_(true);
-  m.head = torch::randn({kVocab, kWidth}, options).mul_(0.02).requires_grad_(true);
+  m.embedding = randomParameter(kVocab, kWidth, options);
+  m.head = randomParameter(kVocab, kWidth, options);
   return m;
 }
 
