@@ -63,22 +63,56 @@ double curveLawLoss(const CurveGroupParameters& group, const CurveRunParameters&
 
 namespace {
 
-// ---- one fitted point --------------------------------------------------------------------------
-struct CurveResidual {
-  double s1, s2, s1c;  // s1c: S1 at the crossover (0 when the point is before it or no growth)
+// ---- one run's fitted points -------------------------------------------------------------------
+// All of a run's points in one residual block, with the law's derivatives written out: a block
+// per point made Ceres's per-block bookkeeping and the automatic derivatives most of a fit's time
+// (a live ladder fits its arms at every judgement). Per point i, with x = S1^-alpha and, after a
+// crossover, xc = S1(c)^-alpha:
+//   R = x (no growth), R = (1 + g) x - g xc (after the crossover)
+//   r_i = w_i (L0 + e^logA R - C S2 + delta [validation] - loss_i)
+// and dR/dalpha = -ln(S1) x (1 + g) + g ln(S1(c)) xc, dR/dg = x - xc.
+struct CurvePoint {
+  double log_s1, s2, log_s1c;  // log_s1c: ln S1 at the crossover (NaN when the point is before it)
   bool validation;
   double loss, weight;
+};
 
-  template <typename T>
-  bool operator()(const T* l0, const T* log_a, const T* alpha, const T* c, const T* g,
-                  const T* delta, T* residual) const {
-    T reducible = ceres::pow(T(s1), -alpha[0]);
-    if (s1c > 0) reducible = reducible - g[0] * (ceres::pow(T(s1c), -alpha[0]) - reducible);
-    T predicted = l0[0] + ceres::exp(log_a[0]) * reducible - c[0] * T(s2);
-    if (validation) predicted = predicted + delta[0];
-    residual[0] = T(weight) * (predicted - T(loss));
+class RunCurveCost final : public ceres::CostFunction {
+ public:
+  explicit RunCurveCost(std::vector<CurvePoint> points) : points_(std::move(points)) {
+    set_num_residuals(static_cast<int>(points_.size()));
+    for (int i = 0; i < 6; ++i) mutable_parameter_block_sizes()->push_back(1);
+  }
+
+  // Parameter blocks: L0, log A, alpha, C, g, delta.
+  bool Evaluate(double const* const* parameters, double* residuals,
+                double** jacobians) const override {
+    const double l0 = parameters[0][0], a = std::exp(parameters[1][0]);
+    const double alpha = parameters[2][0], c = parameters[3][0], g = parameters[4][0];
+    const double delta = parameters[5][0];
+    for (size_t i = 0; i < points_.size(); ++i) {
+      const CurvePoint& p = points_[i];
+      const double x = std::exp(-alpha * p.log_s1);
+      double reducible = x, d_alpha = -p.log_s1 * x, d_g = 0;
+      if (!std::isnan(p.log_s1c)) {
+        const double xc = std::exp(-alpha * p.log_s1c);
+        reducible = (1 + g) * x - g * xc;
+        d_alpha = -(1 + g) * p.log_s1 * x + g * p.log_s1c * xc;
+        d_g = x - xc;
+      }
+      const double w = p.weight;
+      residuals[i] = w * (l0 + a * reducible - c * p.s2 + (p.validation ? delta : 0.0) - p.loss);
+      if (!jacobians) continue;
+      const double by_block[6] = {w,         w * a * reducible, w * a * d_alpha,
+                                  -w * p.s2, w * a * d_g,       p.validation ? w : 0.0};
+      for (int b = 0; b < 6; ++b)
+        if (jacobians[b]) jacobians[b][i] = by_block[b];
+    }
     return true;
   }
+
+ private:
+  std::vector<CurvePoint> points_;
 };
 
 // The first update a fit reads: past the warmup's end and skip_fraction of the run (or
@@ -177,17 +211,20 @@ GroupSolve solveGroup(std::vector<PreparedRun>& runs, CurveGroupParameters start
   for (size_t i = 0; i < runs.size(); ++i) {
     const PreparedRun& p = runs[i];
     const int64_t cross = p.run->crossover;
+    std::vector<CurvePoint> points;
     for (const CurveObservation& o : p.points) {
-      const double s1c =
-          cross >= 0 && o.updates > cross ? std::max(p.areas.s1[size_t(cross)], 1e-300) : 0.0;
-      auto* cost =
-          new ceres::AutoDiffCostFunction<CurveResidual, 1, 1, 1, 1, 1, 1, 1>(new CurveResidual{
-              std::max(p.areas.s1[size_t(o.updates)], 1e-300), p.areas.s2[size_t(o.updates)], s1c,
-              o.validation, o.loss, std::sqrt(o.weight)});
-      problem.AddResidualBlock(cost, nullptr, &l0[i], &log_a[i], &alpha, &c, &g, &delta);
+      const double log_s1c = cross >= 0 && o.updates > cross
+                                 ? std::log(std::max(p.areas.s1[size_t(cross)], 1e-300))
+                                 : std::nan("");
+      points.push_back({std::log(std::max(p.areas.s1[size_t(o.updates)], 1e-300)),
+                        p.areas.s2[size_t(o.updates)], log_s1c, o.validation, o.loss,
+                        std::sqrt(o.weight)});
       weight_sum += o.weight;
-      ++residuals;
     }
+    if (points.empty()) continue;
+    residuals += points.size();
+    problem.AddResidualBlock(new RunCurveCost(std::move(points)), nullptr, &l0[i], &log_a[i],
+                             &alpha, &c, &g, &delta);
   }
   if (residuals == 0) return out;
   problem.SetParameterLowerBound(&alpha, 0, 0.02);
