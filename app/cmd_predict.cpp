@@ -77,6 +77,7 @@ void printPredictions(const std::vector<fitting::CurvePrediction>& predictions) 
                 100 * p.fraction, *p.loss, p.lo, p.hi,
                 p.method == "peers"         ? "the peers' curve ratios"
                 : p.method == "peers-bent"  ? "the peers' curve ratios (bent in ln T)"
+                : p.method == "peers-local" ? "the peers' curve ratios (local in ln T and rate)"
                 : p.method == "peers-train" ? "the peers' curve ratios (train levels)"
                                             : "the loss-curve law",
                 p.calibrated ? (std::to_string(p.backtests) + " finished runs").c_str()

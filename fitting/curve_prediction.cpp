@@ -107,6 +107,7 @@ struct GroupErrors {
   std::map<int64_t, CurvePrediction> predictions;  // the law's, uncalibrated
   PeersBacktests peers;                            // the peers' from validation levels
   PeersBacktests peers_bent;                       // the same, bent in ln T
+  PeersBacktests peers_local;                      // the same, local in ln T with rate offsets
   PeersBacktests peers_train;                      // the peers' from train levels
 };
 
@@ -126,15 +127,16 @@ Transfer transfer(const RunCurve& target, const std::vector<const RunCurve*>& pe
   return out;
 }
 
-// The three peers' predictors of a run.
+// The four peers' predictors of a run.
 struct Transfers {
-  Transfer validation, bent, train;
+  Transfer validation, bent, local, train;
 };
 
 Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& peers) {
   return {
       transfer(target, peers, TransferLevel::kValidationWhereMeasured),
       transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kBentInLogT),
+      transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kLocalInLogT),
       transfer(target, peers, TransferLevel::kTrain)};
 }
 
@@ -150,6 +152,7 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     const Transfers t = transfers(cut, peers);
     errors.peers.add(r.run_id, t.validation, *r.final_loss);
     errors.peers_bent.add(r.run_id, t.bent, *r.final_loss);
+    errors.peers_local.add(r.run_id, t.local, *r.final_loss);
     errors.peers_train.add(r.run_id, t.train, *r.final_loss);
     errors.predictions.emplace(r.run_id, std::move(p));
   }
@@ -177,13 +180,22 @@ std::vector<double> standardizedErrorsExcept(const PeersBacktests& backtests, in
   return out;
 }
 
-// The law's prediction `p` or one of the peers' (`transfers`: from validation levels where
-// measured, the same bent in ln T, from train levels), whichever erred least on the group's other
-// finished runs at this fraction (the law on a tie or while the peers' backtests are too few; on a
-// tie among the peers' the first of that order), with its interval from that predictor's errors.
-// The peers' errors are scaled by their leverage (their prediction error grows as sqrt(1 +
-// leverage)), so a run the peers do not span, far from them in ln T and ln peak rate, gets a wider
-// interval.
+// A peers' predictor later in chooseAndCalibrate's order replaces an earlier one only if its
+// backtests' RMS is this much lower. Where two predictors err about equally, a choice by the
+// other runs' backtests picks, run after run, whichever did worse on the run left out (its error
+// is the one missing from the sum): on the quick ladder's two full runs, choosing between the
+// local and the bent peers by the lower RMS alone erred 0.75% and 0.87% at half a run, where
+// either one alone erred 0.70-0.89%; with the margin, 0.70% and 0.74%.
+constexpr double kSwitchMargin = 0.9;
+
+// The law's prediction `p` or one of the peers' (`transfers`: local in ln T and rate, bent in
+// ln T, along a line, all from validation levels where measured, then from train levels),
+// whichever erred least on the group's other finished runs at this fraction: a peers' predictor
+// replaces the law if its RMS is lower, an earlier peers' predictor if its RMS is kSwitchMargin
+// times lower (the law while the peers' backtests are too few). Its interval comes from that
+// predictor's errors. The peers' errors are scaled by their leverage (their prediction error
+// grows as sqrt(1 + leverage)), so a run the peers do not span, far from them in ln T and ln peak
+// rate, gets a wider interval.
 void chooseAndCalibrate(CurvePrediction& p, const Transfers& transfers, const GroupErrors& errors,
                         const CurveLawOptions& options) {
   const std::vector<double> law = errorsExcept(errors.law, p.run_id);
@@ -193,14 +205,15 @@ void chooseAndCalibrate(CurvePrediction& p, const Transfers& transfers, const Gr
   double chosen_rms = (p.loss && law_calibrated) ? rootMeanSquare(law) : HUGE_VAL;
   std::string method;
   for (const auto& [candidate, backtests, name] :
-       {std::tuple{&transfers.validation, &errors.peers, "peers"},
+       {std::tuple{&transfers.local, &errors.peers_local, "peers-local"},
         std::tuple{&transfers.bent, &errors.peers_bent, "peers-bent"},
+        std::tuple{&transfers.validation, &errors.peers, "peers"},
         std::tuple{&transfers.train, &errors.peers_train, "peers-train"}}) {
     if (!candidate->loss) continue;
     const std::vector<double> e = errorsExcept(backtests->errors, p.run_id);
     if (static_cast<int>(e.size()) < options.min_backtests) continue;
     const double rms = rootMeanSquare(e);
-    if (rms < chosen_rms) {
+    if (rms < (chosen ? kSwitchMargin : 1.0) * chosen_rms) {
       chosen_rms = rms;
       chosen = candidate;
       chosen_backtests = backtests;
@@ -327,7 +340,7 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         chooseAndCalibrate(
             b.prediction,
             {errors.peers.transfers.at(r.run_id), errors.peers_bent.transfers.at(r.run_id),
-             errors.peers_train.transfers.at(r.run_id)},
+             errors.peers_local.transfers.at(r.run_id), errors.peers_train.transfers.at(r.run_id)},
             errors, options);
         out.push_back(std::move(b));
       }

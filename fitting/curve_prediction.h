@@ -37,7 +37,9 @@ struct CurvePrediction {
   bool calibrated = false;     // backtests >= options.min_backtests
   // "law" (fitting/loss_curve_law.h), "peers" (fitting/curve_transfer.h, from validation levels
   // where the runs validated at the fraction), "peers-bent" (the same, the gain bent in ln T:
-  // TransferShape::kBentInLogT) or "peers-train" (from train levels): whichever
+  // TransferShape::kBentInLogT), "peers-local" (the same, weighted towards the run's size and
+  // reading its rate's offset: TransferShape::kLocalInLogT) or "peers-train" (from train levels):
+  // whichever
   // predicted the arm's other finished runs best at this fraction ("law" until the peers have
   // min_backtests backtests, and always without calibration).
   std::string method = "law";

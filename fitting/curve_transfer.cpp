@@ -18,9 +18,10 @@ Eigen::Vector3d covariates(const RunCurve& run) {
           std::log(std::max(peakRate(run), 1e-300))};
 }
 
-// Column `c` of the regression's design for covariates `x`: 0-2 as they are, 3 = (ln T)^2.
-double designColumn(const Eigen::Vector3d& x, int c) {
-  return c == 3 ? x(1) * x(1) : x(c);
+// Column `c` of the regression's design for covariates `x` and the run's squared rate offset
+// `q` (see kLocalInLogT): 0-2 as they are, 3 = (ln T)^2, 4 = q.
+double designColumn(const Eigen::Vector3d& x, double q, int c) {
+  return c == 4 ? q : c == 3 ? x(1) * x(1) : x(c);
 }
 
 // A validation loss counts as the run's level if it is at most this share of the run old.
@@ -35,14 +36,45 @@ constexpr double kRateReach = 2.5;
 // The largest leverage a run may have among its peers and still be predicted from their gains:
 // its interval is then sqrt(1 + 24) = 5 times as wide as one for a run at their centre.
 constexpr double kMaxLeverage = 24.0;
+// kLocalInLogT: the width in ln T of the peers' Gaussian weights (the quick ladder's rungs lie
+// 0.4-0.7 apart in ln T: a rung's neighbours count about half as much as its own sweep points,
+// the rungs beyond them a few per cent), and the spread of the squared rate offsets below which
+// the peers are taken to share one rate per size (no sweep: q is left out).
+constexpr double kLocalWidth = 0.35;
+constexpr double kMinRateOffsetSquared = 0.01;
+
+// Each run's squared offset of ln peak rate from the line the peers' and the target's rates
+// follow in ln T (least squares, unweighted): a swept rung's x0.5 and x2 points sit about
+// (ln 2)^2 = 0.48 off it, its centre near 0, whatever the rates' depth scaling. The last entry is
+// the target's.
+std::vector<double> squaredRateOffsets(const std::vector<Eigen::Vector3d>& xs,
+                                       const Eigen::Vector3d& x_target) {
+  Eigen::MatrixXd design(static_cast<Eigen::Index>(xs.size() + 1), 2);
+  Eigen::VectorXd rate(design.rows());
+  for (Eigen::Index i = 0; i < design.rows(); ++i) {
+    const Eigen::Vector3d& x = size_t(i) < xs.size() ? xs[size_t(i)] : x_target;
+    design(i, 0) = 1.0;
+    design(i, 1) = x(1);
+    rate(i) = x(2);
+  }
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
+  const Eigen::VectorXd residual = qr.rank() == 2 ? Eigen::VectorXd(rate - design * qr.solve(rate))
+                                                  : Eigen::VectorXd(rate.array() - rate.mean());
+  std::vector<double> out(size_t(design.rows()));
+  for (Eigen::Index i = 0; i < design.rows(); ++i) out[size_t(i)] = residual(i) * residual(i);
+  return out;
+}
 
 // The target's leverage over 1, ln T and ln peak rate, whichever the regression kept: x' (X'X)^-1
 // x, X'X given a ridge of 1e-10 of its mean diagonal, so that a target off a line the peers lie on
 // exactly (ln peak rate a function of ln T: the regression then drops the rate) comes out huge
 // rather than unseen.
-double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const Eigen::Vector3d& x_target) {
+// With `weights` (one per peer; empty: all 1), the weighted regression's: x' (X'WX)^-1 x.
+double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const Eigen::Vector3d& x_target,
+                    const std::vector<double>& weights = {}) {
   Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
-  for (const Eigen::Vector3d& x : xs) gram += x * x.transpose();
+  for (size_t i = 0; i < xs.size(); ++i)
+    gram += (weights.empty() ? 1.0 : weights[i]) * xs[i] * xs[i].transpose();
   gram.diagonal().array() += 1e-10 * gram.trace() / 3.0 + 1e-300;
   const double h = x_target.dot(gram.ldlt().solve(x_target));
   return std::isfinite(h) ? std::max(h, 0.0) : HUGE_VAL;
@@ -149,33 +181,51 @@ std::optional<double> transferPrediction(const RunCurve& target,
   const double target_rate = peakRate(target);
   if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
     return std::nullopt;
-  // A run the peers do not span (its leverage beyond kMaxLeverage) gets no prediction either.
+  // The local shape weighs each peer by its distance from the target in ln T and reads the
+  // squared rate offsets (where the peers' rates spread that far: a sweep).
   const Eigen::Vector3d x_target = covariates(target);
-  const double target_leverage = fullLeverage(xs, x_target);
+  const bool local = shape == TransferShape::kLocalInLogT;
+  std::vector<double> weights(xs.size(), 1.0), offsets(xs.size() + 1, 0.0);
+  bool rate_offsets = false;
+  if (local) {
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double distance = xs[i](1) - x_target(1);
+      weights[i] = std::exp(-distance * distance / (2 * kLocalWidth * kLocalWidth));
+    }
+    offsets = squaredRateOffsets(xs, x_target);
+    rate_offsets = *std::max_element(offsets.begin(), offsets.end() - 1) >= kMinRateOffsetSquared;
+  }
+  // A run the peers do not span (its leverage beyond kMaxLeverage) gets no prediction either.
+  const double target_leverage =
+      fullLeverage(xs, x_target, local ? weights : std::vector<double>{});
   if (!(target_leverage <= kMaxLeverage)) return std::nullopt;
   // Keep the covariates the peers vary, as many as the peers can determine with a residual to
-  // spare ((ln T)^2 only when asked for, from kMinPeersForBend peers on); then drop ln peak rate,
-  // then ln T.
-  for (const std::vector<int>& columns :
-       std::vector<std::vector<int>>{{0, 1, 2, 3}, {0, 1, 2}, {0, 1}, {0, 2}, {0}}) {
+  // spare ((ln T)^2 only when asked for, from kMinPeersForBend peers on; the rate offsets only for
+  // the local shape); then drop ln peak rate, then ln T.
+  const bool bent =
+      shape != TransferShape::kLinearInLogT && static_cast<int>(ys.size()) >= kMinPeersForBend;
+  for (const std::vector<int>& columns : std::vector<std::vector<int>>{
+           {0, 1, 2, 3, 4}, {0, 1, 2, 4}, {0, 1, 2, 3}, {0, 1, 2}, {0, 1}, {0, 2}, {0}}) {
     const int k = static_cast<int>(columns.size());
-    if (k == 4 &&
-        (shape != TransferShape::kBentInLogT || static_cast<int>(ys.size()) < kMinPeersForBend))
-      continue;
+    const bool has_bend = std::count(columns.begin(), columns.end(), 3) > 0;
+    const bool has_offsets = std::count(columns.begin(), columns.end(), 4) > 0;
+    if ((has_bend && !bent) || (has_offsets && !rate_offsets)) continue;
     if (static_cast<int>(ys.size()) < k + 2 && k > 1) continue;
     Eigen::MatrixXd design(static_cast<Eigen::Index>(ys.size()), k);
     Eigen::VectorXd y(static_cast<Eigen::Index>(ys.size()));
     for (size_t i = 0; i < ys.size(); ++i) {
+      const double root_weight = std::sqrt(weights[i]);
       for (int c = 0; c < k; ++c)
-        design(Eigen::Index(i), c) = designColumn(xs[i], columns[size_t(c)]);
-      y(Eigen::Index(i)) = ys[i];
+        design(Eigen::Index(i), c) =
+            root_weight * designColumn(xs[i], offsets[i], columns[size_t(c)]);
+      y(Eigen::Index(i)) = root_weight * ys[i];
     }
     const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
     if (qr.rank() < k) continue;
     const Eigen::VectorXd beta = qr.solve(y);
     double predicted_log_gain = 0;
     for (int c = 0; c < k; ++c)
-      predicted_log_gain += beta(c) * designColumn(x_target, columns[size_t(c)]);
+      predicted_log_gain += beta(c) * designColumn(x_target, offsets.back(), columns[size_t(c)]);
     // No gain beyond what the peers showed, give or take half their spread: a trend fitted on a
     // few peers must not extrapolate a run to a loss none of them came near.
     const auto [lowest, highest] = std::minmax_element(ys.begin(), ys.end());

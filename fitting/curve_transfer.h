@@ -46,7 +46,14 @@ enum class TransferLevel { kValidationWhereMeasured, kTrain };
 // (on the quick ladder's vanilla arm at x1, from half a run to its end: 10% at d3, 12% at d4, 14%
 // at d5, 15% at d6, 16% at d7), which a line in ln T carries too far at both ends;
 // curve_prediction.cpp lets the arm's backtests choose.
-enum class TransferShape { kLinearInLogT, kBentInLogT };
+// kLocalInLogT: the regression weighted towards the target's size (Gaussian weights in ln T of
+// width 0.35: its own rung's other runs and the neighbouring rungs count, the far ones hardly)
+// with, where the peers' rates spread (a sweep), the squared offset of each run's ln peak rate
+// from the peers' rate-size line as a covariate: a sweep point's gain depends on how far its rate
+// is from its rung's centre, either way (on the quick ladder, from 1/4 of a run to its end,
+// vanilla d7's x0.5 point gains 13% more than x1 and its x2 point 8% less), which a line in ln
+// peak rate across rungs cannot follow. (ln T)^2 joins it from 8 peers on, as for kBentInLogT.
+enum class TransferShape { kLinearInLogT, kBentInLogT, kLocalInLogT };
 
 // The prediction of `target`'s final loss from its level at its own fraction and the finished
 // `peers` (final_loss set) at the same fraction; nullopt with fewer than two usable peers.

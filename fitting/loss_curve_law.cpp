@@ -47,33 +47,52 @@ ScheduleAreas scheduleAreas(const std::vector<double>& rates, const CurveLawOpti
   return areas;
 }
 
+CurveLawAreas curveLawAreas(const ScheduleAreas& areas, int64_t crossover, int64_t updates,
+                            bool validation) {
+  const size_t u =
+      static_cast<size_t>(std::clamp<int64_t>(updates, 0, int64_t(areas.s1.size()) - 1));
+  CurveLawAreas out;
+  out.log_s1 = std::log(std::max(areas.s1[u], 1e-300));
+  out.s2 = areas.s2[u];
+  if (crossover >= 0 && updates > crossover)
+    out.log_s1c = std::log(std::max(areas.s1[static_cast<size_t>(crossover)], 1e-300));
+  out.validation = validation;
+  return out;
+}
+
+CurveLawPoint curveLawPoint(const CurveGroupParameters& group, double l0, double log_a,
+                            const CurveLawAreas& at) {
+  const double a = std::exp(log_a);
+  const double x = std::exp(-group.alpha * at.log_s1);
+  double reducible = x, d_alpha = -at.log_s1 * x, d_g = 0;
+  if (!std::isnan(at.log_s1c)) {
+    const double xc = std::exp(-group.alpha * at.log_s1c);
+    reducible = (1 + group.g) * x - group.g * xc;
+    d_alpha = -(1 + group.g) * at.log_s1 * x + group.g * at.log_s1c * xc;
+    d_g = x - xc;
+  }
+  CurveLawPoint out;
+  out.loss = l0 + a * reducible - group.c * at.s2 + (at.validation ? group.delta : 0.0);
+  out.derivative = {1.0, a * reducible, a * d_alpha, -at.s2, a * d_g, at.validation ? 1.0 : 0.0};
+  return out;
+}
+
 double curveLawLoss(const CurveGroupParameters& group, const CurveRunParameters& run,
                     const ScheduleAreas& areas, int64_t crossover, int64_t updates,
                     bool validation) {
-  const size_t u =
-      static_cast<size_t>(std::clamp<int64_t>(updates, 0, int64_t(areas.s1.size()) - 1));
-  const double s1 = std::max(areas.s1[u], 1e-300);
-  double reducible = std::pow(s1, -group.alpha);
-  if (crossover >= 0 && updates > crossover) {
-    const double s1c = std::max(areas.s1[static_cast<size_t>(crossover)], 1e-300);
-    reducible -= group.g * (std::pow(s1c, -group.alpha) - reducible);
-  }
-  return run.l0 + run.a * reducible - group.c * areas.s2[u] + (validation ? group.delta : 0.0);
+  return curveLawPoint(group, run.l0, std::log(run.a),
+                       curveLawAreas(areas, crossover, updates, validation))
+      .loss;
 }
 
 namespace {
 
 // ---- one run's fitted points -------------------------------------------------------------------
-// All of a run's points in one residual block, with the law's derivatives written out: a block
-// per point made Ceres's per-block bookkeeping and the automatic derivatives most of a fit's time
-// (a live ladder fits its arms at every judgement). Per point i, with x = S1^-alpha and, after a
-// crossover, xc = S1(c)^-alpha:
-//   R = x (no growth), R = (1 + g) x - g xc (after the crossover)
-//   r_i = w_i (L0 + e^logA R - C S2 + delta [validation] - loss_i)
-// and dR/dalpha = -ln(S1) x (1 + g) + g ln(S1(c)) xc, dR/dg = x - xc.
+// All of a run's points in one residual block, with the law's derivatives written out
+// (curveLawPoint): a block per point made Ceres's per-block bookkeeping and the automatic
+// derivatives most of a fit's time (a live ladder fits its arms at every judgement).
 struct CurvePoint {
-  double log_s1, s2, log_s1c;  // log_s1c: ln S1 at the crossover (NaN when the point is before it)
-  bool validation;
+  CurveLawAreas areas;
   double loss, weight;
 };
 
@@ -87,26 +106,19 @@ class RunCurveCost final : public ceres::CostFunction {
   // Parameter blocks: L0, log A, alpha, C, g, delta.
   bool Evaluate(double const* const* parameters, double* residuals,
                 double** jacobians) const override {
-    const double l0 = parameters[0][0], a = std::exp(parameters[1][0]);
-    const double alpha = parameters[2][0], c = parameters[3][0], g = parameters[4][0];
-    const double delta = parameters[5][0];
+    CurveGroupParameters group;
+    group.alpha = parameters[2][0];
+    group.c = parameters[3][0];
+    group.g = parameters[4][0];
+    group.delta = parameters[5][0];
+    const double l0 = parameters[0][0], log_a = parameters[1][0];
     for (size_t i = 0; i < points_.size(); ++i) {
       const CurvePoint& p = points_[i];
-      const double x = std::exp(-alpha * p.log_s1);
-      double reducible = x, d_alpha = -p.log_s1 * x, d_g = 0;
-      if (!std::isnan(p.log_s1c)) {
-        const double xc = std::exp(-alpha * p.log_s1c);
-        reducible = (1 + g) * x - g * xc;
-        d_alpha = -(1 + g) * p.log_s1 * x + g * p.log_s1c * xc;
-        d_g = x - xc;
-      }
-      const double w = p.weight;
-      residuals[i] = w * (l0 + a * reducible - c * p.s2 + (p.validation ? delta : 0.0) - p.loss);
+      const CurveLawPoint law = curveLawPoint(group, l0, log_a, p.areas);
+      residuals[i] = p.weight * (law.loss - p.loss);
       if (!jacobians) continue;
-      const double by_block[6] = {w,         w * a * reducible, w * a * d_alpha,
-                                  -w * p.s2, w * a * d_g,       p.validation ? w : 0.0};
       for (int b = 0; b < 6; ++b)
-        if (jacobians[b]) jacobians[b][i] = by_block[b];
+        if (jacobians[b]) jacobians[b][i] = p.weight * law.derivative[b];
     }
     return true;
   }
@@ -213,12 +225,8 @@ GroupSolve solveGroup(std::vector<PreparedRun>& runs, CurveGroupParameters start
     const int64_t cross = p.run->crossover;
     std::vector<CurvePoint> points;
     for (const CurveObservation& o : p.points) {
-      const double log_s1c = cross >= 0 && o.updates > cross
-                                 ? std::log(std::max(p.areas.s1[size_t(cross)], 1e-300))
-                                 : std::nan("");
-      points.push_back({std::log(std::max(p.areas.s1[size_t(o.updates)], 1e-300)),
-                        p.areas.s2[size_t(o.updates)], log_s1c, o.validation, o.loss,
-                        std::sqrt(o.weight)});
+      points.push_back(
+          {curveLawAreas(p.areas, cross, o.updates, o.validation), o.loss, std::sqrt(o.weight)});
       weight_sum += o.weight;
     }
     if (points.empty()) continue;

@@ -24,7 +24,9 @@
 // (storage), or the schedule (core/learning_rate_schedule.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -102,6 +104,28 @@ CurveLawFit fitCurveLaw(const std::vector<RunCurve>& runs, const CurveLawOptions
 // parameters); nullopt when the fit has no parameters for it.
 std::optional<double> curveLawValidationLoss(const CurveLawFit& fit, const RunCurve& run,
                                              int64_t updates, const CurveLawOptions& options);
+
+// What the law reads of a schedule at one point: ln S1 after `updates` updates, S2 there, and
+// ln S1 at the crossover for a point past it (NaN before it or without growth).
+struct CurveLawAreas {
+  double log_s1 = 0, s2 = 0;
+  double log_s1c = std::numeric_limits<double>::quiet_NaN();
+  bool validation = false;
+};
+CurveLawAreas curveLawAreas(const ScheduleAreas& areas, int64_t crossover, int64_t updates,
+                            bool validation);
+
+// The law at one point and its derivatives with respect to (L0, ln A, alpha, C, g, delta), what
+// the fit's residuals and Jacobian are made of. With x = S1^-alpha and xc = S1(c)^-alpha:
+//   reducible R = x (before the crossover), (1 + g) x - g xc (after it)
+//   L = L0 + A R - C S2 + delta [validation]
+//   dR/dalpha = -ln(S1) x (1 + g) + g ln(S1(c)) xc,  dR/dg = x - xc.
+struct CurveLawPoint {
+  double loss = 0;
+  std::array<double, 6> derivative{};
+};
+CurveLawPoint curveLawPoint(const CurveGroupParameters& group, double l0, double log_a,
+                            const CurveLawAreas& at);
 
 // The law's value from given parameters (for synthetic curves and tests).
 double curveLawLoss(const CurveGroupParameters& group, const CurveRunParameters& run,

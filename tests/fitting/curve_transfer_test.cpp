@@ -276,3 +276,50 @@ TEST(CurveTransfer, AGainThatBendsInLogTIsFollowedWhenAskedForFromEightPeersOn) 
   ASSERT_TRUE(bent7 && line7);
   EXPECT_DOUBLE_EQ(*bent7, *line7);
 }
+
+TEST(CurveTransfer, ASweepPointsGainThatDependsOnItsRateOffsetIsFollowedByTheLocalShape) {
+  std::mt19937 rng(17);
+  // Five rungs 0.47 apart in ln T, each at three learning-rate multipliers (x0.5, x1, x2) of a
+  // rate that falls with size; a point's final loss sits exp(0.06 (ln m)^2) above the shape's,
+  // whichever way its rate is off its rung's centre. The target is the middle rung's x1 point: a
+  // line in ln peak rate across the rungs puts it between its neighbours' gains (1.9% off), the
+  // local regression with the squared rate offset finds it.
+  const auto extra = [](double mult) { return 0.06 * std::log(mult) * std::log(mult); };
+  std::vector<RunCurve> finished;
+  RunCurve full;
+  int64_t id = 1;
+  for (int64_t total : {100, 160, 250, 400, 640})
+    for (double mult : {0.5, 1.0, 2.0}) {
+      const double peak = 0.02 * std::pow(double(total) / 100.0, -0.3) * mult;
+      RunCurve r = shapeCurve(id++, "arm", total, peak, 2.0, rng);
+      *r.final_loss *= std::exp(extra(mult));
+      r.points.back().loss = *r.final_loss;
+      if (total == 250 && mult == 1.0)
+        full = r;
+      else
+        finished.push_back(r);
+    }
+  std::vector<const RunCurve*> peers;
+  for (const RunCurve& r : finished) peers.push_back(&r);
+  const RunCurve target = truncateCurve(full, 0.5);
+  const auto local = transferPrediction(target, peers, TransferLevel::kTrain, nullptr,
+                                        TransferShape::kLocalInLogT);
+  const auto line = transferPrediction(target, peers, TransferLevel::kTrain);
+  ASSERT_TRUE(local && line);
+  EXPECT_NEAR(*local / *full.final_loss, 1.0, 0.003);
+  EXPECT_GT(std::abs(*line / *full.final_loss - 1.0), 0.015);
+  // Without a sweep (every rung at one rate) there is no rate offset to read: the local shape is
+  // a weighted line in ln T, and still follows a gain that does not depend on the rate.
+  std::vector<RunCurve> centres;
+  for (const RunCurve& r : finished)
+    if (std::abs(std::log(r.rates[10] / (0.02 * std::pow(double(r.rates.size()) / 100.0, -0.3)))) <
+        0.01)
+      centres.push_back(r);
+  ASSERT_EQ(centres.size(), 4u);
+  std::vector<const RunCurve*> centre_peers;
+  for (const RunCurve& r : centres) centre_peers.push_back(&r);
+  const auto local_centres = transferPrediction(target, centre_peers, TransferLevel::kTrain,
+                                                nullptr, TransferShape::kLocalInLogT);
+  ASSERT_TRUE(local_centres);
+  EXPECT_NEAR(*local_centres / *full.final_loss, 1.0, 0.003);
+}
