@@ -38,8 +38,8 @@ constexpr double kRateReach = 2.5;
 constexpr double kMaxLeverage = 24.0;
 // kLocalInLogT: the width in ln T of the peers' Gaussian weights (the quick ladder's rungs lie
 // 0.4-0.7 apart in ln T: a rung's neighbours count about half as much as its own sweep points,
-// the rungs beyond them a few per cent), and the spread of the squared rate offsets below which
-// the peers are taken to share one rate per size (no sweep: q is left out).
+// the rungs beyond them a few per cent), and the largest squared rate offset among the peers
+// below which they are taken to share one rate per size (no sweep: q is left out).
 constexpr double kLocalWidth = 0.35;
 constexpr double kMinRateOffsetSquared = 0.01;
 
