@@ -69,12 +69,11 @@ std::vector<double> squaredRateOffsets(const std::vector<Eigen::Vector3d>& xs,
 // x, X'X given a ridge of 1e-10 of its mean diagonal, so that a target off a line the peers lie on
 // exactly (ln peak rate a function of ln T: the regression then drops the rate) comes out huge
 // rather than unseen.
-// With `weights` (one per peer; empty: all 1), the weighted regression's: x' (X'WX)^-1 x.
-double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const Eigen::Vector3d& x_target,
-                    const std::vector<double>& weights = {}) {
+// With the peers' regression weights W (all 1 but for the local shape): x' (X'WX)^-1 x.
+double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const std::vector<double>& weights,
+                    const Eigen::Vector3d& x_target) {
   Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
-  for (size_t i = 0; i < xs.size(); ++i)
-    gram += (weights.empty() ? 1.0 : weights[i]) * xs[i] * xs[i].transpose();
+  for (size_t i = 0; i < xs.size(); ++i) gram += weights[i] * xs[i] * xs[i].transpose();
   gram.diagonal().array() += 1e-10 * gram.trace() / 3.0 + 1e-300;
   const double h = x_target.dot(gram.ldlt().solve(x_target));
   return std::isfinite(h) ? std::max(h, 0.0) : HUGE_VAL;
@@ -196,8 +195,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
     rate_offsets = *std::max_element(offsets.begin(), offsets.end() - 1) >= kMinRateOffsetSquared;
   }
   // A run the peers do not span (its leverage beyond kMaxLeverage) gets no prediction either.
-  const double target_leverage =
-      fullLeverage(xs, x_target, local ? weights : std::vector<double>{});
+  const double target_leverage = fullLeverage(xs, weights, x_target);
   if (!(target_leverage <= kMaxLeverage)) return std::nullopt;
   // Keep the covariates the peers vary, as many as the peers can determine with a residual to
   // spare ((ln T)^2 only when asked for, from kMinPeersForBend peers on; the rate offsets only for
