@@ -6,8 +6,9 @@
 // cut at the same fraction, predicted as if it were running (the others in full), and the
 // interval's half-width is t(0.975, m-1) sqrt(1 + 1/m) x the RMS relative error of those m
 // backtests (bias included); for the peers' curve ratios, each backtest's error divided by
-// sqrt(1 + its leverage) and the half-width multiplied by sqrt(1 + the run's own
-// (fitting/curve_transfer.h): a run its peers do not span gets a wider interval). Before an arm has
+// (1 + its leverage)^(1/4) and the half-width multiplied by (1 + the run's own)^(1/4)
+// (fitting/curve_transfer.h: a run its peers do not span gets a wider interval; why 1/4:
+// curve_prediction.cpp). Before an arm has
 // min_backtests finished runs the interval uses the options' prior misfit with z = 1.96, and the
 // prediction says it is uncalibrated; sweep halving acts on calibrated predictions only
 // (fitting/sweep_halving.h).

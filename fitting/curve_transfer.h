@@ -47,10 +47,11 @@ enum class TransferLevel { kValidationWhereMeasured, kTrain };
 // (on the quick ladder's vanilla arm at x1, from half a run to its end: 10% at d3, 12% at d4, 14%
 // at d5, 15% at d6, 16% at d7), which a line in ln T carries too far at both ends;
 // curve_prediction.cpp lets the arm's backtests choose.
-// kLocalInLogT: the regression weighted towards the target's size (Gaussian weights in ln T of
-// width 0.35: its own rung's other runs and the neighbouring rungs count, the far ones hardly)
-// with, where the peers' rates spread (a sweep), the squared offset of each run's ln peak rate
-// from the peers' rate-size line as a covariate: a sweep point's gain depends on how far its rate
+// kLocalInLogT: the regression weighted towards the target's size and rate (Gaussian weights in
+// ln T of width 0.35: its own rung's other runs and the neighbouring rungs count, the far ones
+// hardly; and in the offset of ln peak rate from the peers' rate-size line, of width 0.5: a sweep
+// point's neighbours at its own rate count most) with, where the peers' rates spread (a sweep),
+// the squared rate offset as a covariate: a sweep point's gain depends on how far its rate
 // is from its rung's centre, either way (on the quick ladder, from 1/4 of a run to its end,
 // vanilla d7's x0.5 point gains 13% more than x1 and its x2 point 8% less), which a line in ln
 // peak rate across rungs cannot follow. (ln T)^2 joins it from 8 peers on, as for kBentInLogT.
@@ -62,8 +63,8 @@ enum class TransferShape { kLinearInLogT, kBentInLogT, kLocalInLogT };
 // rate) whichever covariates the regression kept: about 3/n for a run among its n peers, far more
 // for one the peers do not span (a sweep point off its rung's centre judged from centre points
 // alone, whose ln T and ln peak rate move together from rung to rung, so that their gains cannot
-// tell the rate's effect from the size's). Its prediction error grows about as sqrt(1 +
-// leverage), and curve_prediction.cpp widens its interval so.
+// tell the rate's effect from the size's). Its prediction error grows with it, and
+// curve_prediction.cpp widens its interval as (1 + leverage)^(1/4).
 std::optional<double> transferPrediction(
     const RunCurve& target, const std::vector<const RunCurve*>& peers,
     TransferLevel level_kind = TransferLevel::kValidationWhereMeasured, double* leverage = nullptr,
