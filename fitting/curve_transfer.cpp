@@ -185,8 +185,8 @@ std::optional<double> transferPrediction(const RunCurve& target,
     return std::nullopt;
   // The local shape weighs each peer by its distance from the target in ln T and in rate offset
   // (a sweep point gains like the points at its own rate on the neighbouring rungs: on the quick
-  // ladder's two full runs, weighing by ln T alone erred 0.73% and 0.70% at half a run, by both
-  // 0.63% and 0.62%) and reads the squared rate offsets (where the peers' rates spread that far).
+  // ladder's two full runs, weighing by ln T alone erred 0.74% and 0.70% at half a run, by both
+  // 0.62% and 0.62%) and reads the squared rate offsets (where the peers' rates spread that far).
   const Eigen::Vector3d x_target = covariates(target);
   const bool local = shape == TransferShape::kLocalInLogT;
   std::vector<double> weights(xs.size(), 1.0), offsets(xs.size() + 1, 0.0);
