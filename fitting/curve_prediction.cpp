@@ -140,6 +140,12 @@ Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& 
       transfer(target, peers, TransferLevel::kTrain)};
 }
 
+// The peers' predictions of finished run `run_id` that `errors` keeps from its backtests.
+Transfers storedTransfers(const GroupErrors& errors, int64_t run_id) {
+  return {errors.peers.transfers.at(run_id), errors.peers_bent.transfers.at(run_id),
+          errors.peers_local.transfers.at(run_id), errors.peers_train.transfers.at(run_id)};
+}
+
 GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
                         double fraction, const CurveLawOptions& options) {
   GroupErrors errors;
@@ -350,11 +356,7 @@ std::vector<CurveBacktest> backtestCurves(const std::vector<RunCurve>& runs,
         b.fraction = f;
         b.measured = *r.final_loss;
         b.prediction = errors.predictions.at(r.run_id);
-        chooseAndCalibrate(
-            b.prediction,
-            {errors.peers.transfers.at(r.run_id), errors.peers_bent.transfers.at(r.run_id),
-             errors.peers_local.transfers.at(r.run_id), errors.peers_train.transfers.at(r.run_id)},
-            errors, options);
+        chooseAndCalibrate(b.prediction, storedTransfers(errors, r.run_id), errors, options);
         out.push_back(std::move(b));
       }
     }

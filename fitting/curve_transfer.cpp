@@ -34,7 +34,8 @@ constexpr int kMinValidationPeers = 2;
 // How far beyond the peers' peak rates a run may be predicted from their gains.
 constexpr double kRateReach = 2.5;
 // The largest leverage a run may have among its peers and still be predicted from their gains:
-// its interval is then sqrt(1 + 24) = 5 times as wide as one for a run at their centre.
+// its interval is then (1 + 24)^(1/4) = 2.2 times as wide as one for a run at their centre
+// (curve_prediction.cpp's leverage scale).
 constexpr double kMaxLeverage = 24.0;
 // kLocalInLogT: the width in ln T of the peers' Gaussian weights (the quick ladder's rungs lie
 // 0.4-0.7 apart in ln T: a rung's neighbours count about half as much as its own sweep points,
