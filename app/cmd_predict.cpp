@@ -75,11 +75,12 @@ void printPredictions(const std::vector<fitting::CurvePrediction>& predictions) 
     }
     std::printf("| %s | %.0f%% | %.4f | [%.4f, %.4f] | %s | %s |\n", p.name.c_str(),
                 100 * p.fraction, *p.loss, p.lo, p.hi,
-                p.method == "peers"         ? "the peers' curve ratios"
-                : p.method == "peers-bent"  ? "the peers' curve ratios (bent in ln T)"
-                : p.method == "peers-local" ? "the peers' curve ratios (local in ln T and rate)"
-                : p.method == "peers-train" ? "the peers' curve ratios (train levels)"
-                                            : "the loss-curve law",
+                p.method == "peers"          ? "the peers' curve ratios"
+                : p.method == "peers-bent"   ? "the peers' curve ratios (bent in ln T)"
+                : p.method == "peers-local"  ? "the peers' curve ratios (local in ln T and rate)"
+                : p.method == "peers-pooled" ? "the peers' curve ratios (every arm's, local)"
+                : p.method == "peers-train"  ? "the peers' curve ratios (train levels)"
+                                             : "the loss-curve law",
                 p.calibrated ? (std::to_string(p.backtests) + " finished runs").c_str()
                              : "the prior (too few finished runs)");
   }

@@ -56,6 +56,15 @@ std::vector<const RunCurve*> finishedPeers(const std::vector<RunCurve>& runs,
   return peers;
 }
 
+// Every arm's finished runs but `except`: the pooled peers (TransferShape::kPooledAcrossArms).
+std::vector<const RunCurve*> finishedRunsOfEveryArm(const std::vector<RunCurve>& runs,
+                                                    int64_t except) {
+  std::vector<const RunCurve*> peers;
+  for (const RunCurve& r : runs)
+    if (r.final_loss && r.run_id != except) peers.push_back(&r);
+  return peers;
+}
+
 // The interval of `p` from relative backtest errors (excluding the run's own), widened by
 // `scale` (the peers' predictions: leverageScale of the target's leverage, the errors having been
 // divided by each backtest's own).
@@ -105,17 +114,19 @@ struct PeersBacktests {
 struct GroupErrors {
   std::map<int64_t, double> law;
   std::map<int64_t, CurvePrediction> predictions;  // the law's, uncalibrated
+  PeersBacktests peers_pooled;                     // the peers' of every arm, local
   PeersBacktests peers;                            // the peers' from validation levels
   PeersBacktests peers_bent;                       // the same, bent in ln T
   PeersBacktests peers_local;                      // the same, local in ln T with rate offsets
   PeersBacktests peers_train;                      // the peers' from train levels
 };
 
-// A calibration and the finished runs it came from (id and final loss: a finished run's curve
-// does not change).
+// A calibration and the finished runs it came from, of every arm (the pooled peers read them
+// all; id and final loss: a finished run's curve does not change).
 struct CalibrationEntry {
-  std::vector<std::pair<int64_t, double>> finished;
-  std::optional<GroupErrors> errors;  // nullopt until computed
+  std::vector<std::pair<int64_t, double>> finished;            // of the arm
+  std::vector<std::pair<int64_t, double>> every_arm_finished;  // of every arm
+  std::optional<GroupErrors> errors;                           // nullopt until computed
 };
 
 namespace {
@@ -127,13 +138,19 @@ Transfer transfer(const RunCurve& target, const std::vector<const RunCurve*>& pe
   return out;
 }
 
-// The four peers' predictors of a run.
+// The five peers' predictors of a run.
 struct Transfers {
-  Transfer validation, bent, local, train;
+  Transfer pooled, validation, bent, local, train;
 };
 
-Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& peers) {
+// `peers`: the finished runs of the target's arm; `every_arm`: those of every arm (empty: no
+// pooled prediction).
+Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& peers,
+                    const std::vector<const RunCurve*>& every_arm) {
   return {
+      every_arm.empty() ? Transfer{}
+                        : transfer(target, every_arm, TransferLevel::kValidationWhereMeasured,
+                                   TransferShape::kPooledAcrossArms),
       transfer(target, peers, TransferLevel::kValidationWhereMeasured),
       transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kBentInLogT),
       transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kLocalInLogT),
@@ -142,20 +159,37 @@ Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& 
 
 // The peers' predictions of finished run `run_id` that `errors` keeps from its backtests.
 Transfers storedTransfers(const GroupErrors& errors, int64_t run_id) {
-  return {errors.peers.transfers.at(run_id), errors.peers_bent.transfers.at(run_id),
-          errors.peers_local.transfers.at(run_id), errors.peers_train.transfers.at(run_id)};
+  return {errors.peers_pooled.transfers.at(run_id), errors.peers.transfers.at(run_id),
+          errors.peers_bent.transfers.at(run_id), errors.peers_local.transfers.at(run_id),
+          errors.peers_train.transfers.at(run_id)};
+}
+
+// The pooled peers' backtests of the group's finished runs: cheap, and redone whenever another
+// arm's run finishes.
+PeersBacktests pooledErrors(const std::vector<RunCurve>& runs, const std::string& group,
+                            double fraction) {
+  PeersBacktests out;
+  for (const RunCurve& r : runs) {
+    if (!r.final_loss || r.group != group) continue;
+    out.add(r.run_id,
+            transfer(truncateCurve(r, fraction), finishedRunsOfEveryArm(runs, r.run_id),
+                     TransferLevel::kValidationWhereMeasured, TransferShape::kPooledAcrossArms),
+            *r.final_loss);
+  }
+  return out;
 }
 
 GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& group,
                         double fraction, const CurveLawOptions& options) {
   GroupErrors errors;
+  errors.peers_pooled = pooledErrors(runs, group, fraction);
   for (const RunCurve& r : runs) {
     if (!r.final_loss || r.group != group) continue;
     const RunCurve cut = truncateCurve(r, fraction);
     const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
     CurvePrediction p = pointPrediction(cut, peers, options);
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-    const Transfers t = transfers(cut, peers);
+    const Transfers t = transfers(cut, peers, {});
     errors.peers.add(r.run_id, t.validation, *r.final_loss);
     errors.peers_bent.add(r.run_id, t.bent, *r.final_loss);
     errors.peers_local.add(r.run_id, t.local, *r.final_loss);
@@ -224,7 +258,8 @@ void chooseAndCalibrate(CurvePrediction& p, const Transfers& transfers, const Gr
   double chosen_rms = (p.loss && law_calibrated) ? rootMeanSquare(law) : HUGE_VAL;
   std::string method;
   for (const auto& [candidate, backtests, name] :
-       {std::tuple{&transfers.local, &errors.peers_local, "peers-local"},
+       {std::tuple{&transfers.pooled, &errors.peers_pooled, "peers-pooled"},
+        std::tuple{&transfers.local, &errors.peers_local, "peers-local"},
         std::tuple{&transfers.bent, &errors.peers_bent, "peers-bent"},
         std::tuple{&transfers.validation, &errors.peers, "peers"},
         std::tuple{&transfers.train, &errors.peers_train, "peers-train"}}) {
@@ -278,10 +313,12 @@ RunCurve truncateCurve(const RunCurve& run, double fraction) {
 
 namespace {
 
+// The finished runs of `group` (or, empty, of every arm) by id and final loss.
 std::vector<std::pair<int64_t, double>> finishedRunsOf(const std::vector<RunCurve>& runs,
                                                        const std::string& group) {
   std::vector<std::pair<int64_t, double>> out;
-  for (const RunCurve* r : finishedPeers(runs, group, /*except=*/-1))
+  for (const RunCurve* r : group.empty() ? finishedRunsOfEveryArm(runs, /*except=*/-1)
+                                         : finishedPeers(runs, group, /*except=*/-1))
     out.emplace_back(r->run_id, *r->final_loss);
   std::sort(out.begin(), out.end());
   return out;
@@ -309,6 +346,7 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
   CurveCalibrationCache local;
   CurveCalibrationCache& calibrations = cache ? *cache : local;
   std::map<std::string, std::vector<std::pair<int64_t, double>>> finished;  // by group
+  const std::vector<std::pair<int64_t, double>> every_arm_finished = finishedRunsOf(runs, "");
   for (const RunCurve& r : runs) {
     if (r.final_loss) continue;
     const std::vector<const RunCurve*> peers = finishedPeers(runs, r.group, r.run_id);
@@ -324,12 +362,18 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
       CalibrationEntry& entry = calibrations.entries_->by_group_and_fraction[key];
       if (!entry.errors || entry.finished != group_finished->second) {
         entry.finished = group_finished->second;
+        entry.every_arm_finished = every_arm_finished;
         entry.errors = groupErrors(runs, r.group, key.second, options);
         ++calibrations.misses_;
       } else {
+        if (entry.every_arm_finished != every_arm_finished) {
+          entry.every_arm_finished = every_arm_finished;
+          entry.errors->peers_pooled = pooledErrors(runs, r.group, key.second);
+        }
         ++calibrations.hits_;
       }
-      chooseAndCalibrate(p, transfers(r, peers), *entry.errors, options);
+      chooseAndCalibrate(p, transfers(r, peers, finishedRunsOfEveryArm(runs, r.run_id)),
+                         *entry.errors, options);
     }
     out.push_back(std::move(p));
   }

@@ -36,7 +36,9 @@ struct CurvePrediction {
   double misfit = 0;           // relative error behind the interval (backtest RMS or the prior)
   int backtests = 0;           // finished runs of the arm that calibrated it (0: the prior)
   bool calibrated = false;     // backtests >= options.min_backtests
-  // "law" (fitting/loss_curve_law.h), "peers" (fitting/curve_transfer.h, from validation levels
+  // "law" (fitting/loss_curve_law.h), "peers-pooled" (fitting/curve_transfer.h: every arm's
+  // finished runs, local in size and rate: TransferShape::kPooledAcrossArms), "peers" (the
+  // arm's own runs, from validation levels
   // where the runs validated at the fraction), "peers-bent" (the same, the gain bent in ln T:
   // TransferShape::kBentInLogT), "peers-local" (the same, weighted towards the run's size and
   // reading its rate's offset: TransferShape::kLocalInLogT) or "peers-train" (from train levels):

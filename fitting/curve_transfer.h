@@ -55,10 +55,21 @@ enum class TransferLevel { kValidationWhereMeasured, kTrain };
 // is from its rung's centre, either way (on the quick ladder, from 1/4 of a run to its end,
 // vanilla d7's x0.5 point gains 13% more than x1 and its x2 point 8% less), which a line in ln
 // peak rate across rungs cannot follow. (ln T)^2 joins it from 8 peers on, as for kBentInLogT.
-enum class TransferShape { kLinearInLogT, kBentInLogT, kLocalInLogT };
+// kPooledAcrossArms: the local shape with every arm's finished runs as peers (pass them all):
+// each arm's runs gain by their own amount (an indicator per other arm), but how the gain varies
+// with size and rate is shared (an arm's smallest rung, which the local shape extrapolates to,
+// gains like the other arms' smallest rungs at the same rate). Weights of width 0.5 in ln T and
+// 0.35 in rate offset (each arm's from its own rate-size line), another arm's runs counting 0.3
+// as much as the target's own; at least two of the target's own arm needed, and the gain is
+// clamped to its own arm's spread. On the quick ladder's two full runs this erred 0.49% and 0.54%
+// at half a run where the local shape erred 0.63% and 0.62% (their smallest rungs: 0.85% where
+// the local shape erred 1.25%), and 0.58% where it erred 1.19% on the 1-hour ladder with one
+// seed (Python prototypes of both; docs/ladders.md has the C++ backtests).
+enum class TransferShape { kLinearInLogT, kBentInLogT, kLocalInLogT, kPooledAcrossArms };
 
 // The prediction of `target`'s final loss from its level at its own fraction and the finished
 // `peers` (final_loss set) at the same fraction; nullopt with fewer than two usable peers.
+// Every shape but kPooledAcrossArms reads every peer as one of the target's arm.
 // `leverage` (optional) receives the target's leverage, x' (X'X)^-1 x over (1, ln T, ln peak
 // rate) whichever covariates the regression kept: about 3/n for a run among its n peers, far more
 // for one the peers do not span (a sweep point off its rung's centre judged from centre points
