@@ -313,13 +313,11 @@ RunCurve truncateCurve(const RunCurve& run, double fraction) {
 
 namespace {
 
-// The finished runs of `group` (or, empty, of every arm) by id and final loss.
-std::vector<std::pair<int64_t, double>> finishedRunsOf(const std::vector<RunCurve>& runs,
-                                                       const std::string& group) {
+// Finished runs by id and final loss, sorted: what a calibration was computed from.
+std::vector<std::pair<int64_t, double>> idsAndFinalLosses(
+    const std::vector<const RunCurve*>& finished) {
   std::vector<std::pair<int64_t, double>> out;
-  for (const RunCurve* r : group.empty() ? finishedRunsOfEveryArm(runs, /*except=*/-1)
-                                         : finishedPeers(runs, group, /*except=*/-1))
-    out.emplace_back(r->run_id, *r->final_loss);
+  for (const RunCurve* r : finished) out.emplace_back(r->run_id, *r->final_loss);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -346,7 +344,8 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
   CurveCalibrationCache local;
   CurveCalibrationCache& calibrations = cache ? *cache : local;
   std::map<std::string, std::vector<std::pair<int64_t, double>>> finished;  // by group
-  const std::vector<std::pair<int64_t, double>> every_arm_finished = finishedRunsOf(runs, "");
+  const std::vector<std::pair<int64_t, double>> every_arm_finished =
+      idsAndFinalLosses(finishedRunsOfEveryArm(runs, /*except=*/-1));
   for (const RunCurve& r : runs) {
     if (r.final_loss) continue;
     const std::vector<const RunCurve*> peers = finishedPeers(runs, r.group, r.run_id);
@@ -357,7 +356,8 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
     } else {
       auto group_finished = finished.find(r.group);
       if (group_finished == finished.end())
-        group_finished = finished.emplace(r.group, finishedRunsOf(runs, r.group)).first;
+        group_finished =
+            finished.emplace(r.group, idsAndFinalLosses(finishedPeers(runs, r.group, -1))).first;
       const auto key = std::make_pair(r.group, calibrationFraction(curveFraction(r)));
       CalibrationEntry& entry = calibrations.entries_->by_group_and_fraction[key];
       if (!entry.errors || entry.finished != group_finished->second) {

@@ -1,17 +1,16 @@
 // Curve predictions: each unfinished run's final validation loss from its curve so far and its
-// known schedule, by two predictors: the law of fitting/loss_curve_law.h (fitted jointly with the
-// finished runs of its arm) and the peers' curve ratios (fitting/curve_transfer.h). Per arm and
-// fraction of a run, the one whose backtests on the arm's finished runs erred less (RMS) gives
-// the prediction, with a 95% prediction interval calibrated on those backtests: each one is
-// cut at the same fraction, predicted as if it were running (the others in full), and the
-// interval's half-width is t(0.975, m-1) sqrt(1 + 1/m) x the RMS relative error of those m
-// backtests (bias included); for the peers' curve ratios, each backtest's error divided by
+// known schedule, by two kinds of predictor: the law of fitting/loss_curve_law.h (fitted jointly
+// with the finished runs of its arm) and the peers' curve ratios (fitting/curve_transfer.h, five
+// variants). Per arm and fraction of a run, the one whose backtests on the arm's finished runs
+// erred less (RMS) gives the prediction, with a 95% prediction interval calibrated on those
+// backtests: each one is cut at the same fraction, predicted as if it were running (the others in
+// full), and the interval's half-width is t(0.975, m-1) sqrt(1 + 1/m) x the RMS relative error of
+// those m backtests (bias included); for the peers' curve ratios, each backtest's error divided by
 // (1 + its leverage)^(1/4) and the half-width multiplied by (1 + the run's own)^(1/4)
 // (fitting/curve_transfer.h: a run its peers do not span gets a wider interval; why 1/4:
-// curve_prediction.cpp). Before an arm has
-// min_backtests finished runs the interval uses the options' prior misfit with z = 1.96, and the
-// prediction says it is uncalibrated; sweep halving acts on calibrated predictions only
-// (fitting/sweep_halving.h).
+// curve_prediction.cpp). Before an arm has min_backtests finished runs the interval uses the
+// options' prior misfit with z = 1.96, and the prediction says it is uncalibrated; sweep halving
+// acts on calibrated predictions only (fitting/sweep_halving.h).
 //
 // What it does not do: read curves (storage/curve_inputs.h) or decide anything.
 #pragma once
@@ -37,14 +36,13 @@ struct CurvePrediction {
   int backtests = 0;           // finished runs of the arm that calibrated it (0: the prior)
   bool calibrated = false;     // backtests >= options.min_backtests
   // "law" (fitting/loss_curve_law.h), "peers-pooled" (fitting/curve_transfer.h: every arm's
-  // finished runs, local in size and rate: TransferShape::kPooledAcrossArms), "peers" (the
-  // arm's own runs, from validation levels
-  // where the runs validated at the fraction), "peers-bent" (the same, the gain bent in ln T:
-  // TransferShape::kBentInLogT), "peers-local" (the same, weighted towards the run's size and
-  // reading its rate's offset: TransferShape::kLocalInLogT) or "peers-train" (from train levels):
-  // whichever
-  // predicted the arm's other finished runs best at this fraction ("law" until the peers have
-  // min_backtests backtests, and always without calibration).
+  // finished runs, local in size and rate: TransferShape::kPooledAcrossArms), "peers" (the arm's
+  // own runs, from validation levels where the runs validated at the fraction), "peers-bent" (the
+  // same, the gain bent in ln T: TransferShape::kBentInLogT), "peers-local" (the same, weighted
+  // towards the run's size and reading its rate's offset: TransferShape::kLocalInLogT) or
+  // "peers-train" (from train levels): whichever predicted the arm's other finished runs best at
+  // this fraction ("law" until the peers have min_backtests backtests, and always without
+  // calibration).
   std::string method = "law";
   std::string reason;  // why there is no prediction ("" when there is one)
 };
@@ -57,7 +55,9 @@ double curveFraction(const RunCurve& run);
 
 // The backtests that calibrate the intervals (each finished run of an arm cut at a fraction and
 // predicted from the others: most of a prediction's cost), kept from one call of
-// predictFinalLosses to the next while the arm's finished runs are the same. A live ladder judges
+// predictFinalLosses to the next while the arm's finished runs are the same (the pooled peers'
+// backtests, which read every arm's, are redone when any arm's change: they fit no law, and cost
+// little). A live ladder judges
 // its sweep points hundreds of times and its runs finish a few dozen times: one cache per ladder
 // turns those judgements from refitting every finished run into fitting the running ones.
 class CurveCalibrationCache {
