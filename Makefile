@@ -38,7 +38,7 @@ build: configure
 	@cmake --build $(BUILD_DIR) --parallel $(JOBS)
 
 build-run: configure
-	@echo "== building $(RUN_TARGETS) in $(BUILD_DIR)/ (then the quick ladder trains: about 3-15 minutes on 2 cores, by the machine) =="
+	@echo "== building $(RUN_TARGETS) in $(BUILD_DIR)/ (then the quick ladder trains: about 4-20 minutes on 2 cores, by the machine) =="
 	@cmake --build $(BUILD_DIR) --parallel $(JOBS) --target $(RUN_TARGETS)
 
 run: build-run

@@ -14,9 +14,9 @@
 // 0.6% at 1/4 / 1/2 / 3/4 of a run where the law erred 6.9% / 2.0% / 1.1% (the runs are short and
 // still fall steeply, which a law fitted on one partial curve extrapolates less well than the
 // peers' measured gains); fitting/curve_prediction.cpp uses, per arm and fraction, whichever of the
-// law, the peers from validation levels (along a line in ln T, bent, or local in ln T and rate:
-// TransferShape below) and the peers from train levels predicted the arm's own finished runs
-// better.
+// law, the peers from validation levels (along a line in ln T, bent, local in ln T and rate, or
+// local and pooled over every arm: TransferShape below) and the peers from train levels predicted
+// the arm's own finished runs better.
 //
 // A run whose peak rate lies beyond 2.5 times the peers' range gets no prediction: their gains do
 // not say how it gains (the law, which reads the schedule, predicts it). Nor does a run whose
