@@ -355,9 +355,10 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
       if (p.loss) setInterval(p, {}, options);
     } else {
       auto group_finished = finished.find(r.group);
-      if (group_finished == finished.end())
-        group_finished =
-            finished.emplace(r.group, idsAndFinalLosses(finishedPeers(runs, r.group, -1))).first;
+      if (group_finished == finished.end()) {
+        const std::vector<const RunCurve*> arm = finishedPeers(runs, r.group, /*except=*/-1);
+        group_finished = finished.emplace(r.group, idsAndFinalLosses(arm)).first;
+      }
       const auto key = std::make_pair(r.group, calibrationFraction(curveFraction(r)));
       CalibrationEntry& entry = calibrations.entries_->by_group_and_fraction[key];
       if (!entry.errors || entry.finished != group_finished->second) {
