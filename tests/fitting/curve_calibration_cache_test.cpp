@@ -1,8 +1,10 @@
 // The calibration cache of curve predictions (fitting/curve_prediction.h): predictions with it
 // are those without it, a second call with the same finished runs reuses every calibration, and
-// a run that finishes makes its arm's calibrations be computed again.
+// a run that finishes makes its arm's calibrations be computed again (another arm's, only the
+// pooled peers' backtests).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "fitting/curve_prediction.h"
@@ -63,5 +65,47 @@ TEST(CurveCalibrationCache, ReusesCalibrationsUntilARunFinishes) {
   // their gains in its own backtest (its leverage among them is beyond reach).
   EXPECT_EQ(after[0].method.rfind("peers", 0), 0u) << after[0].method;
   EXPECT_EQ(after[0].backtests, 5);
+  expectSamePredictions(after, predictFinalLosses(runs, options));
+}
+
+TEST(CurveCalibrationCache, AnotherArmsFinishedRunRefreshesOnlyThePooledBacktests) {
+  // Two arms of five finished runs each, one running run in each. When arm b's running run
+  // finishes, arm a's calibration is reused (its law's backtests rest on arm a's runs alone), but
+  // its pooled peers' backtests, which read every arm's runs, are redone: the predictions are
+  // those computed without the cache.
+  // Every run's final loss scattered by 1%, so that the backtests' errors depend on which runs
+  // have finished. (With this seed arm a's running run is predicted by the pooled peers, whose
+  // stale backtests would give it another interval: without the refresh this test fails.)
+  std::mt19937 rng(10);
+  std::normal_distribution<double> scatter(0.0, 0.01);
+  const auto scattered = [&](RunCurve r) {
+    *r.final_loss *= std::exp(scatter(rng));
+    r.points.back().loss = *r.final_loss;
+    return r;
+  };
+  std::vector<RunCurve> runs;
+  int64_t id = 1;
+  for (const char* arm : {"a", "b"})
+    for (int64_t total : {100, 150, 200, 300, 400})
+      runs.push_back(
+          scattered(shapeCurve(id++, arm, total, 0.02, 3.0 - 0.002 * double(total), rng)));
+  const RunCurve running_a = scattered(shapeCurve(id++, "a", 250, 0.02, 2.5, rng));
+  const RunCurve running_b = scattered(shapeCurve(id++, "b", 350, 0.02, 2.3, rng));
+  runs.push_back(truncateCurve(running_a, 0.5));
+  runs.push_back(truncateCurve(running_b, 0.5));
+  const CurveLawOptions options;
+
+  CurveCalibrationCache cache;
+  const auto first = predictFinalLosses(runs, options, true, &cache);
+  EXPECT_EQ(cache.misses(), 2);  // one calibration per arm
+  expectSamePredictions(first, predictFinalLosses(runs, options));
+
+  runs.back() = running_b;  // arm b's run finishes
+  const auto after = predictFinalLosses(runs, options, true, &cache);
+  EXPECT_EQ(cache.misses(), 2);
+  EXPECT_EQ(cache.hits(), 1);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].name, running_a.name);
+  EXPECT_EQ(after[0].method, "peers-pooled");
   expectSamePredictions(after, predictFinalLosses(runs, options));
 }
