@@ -143,15 +143,17 @@ struct Transfers {
   Transfer pooled, validation, bent, local, train;
 };
 
-// `peers`: the finished runs of the target's arm; `every_arm`: those of every arm (empty: no
-// pooled prediction).
-Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& peers,
-                    const std::vector<const RunCurve*>& every_arm) {
+// The pooled peers' prediction from `every_arm`, every arm's finished runs.
+Transfer pooledTransfer(const RunCurve& target, const std::vector<const RunCurve*>& every_arm) {
+  return transfer(target, every_arm, TransferLevel::kValidationWhereMeasured,
+                  TransferShape::kPooledAcrossArms);
+}
+
+// The peers' predictors that read `peers`, the finished runs of the target's arm (`pooled` is
+// left empty: pooledTransfer reads every arm's).
+Transfers transfers(const RunCurve& target, const std::vector<const RunCurve*>& peers) {
   return {
-      every_arm.empty() ? Transfer{}
-                        : transfer(target, every_arm, TransferLevel::kValidationWhereMeasured,
-                                   TransferShape::kPooledAcrossArms),
-      transfer(target, peers, TransferLevel::kValidationWhereMeasured),
+      Transfer{}, transfer(target, peers, TransferLevel::kValidationWhereMeasured),
       transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kBentInLogT),
       transfer(target, peers, TransferLevel::kValidationWhereMeasured, TransferShape::kLocalInLogT),
       transfer(target, peers, TransferLevel::kTrain)};
@@ -172,8 +174,7 @@ PeersBacktests pooledErrors(const std::vector<RunCurve>& runs, const std::string
   for (const RunCurve& r : runs) {
     if (!r.final_loss || r.group != group) continue;
     out.add(r.run_id,
-            transfer(truncateCurve(r, fraction), finishedRunsOfEveryArm(runs, r.run_id),
-                     TransferLevel::kValidationWhereMeasured, TransferShape::kPooledAcrossArms),
+            pooledTransfer(truncateCurve(r, fraction), finishedRunsOfEveryArm(runs, r.run_id)),
             *r.final_loss);
   }
   return out;
@@ -189,7 +190,7 @@ GroupErrors groupErrors(const std::vector<RunCurve>& runs, const std::string& gr
     const std::vector<const RunCurve*> peers = finishedPeers(runs, group, r.run_id);
     CurvePrediction p = pointPrediction(cut, peers, options);
     if (p.loss) errors.law[r.run_id] = (*p.loss - *r.final_loss) / *r.final_loss;
-    const Transfers t = transfers(cut, peers, {});
+    const Transfers t = transfers(cut, peers);
     errors.peers.add(r.run_id, t.validation, *r.final_loss);
     errors.peers_bent.add(r.run_id, t.bent, *r.final_loss);
     errors.peers_local.add(r.run_id, t.local, *r.final_loss);
@@ -344,8 +345,10 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
   CurveCalibrationCache local;
   CurveCalibrationCache& calibrations = cache ? *cache : local;
   std::map<std::string, std::vector<std::pair<int64_t, double>>> finished;  // by group
-  const std::vector<std::pair<int64_t, double>> every_arm_finished =
-      idsAndFinalLosses(finishedRunsOfEveryArm(runs, /*except=*/-1));
+  // Every arm's finished runs: the pooled peers of every running run, and the key that says
+  // when the pooled backtests are stale.
+  const std::vector<const RunCurve*> every_arm = finishedRunsOfEveryArm(runs, /*except=*/-1);
+  const std::vector<std::pair<int64_t, double>> every_arm_finished = idsAndFinalLosses(every_arm);
   for (const RunCurve& r : runs) {
     if (r.final_loss) continue;
     const std::vector<const RunCurve*> peers = finishedPeers(runs, r.group, r.run_id);
@@ -373,8 +376,9 @@ std::vector<CurvePrediction> predictFinalLosses(const std::vector<RunCurve>& run
         }
         ++calibrations.hits_;
       }
-      chooseAndCalibrate(p, transfers(r, peers, finishedRunsOfEveryArm(runs, r.run_id)),
-                         *entry.errors, options);
+      Transfers t = transfers(r, peers);
+      t.pooled = pooledTransfer(r, every_arm);
+      chooseAndCalibrate(p, t, *entry.errors, options);
     }
     out.push_back(std::move(p));
   }

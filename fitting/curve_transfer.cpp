@@ -89,6 +89,43 @@ double fullLeverage(const std::vector<Eigen::Vector3d>& xs, const std::vector<do
   return std::isfinite(h) ? std::max(h, 0.0) : HUGE_VAL;
 }
 
+// Whether `target_rate` lies within a factor kRateReach of the peak rates of the peers `xs`:
+// peers trained at other rates do not say how a run at this one gains.
+bool withinRateReach(double target_rate, const std::vector<Eigen::Vector3d>& xs) {
+  double lowest_rate = HUGE_VAL, highest_rate = 0;
+  for (const Eigen::Vector3d& x : xs) {
+    lowest_rate = std::min(lowest_rate, std::exp(x(2)));
+    highest_rate = std::max(highest_rate, std::exp(x(2)));
+  }
+  return target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach;
+}
+
+// The weighted least-squares coefficients of `ys` on k columns, column(i, c) being peer i's
+// value in column c; nullopt when the columns are not independent over the weighted peers.
+template <class Column>
+std::optional<Eigen::VectorXd> weightedLeastSquares(const std::vector<double>& ys,
+                                                    const std::vector<double>& weights, int k,
+                                                    const Column& column) {
+  Eigen::MatrixXd design(static_cast<Eigen::Index>(ys.size()), k);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(ys.size()));
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const double root_weight = std::sqrt(weights[i]);
+    for (int c = 0; c < k; ++c) design(Eigen::Index(i), c) = root_weight * column(i, c);
+    y(Eigen::Index(i)) = root_weight * ys[i];
+  }
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
+  if (qr.rank() < k) return std::nullopt;
+  return Eigen::VectorXd(qr.solve(y));
+}
+
+// No gain beyond what the peers showed (`gains`), give or take half their spread: a trend fitted
+// on a few peers must not extrapolate a run to a loss none of them came near.
+double clampToPeersGains(double gain, const std::vector<double>& gains) {
+  const auto [lowest, highest] = std::minmax_element(gains.begin(), gains.end());
+  const double margin = 0.5 * (*highest - *lowest);
+  return std::clamp(gain, *lowest - margin, *highest + margin);
+}
+
 // kPooledAcrossArms: the width in ln T of the peers' weights, their width in rate offset, and
 // the weight of another arm's run beside one of the target's own. Chosen on four finished ladders
 // (the quick ladder's two full runs, the 1-hour ladder with two seeds and with one; Python
@@ -109,17 +146,13 @@ std::optional<double> pooledPrediction(const RunCurve& target, double level,
   const Eigen::Vector3d x_target = covariates(target);
   // The target's own arm: at least two peers, and its rate within their reach.
   std::vector<double> own_gains;
-  double lowest_rate = HUGE_VAL, highest_rate = 0;
+  std::vector<Eigen::Vector3d> own_xs;
   for (size_t i = 0; i < n; ++i) {
     if (sources[i]->group != target.group) continue;
     own_gains.push_back(ys[i]);
-    lowest_rate = std::min(lowest_rate, std::exp(xs[i](2)));
-    highest_rate = std::max(highest_rate, std::exp(xs[i](2)));
+    own_xs.push_back(xs[i]);
   }
-  if (own_gains.size() < 2) return std::nullopt;
-  const double target_rate = peakRate(target);
-  if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
-    return std::nullopt;
+  if (own_gains.size() < 2 || !withinRateReach(peakRate(target), own_xs)) return std::nullopt;
   // Each arm's rate offsets from its own rate-size line (the arms' rates differ in level and
   // depth scaling); the target's from its arm's line with it.
   std::vector<std::string> other_arms;
@@ -150,16 +183,10 @@ std::optional<double> pooledPrediction(const RunCurve& target, double level,
                  rate_distance * rate_distance / (2 * kPooledRateWidth * kPooledRateWidth));
   }
   // The target's leverage over (1, ln T, rate offset) among the weighted peers.
-  Eigen::Matrix3d gram = Eigen::Matrix3d::Zero();
-  for (size_t i = 0; i < n; ++i) {
-    const Eigen::Vector3d z(1.0, xs[i](1), offsets[i]);
-    gram += weights[i] * z * z.transpose();
-  }
-  gram.diagonal().array() += 1e-10 * gram.trace() / 3.0 + 1e-300;
-  const Eigen::Vector3d z_target(1.0, x_target(1), offsets[n]);
-  double target_leverage = z_target.dot(gram.ldlt().solve(z_target));
-  if (!std::isfinite(target_leverage)) target_leverage = HUGE_VAL;
-  target_leverage = std::max(target_leverage, 0.0);
+  std::vector<Eigen::Vector3d> zs;
+  for (size_t i = 0; i < n; ++i) zs.emplace_back(1.0, xs[i](1), offsets[i]);
+  const double target_leverage =
+      fullLeverage(zs, weights, Eigen::Vector3d(1.0, x_target(1), offsets[n]));
   if (!(target_leverage <= kMaxLeverage)) return std::nullopt;
   // Columns, centred on the target (its prediction is the intercept): 0 = 1, 1 = ln T, 2 = rate
   // offset, 3 = squared rate offset (where the rates spread: a sweep), 4 = (ln T)^2 (from
@@ -192,22 +219,12 @@ std::optional<double> pooledPrediction(const RunCurve& target, double level,
     for (size_t a = 0; a < other_arms.size(); ++a) columns.push_back(5 + int(a));
     const int k = static_cast<int>(columns.size());
     if (static_cast<int>(n) < k + 2 && k > 1) continue;
-    Eigen::MatrixXd design(static_cast<Eigen::Index>(n), k);
-    Eigen::VectorXd y(static_cast<Eigen::Index>(n));
-    for (size_t i = 0; i < n; ++i) {
-      const double root_weight = std::sqrt(weights[i]);
-      for (int c = 0; c < k; ++c)
-        design(Eigen::Index(i), c) = root_weight * column(i, columns[size_t(c)]);
-      y(Eigen::Index(i)) = root_weight * ys[i];
-    }
-    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
-    if (qr.rank() < k) continue;
-    // The target's row is (1, 0, 0, ..., 0): its gain is the intercept. No gain beyond what its
-    // own arm's peers showed, give or take half their spread.
-    const auto [lowest, highest] = std::minmax_element(own_gains.begin(), own_gains.end());
-    const double margin = 0.5 * (*highest - *lowest);
-    const double gain = std::clamp(double(qr.solve(y)(0)), *lowest - margin, *highest + margin);
-    const double out = level * std::exp(gain);
+    const std::optional<Eigen::VectorXd> beta = weightedLeastSquares(
+        ys, weights, k, [&](size_t i, int c) { return column(i, columns[size_t(c)]); });
+    if (!beta) continue;
+    // The target's row is (1, 0, 0, ..., 0): its gain is the intercept, clamped to its own arm's
+    // peers' gains.
+    const double out = level * std::exp(clampToPeersGains((*beta)(0), own_gains));
     if (!std::isfinite(out)) continue;
     if (leverage) *leverage = target_leverage;
     return out;
@@ -314,14 +331,7 @@ std::optional<double> transferPrediction(const RunCurve& target,
   // Peers trained at other rates do not say how a run at this one gains: beyond a factor
   // kRateReach of theirs (a point of a wide sweep judged from its rung's centre point), no
   // prediction (the law, which reads the schedule itself, predicts it).
-  double lowest_rate = HUGE_VAL, highest_rate = 0;
-  for (const Eigen::Vector3d& x : xs) {
-    lowest_rate = std::min(lowest_rate, std::exp(x(2)));
-    highest_rate = std::max(highest_rate, std::exp(x(2)));
-  }
-  const double target_rate = peakRate(target);
-  if (!(target_rate >= lowest_rate / kRateReach && target_rate <= highest_rate * kRateReach))
-    return std::nullopt;
+  if (!withinRateReach(peakRate(target), xs)) return std::nullopt;
   // The local shape weighs each peer by its distance from the target in ln T and in rate offset
   // (a sweep point gains like the points at its own rate on the neighbouring rungs: on the quick
   // ladder's two full runs, weighing by ln T alone erred 0.74% and 0.70% at half a run, by both
@@ -357,27 +367,14 @@ std::optional<double> transferPrediction(const RunCurve& target,
     const bool has_offsets = std::count(columns.begin(), columns.end(), 4) > 0;
     if ((has_bend && !bent) || (has_offsets && !rate_offsets)) continue;
     if (static_cast<int>(ys.size()) < k + 2 && k > 1) continue;
-    Eigen::MatrixXd design(static_cast<Eigen::Index>(ys.size()), k);
-    Eigen::VectorXd y(static_cast<Eigen::Index>(ys.size()));
-    for (size_t i = 0; i < ys.size(); ++i) {
-      const double root_weight = std::sqrt(weights[i]);
-      for (int c = 0; c < k; ++c)
-        design(Eigen::Index(i), c) =
-            root_weight * designColumn(xs[i], offsets[i], columns[size_t(c)]);
-      y(Eigen::Index(i)) = root_weight * ys[i];
-    }
-    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
-    if (qr.rank() < k) continue;
-    const Eigen::VectorXd beta = qr.solve(y);
+    const std::optional<Eigen::VectorXd> beta = weightedLeastSquares(
+        ys, weights, k,
+        [&](size_t i, int c) { return designColumn(xs[i], offsets[i], columns[size_t(c)]); });
+    if (!beta) continue;
     double predicted_log_gain = 0;
     for (int c = 0; c < k; ++c)
-      predicted_log_gain += beta(c) * designColumn(x_target, offsets.back(), columns[size_t(c)]);
-    // No gain beyond what the peers showed, give or take half their spread: a trend fitted on a
-    // few peers must not extrapolate a run to a loss none of them came near.
-    const auto [lowest, highest] = std::minmax_element(ys.begin(), ys.end());
-    const double margin = 0.5 * (*highest - *lowest);
-    predicted_log_gain = std::clamp(predicted_log_gain, *lowest - margin, *highest + margin);
-    const double out = *level * std::exp(predicted_log_gain);
+      predicted_log_gain += (*beta)(c)*designColumn(x_target, offsets.back(), columns[size_t(c)]);
+    const double out = *level * std::exp(clampToPeersGains(predicted_log_gain, ys));
     if (!std::isfinite(out)) continue;
     if (leverage) *leverage = target_leverage;
     return out;
