@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "app/command_registry.h"
@@ -25,6 +26,7 @@
 #include "fitting/halving_replay.h"
 #include "fitting/json_number.h"
 #include "storage/database.h"
+#include "storage/run_store_sqlite.h"
 
 namespace deepladder::app {
 namespace {
@@ -89,6 +91,9 @@ void printPredictions(const std::vector<fitting::CurvePrediction>& predictions) 
 // --replay-halving: the finished runs with their wall-clock intervals, replayed.
 int replayHalving(const LadderCurves& curves, const std::vector<double>& fractions,
                   const fitting::CurveLawOptions& law, const PredictOptions& o) {
+  std::vector<storage::RunRecord> records;
+  for (const auto& [id, r] : curves.runs) records.push_back(r);
+  const std::set<int64_t> calibration = storage::calibrationRuns(records);
   std::vector<fitting::ReplayRun> runs;
   int unfinished = 0, swept = 0;
   for (const fitting::RunCurve& c : curves.curves) {
@@ -104,6 +109,7 @@ int replayHalving(const LadderCurves& curves, const std::vector<double>& fractio
     run.started = r.started;
     run.finished = r.finished;
     run.flops = r.flops;
+    run.calibration = calibration.count(c.run_id) > 0;
     swept += !run.label.empty();
     runs.push_back(std::move(run));
   }

@@ -14,6 +14,7 @@
 #include "core/run_config.h"
 #include "core/run_status.h"
 #include "fitting/sweep_halving.h"
+#include "storage/run_store_sqlite.h"
 
 namespace deepladder::app {
 namespace {
@@ -39,7 +40,11 @@ void LadderHalving::refreshPoints() {
   std::set<int64_t> reopened;
   for (const storage::DecisionRecord& d : db_.decisions(ladder_id_))
     if (d.kind == "halving-reopen" && d.run_id) reopened.insert(*d.run_id);
-  for (const storage::RunSummary& s : db_.listRuns(ladder_id_)) {
+  const std::vector<storage::RunSummary> runs = db_.listRuns(ladder_id_);
+  std::vector<storage::RunRecord> records;
+  for (const storage::RunSummary& s : runs) records.push_back(s.run);
+  const std::set<int64_t> calibration = storage::calibrationRuns(records);
+  for (const storage::RunSummary& s : runs) {
     const storage::RunRecord& r = s.run;
     Point& p = points_[r.id];
     p.arm = r.arm;
@@ -47,6 +52,7 @@ void LadderHalving::refreshPoints() {
     p.label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
     p.swept = !p.label.empty();
     p.reopened = reopened.count(r.id) > 0;
+    p.calibration = calibration.count(r.id) > 0;
     p.total_steps = r.plan.steps;
     p.eval_fractions.clear();
     try {
@@ -81,7 +87,7 @@ std::vector<std::string> LadderHalving::onProgress(int64_t run_id, int64_t step)
     if (it == points_.end()) return {};
   }
   const Point& p = it->second;
-  if (!p.swept || p.reopened || p.total_steps <= 0) return {};
+  if (!p.swept || p.reopened || p.calibration || p.total_steps <= 0) return {};
   const double due =
       fitting::dueHalvingFraction(stop_.fractions, p.judged, double(step) / double(p.total_steps));
   if (std::isnan(due) || !validationStored(run_id, p, due, step)) return {};
@@ -103,7 +109,7 @@ std::map<int64_t, double> LadderHalving::duePoints(const std::vector<storage::Ru
     const auto it = points_.find(r.id);
     if (it == points_.end() || r.status != RunStatus::kRunning) continue;
     const Point& p = it->second;
-    if (!p.swept || p.reopened || p.total_steps <= 0) continue;
+    if (!p.swept || p.reopened || p.calibration || p.total_steps <= 0) continue;
     // The stored step may lag the progress line that called (the ingester writes in batches).
     const int64_t step = r.id == trigger_run ? std::max(r.step, trigger_step) : r.step;
     const double due = fitting::dueHalvingFraction(stop_.fractions, p.judged,

@@ -6,8 +6,10 @@
 // (fitting/sweep_halving.h). A stopped point's status becomes stopped with the decision's reason,
 // and the decision with its figures goes to the ladder's decision log (kind "halving-stop"); the
 // scheduler, which polls for cancelled runs, then ends its worker and settles it stopped
-// (resumable: `resume --stopped RUN`). A point that validates at the fraction (the ladder adds its
-// stop fractions to train.eval_at) is judged once that validation loss is stored.
+// (resumable: `resume --stopped RUN`). The points of each arm's two smallest rungs are never
+// judged (storage::calibrationRuns): their finished curves at every swept value are what the big
+// rungs' points at those values are predicted from. A point that validates at the fraction (the
+// ladder adds its stop fractions to train.eval_at) is judged once that validation loss is stored.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,8 @@ class LadderHalving {
     double judged = 0;  // the largest halving fraction it was judged at
     bool swept = false;
     bool reopened = false;  // reopened by the user (resume --stopped): never judged again
+    // One of each arm's smallest rungs (storage::calibrationRuns): runs to its end, never judged.
+    bool calibration = false;
     std::vector<double> eval_fractions;  // its train.eval_at: where it validates mid-run
   };
   void refreshPoints();

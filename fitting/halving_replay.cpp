@@ -36,7 +36,8 @@ HalvingReplay replayHalving(const std::vector<ReplayRun>& runs,
   std::vector<Moment> moments;
   for (size_t i = 0; i < runs.size(); ++i) {
     out.flops_total += runs[i].flops;
-    if (runs[i].label.empty() || !(runs[i].finished > runs[i].started)) continue;
+    if (runs[i].label.empty() || runs[i].calibration || !(runs[i].finished > runs[i].started))
+      continue;
     for (double f : fractions)
       moments.push_back({runs[i].started + f * (runs[i].finished - runs[i].started), i, f});
   }

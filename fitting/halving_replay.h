@@ -4,7 +4,9 @@
 // fractions, the ladder is rebuilt as it stood then (runs finished by that moment with their final
 // loss, running ones cut where they were, stopped ones cut where they were stopped) and the
 // rung is judged by the live rule (fitting/sweep_halving.h) on the live predictions
-// (fitting/curve_prediction.h). A stopped run saves the FLOPs of the part it did not train.
+// (fitting/curve_prediction.h). A stopped run saves the FLOPs of the part it did not train. Runs
+// marked as calibration runs (each arm's two smallest rungs, storage::calibrationRuns) are never
+// judged, as in a live ladder.
 //
 // What it does not model: a halved ladder starts its later runs sooner on the slots stops free, so
 // its wall-clock saving comes from FLOPs saved spread over the slots; the replay gives the FLOPs
@@ -28,6 +30,8 @@ struct ReplayRun {
   double started = 0;   // wall clock, seconds
   double finished = 0;  // wall clock, seconds (> started)
   double flops = 0;     // FLOPs of the whole run
+  // One of its arm's smallest rungs (storage::calibrationRuns): never judged, as in a live ladder.
+  bool calibration = false;
 };
 
 struct ReplayStop {

@@ -68,6 +68,35 @@ std::vector<double> labelValues(const std::string& label) {
   return values;
 }
 
+using RungKey = std::tuple<int64_t, std::string, std::string>;  // ladder, arm, size
+
+RungKey rungOf(const RunRecord& r) {
+  return RungKey{r.ladder_id.value_or(-1), r.arm, r.size};
+}
+
+// Per (ladder, arm): its openers, smallest (planned FLOPs) first.
+std::map<std::pair<int64_t, std::string>, std::vector<const RunRecord*>> openersByArm(
+    const std::vector<RunRecord>& runs, const std::set<int64_t>& openers) {
+  std::map<std::pair<int64_t, std::string>, std::vector<const RunRecord*>> by_arm;
+  for (const RunRecord& r : runs)
+    if (openers.count(r.id)) by_arm[{r.ladder_id.value_or(-1), r.arm}].push_back(&r);
+  for (auto& [arm, list] : by_arm)
+    std::stable_sort(list.begin(), list.end(), [](const RunRecord* a, const RunRecord* b) {
+      return a->plan.flops < b->plan.flops;
+    });
+  return by_arm;
+}
+
+// The rungs of each arm's kRungsForCalibration smallest openers.
+std::set<RungKey> calibrationRungs(
+    const std::map<std::pair<int64_t, std::string>, std::vector<const RunRecord*>>& by_arm) {
+  std::set<RungKey> rungs;
+  for (const auto& [arm, list] : by_arm)
+    for (size_t i = 0; i < list.size() && i < size_t(kRungsForCalibration); ++i)
+      rungs.insert(rungOf(*list[i]));
+  return rungs;
+}
+
 }  // namespace
 
 std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs) {
@@ -76,18 +105,17 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs) {
     int64_t first_seed = 0;
     bool any = false;
   };
-  using Key = std::tuple<int64_t, std::string, std::string>;  // ladder, arm, size
-  std::map<Key, Rung> rungs;
+  std::map<RungKey, Rung> rungs;
   std::map<int64_t, std::string> label_of;
   for (const RunRecord& r : runs) {
     const std::string label = ladder::sweepLabelOfRunName(r.name, r.arm, r.size, r.seed);
     label_of[r.id] = label;
-    Rung& rung = rungs[Key{r.ladder_id.value_or(-1), r.arm, r.size}];
+    Rung& rung = rungs[rungOf(r)];
     rung.labels[label] = labelValues(label);
     rung.first_seed = rung.any ? std::min(rung.first_seed, r.seed) : r.seed;
     rung.any = true;
   }
-  std::map<Key, std::string> centre;
+  std::map<RungKey, std::string> centre;
   for (const auto& [key, rung] : rungs) {
     std::vector<std::pair<std::vector<double>, std::string>> ordered;
     for (const auto& [label, values] : rung.labels) ordered.emplace_back(values, label);
@@ -101,7 +129,7 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs) {
   }
   std::set<int64_t> out;
   for (const RunRecord& r : runs) {
-    const Key key{r.ladder_id.value_or(-1), r.arm, r.size};
+    const RungKey key = rungOf(r);
     if (label_of[r.id] == centre[key] && r.seed == rungs[key].first_seed) out.insert(r.id);
   }
   return out;
@@ -112,33 +140,28 @@ std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
   std::map<int64_t, int> tier;
   // A ladder without a sweep or a second seed: every run opens its rung, biggest first.
   if (openers.size() == runs.size()) return tier;
-  // Per (ladder, arm): its openers, smallest first.
-  std::map<std::pair<int64_t, std::string>, std::vector<const RunRecord*>> by_arm;
+  const auto by_arm = openersByArm(runs, openers);
+  for (const auto& [arm, list] : by_arm)
+    for (size_t i = 0; i < list.size(); ++i)
+      tier[list[i]->id] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
   const RunRecord* biggest = nullptr;
-  for (const RunRecord& r : runs) {
-    if (!openers.count(r.id)) continue;
-    by_arm[{r.ladder_id.value_or(-1), r.arm}].push_back(&r);
-    if (!biggest || r.plan.flops > biggest->plan.flops) biggest = &r;
-  }
-  // The rungs (ladder, arm, size) of each arm's kRungsForCalibration smallest openers.
-  using Rung = std::tuple<int64_t, std::string, std::string>;
-  std::set<Rung> small_rungs;
-  for (auto& [arm, list] : by_arm) {
-    std::stable_sort(list.begin(), list.end(), [](const RunRecord* a, const RunRecord* b) {
-      return a->plan.flops < b->plan.flops;
-    });
-    for (size_t i = 0; i < list.size(); ++i) {
-      const RunRecord& r = *list[i];
-      tier[r.id] = i < size_t(kRungsForAProjection) ? kSmallOpeners : kOtherOpeners;
-      if (i < size_t(kRungsForCalibration))
-        small_rungs.insert(Rung{r.ladder_id.value_or(-1), r.arm, r.size});
-    }
-  }
   for (const RunRecord& r : runs)
-    if (!openers.count(r.id) && small_rungs.count(Rung{r.ladder_id.value_or(-1), r.arm, r.size}))
-      tier[r.id] = kSmallRungsOtherPoints;
+    if (openers.count(r.id) && (!biggest || r.plan.flops > biggest->plan.flops)) biggest = &r;
+  const std::set<RungKey> small_rungs = calibrationRungs(by_arm);
+  for (const RunRecord& r : runs)
+    if (!openers.count(r.id) && small_rungs.count(rungOf(r))) tier[r.id] = kSmallRungsOtherPoints;
   if (biggest) tier[biggest->id] = kBiggestOpener;
   return tier;
+}
+
+std::set<int64_t> calibrationRuns(const std::vector<RunRecord>& runs) {
+  const std::set<int64_t> openers = rungOpeners(runs);
+  std::set<int64_t> out;
+  if (openers.size() == runs.size()) return out;
+  const std::set<RungKey> rungs = calibrationRungs(openersByArm(runs, openers));
+  for (const RunRecord& r : runs)
+    if (rungs.count(rungOf(r))) out.insert(r.id);
+  return out;
 }
 
 std::unique_ptr<scheduler::RunSink> makeIngestingSink(Database& db, int64_t run_id,

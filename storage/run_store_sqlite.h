@@ -50,6 +50,13 @@ constexpr int kRungsForCalibration = 2;
 std::map<int64_t, int> openerTiers(const std::vector<RunRecord>& runs,
                                    const std::set<int64_t>& openers);
 
+// The runs of each arm's kRungsForCalibration smallest rungs, of a ladder that has a sweep or a
+// second seed (none otherwise): sweep halving never stops them (app/ladder_halving.h). Runs of
+// seconds whose finished curves at every swept value are what the curve predictions of the big
+// rungs' points at those values read: stopped, they would leave a big rung's x0.5 point with no
+// finished run at its rate, its prediction an extrapolation and its interval wide or wrong.
+std::set<int64_t> calibrationRuns(const std::vector<RunRecord>& runs);
+
 class SqliteRunStore : public scheduler::RunStore {
  public:
   // `ladder_id`: only this ladder's runs; nullopt: every run in the database.

@@ -3,17 +3,21 @@
 // rate cannot win, halving stops that point mid-run (status stopped, its decision stored, its
 // step short of the end); `resume --stopped` reopens it and trains it from its last checkpoint to
 // the end, and its final loss is exactly the one the same run config reaches in one uninterrupted
-// worker process. The ladder's runs validate at the halving fraction (train.eval_at).
+// worker process. The ladder's runs validate at the halving fraction (train.eval_at). The points of
+// the two smallest rungs (the calibration rungs) are never judged and run to their end.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/run_status.h"
 #include "storage/database.h"
+#include "storage/run_store_sqlite.h"
 #include "tests/app/cli_fixture.h"
 
 using namespace deepladder;
@@ -29,8 +33,9 @@ namespace {
 constexpr int kSteps = 2000;
 
 // Three rungs of one arm, each swept over lr_mult 0.001, 1, 1.5 on one CPU slot. The rungs'
-// centre points (x1) run first, so the arm has three finished runs (what calibrates a curve
-// prediction's interval) before any x0.001 point is judged; x0.001 barely leaves its initial loss.
+// centre points (x1) run first, then the two smallest rungs' other points (never judged), so the
+// arm has finished runs at every rate (what calibrates a curve prediction's interval) before the
+// biggest rung's x0.001 point is judged; x0.001 barely leaves its initial loss.
 std::string sweptLadder(const std::string& dir) {
   return "[ladder]\nname = \"halved\"\nseeds = [1]\n[model]\nseq_len = 32\nn_head = 2\n[data]\n"
          "max_epochs = 20\nkind = \"text\"\ntrain = \"" +
@@ -98,7 +103,13 @@ TEST_F(HalvingResumeTest, AStoppedPointResumesToTheFinalLossOfAnUninterruptedRun
     const auto ladder = db->findLadder("halved");
     ASSERT_TRUE(ladder);
     int n_stopped = 0;
+    std::vector<storage::RunRecord> records;
+    for (const storage::RunSummary& s : db->listRuns(*ladder)) records.push_back(s.run);
+    const std::set<int64_t> calibration = storage::calibrationRuns(records);
+    EXPECT_EQ(calibration.size(), 6u);  // the two smallest rungs' three points
     for (const storage::RunSummary& s : db->listRuns(*ladder)) {
+      // The two smallest rungs' points are never judged: they run to their end.
+      if (calibration.count(s.run.id)) EXPECT_EQ(s.run.status, RunStatus::kFinished) << s.run.name;
       if (s.run.status != RunStatus::kStopped) continue;
       ++n_stopped;
       // Only the points that cannot win are stopped.

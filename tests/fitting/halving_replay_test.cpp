@@ -87,3 +87,20 @@ TEST(HalvingReplay, NothingIsStoppedWithoutASweep) {
   EXPECT_EQ(replay.judgements, 0);
   EXPECT_EQ(replay.flops_saved, 0.0);
 }
+
+TEST(HalvingReplay, CalibrationRunsAreNeverJudged) {
+  // The points of the two smallest rungs run to their end in a live ladder
+  // (storage::calibrationRuns); the replay marks them and judges only the others.
+  std::vector<ReplayRun> runs = sweptLadder();
+  const HalvingReplay all = replayHalving(runs, {0.25, 0.5, 0.75}, CurveLawOptions{});
+  for (ReplayRun& r : runs) r.calibration = r.rung == "arm d100" || r.rung == "arm d150";
+  const HalvingReplay spared = replayHalving(runs, {0.25, 0.5, 0.75}, CurveLawOptions{});
+  ASSERT_FALSE(spared.stops.empty());
+  for (const ReplayStop& s : spared.stops) {
+    EXPECT_NE(s.rung, "arm d100");
+    EXPECT_NE(s.rung, "arm d150");
+  }
+  // Three rungs of three points are judged at three fractions at most; the other two not at all.
+  EXPECT_LE(spared.judgements, 3 * 2 * 3);
+  EXPECT_LT(spared.judgements, all.judgements);
+}

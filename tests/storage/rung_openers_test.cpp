@@ -1,7 +1,8 @@
 // The scheduler's order (storage/run_store_sqlite.h): every rung's centre sweep point at its first
 // seed opens the rung and starts before any other run: the biggest opener, then each arm's three
 // smallest openers (smallest first), then the other openers, then the other points of each arm's
-// two smallest rungs (smallest first), and then the other runs, biggest first.
+// two smallest rungs (smallest first), and then the other runs, biggest first. Those two
+// smallest rungs of each arm are the calibration rungs halving never judges.
 #include <gtest/gtest.h>
 
 #include "storage/database.h"
@@ -125,6 +126,40 @@ TEST(RungOpeners, EveryArmsThreeSmallestRungsFollowTheBiggestOpenerAndItsTwoSmal
   EXPECT_EQ(later[0].name, "grown-d3-s1-lr_mult1");
   EXPECT_EQ(later[4].name, "grown-d5-s1-lr_mult1");
   EXPECT_EQ(later[5].name, "vanilla-d7-s1-lr_mult1");
+}
+
+TEST(CalibrationRuns, EveryRunOfEachArmsTwoSmallestRungsAndNoneWithoutASweep) {
+  std::vector<RunRecord> runs;
+  int64_t id = 1;
+  // Two arms of four rungs, the sizes listed out of order; planned FLOPs rank them.
+  for (const std::string arm : {"vanilla", "grow"})
+    for (const auto& [size, flops] : {std::pair{"d5", 3e12}, std::pair{"d3", 1e12},
+                                      std::pair{"d6", 4e12}, std::pair{"d4", 2e12}})
+      for (const int64_t seed : {1, 2})
+        for (const std::string label : {"lr_mult0.5", "lr_mult1", "lr_mult2"}) {
+          RunRecord r = point(id++, size, seed, label);
+          r.arm = arm;
+          r.name = arm + "-" + size + "-s" + std::to_string(seed) + "-" + label;
+          r.plan.flops = flops * (arm == "grow" ? 1.5 : 1.0);
+          runs.push_back(r);
+        }
+  const std::set<int64_t> calibration = calibrationRuns(runs);
+  // Two arms x two rungs x two seeds x three points.
+  EXPECT_EQ(calibration.size(), 24u);
+  for (const RunRecord& r : runs)
+    EXPECT_EQ(calibration.count(r.id) > 0, r.size == "d3" || r.size == "d4") << r.name;
+
+  // One seed and no sweep: every run opens its rung, nothing is halved, none is set apart.
+  std::vector<RunRecord> plain;
+  for (const RunRecord& r : runs)
+    if (r.seed == 1 && r.name.find("lr_mult1") != std::string::npos &&
+        r.name.find("lr_mult1.") == std::string::npos) {
+      RunRecord p = r;
+      p.name = r.arm + "-" + r.size + "-s1";
+      plain.push_back(p);
+    }
+  ASSERT_EQ(plain.size(), 8u);
+  EXPECT_TRUE(calibrationRuns(plain).empty());
 }
 
 }  // namespace
