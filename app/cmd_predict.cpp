@@ -286,7 +286,8 @@ CommandRegistrar register_predict("predict", 52, [](CLI::App& cli) {
   cmd->add_flag("--replay-halving", o->replay_halving,
                 "Replay sweep halving on the finished runs as they ran: the points `[sweep] stop "
                 "= \"halving\"` would have stopped at --fractions and the FLOPs it would have "
-                "saved");
+                "saved (the points of each arm's two smallest rungs are never judged, as in a "
+                "live ladder)");
   cmd->add_option("--fractions", o->fractions,
                   "--backtest: where runs are cut; --replay-halving: when points are judged; "
                   "comma-separated")
