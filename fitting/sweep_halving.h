@@ -10,8 +10,9 @@
 // failed; decisions of one rung are taken one after another, worst first, so neither can happen
 // through two stops at once.
 //
-// What it does not do: stop the worker (the live ladder does, app/live_ladder.cpp) or store the
-// decision (storage/decisions.cpp).
+// What it does not do: stop the worker (the live ladder does, app/live_ladder.cpp), store the
+// decision (storage/decisions.cpp) or choose which points are judged (app/ladder_halving.h: never
+// the calibration rungs' points, nor a point the user reopened).
 #pragma once
 
 #include <cstdint>

@@ -35,7 +35,8 @@ std::set<int64_t> rungOpeners(const std::vector<RunRecord>& runs);
 //    kRungsForCalibration smallest rungs, smallest first: runs of seconds whose finished curves at
 //    every swept value let halving's curve predictions judge the big rungs' sweep points at those
 //    values (fitting/curve_transfer.h: from centre points alone, a rung's x0.5 and x2 points lie
-//    where the peers' gains say nothing, and their intervals are wide);
+//    where the peers' gains say nothing, and their intervals are wide); halving never judges
+//    them (calibrationRuns below), so they run to their end;
 //  - kOtherRuns (not in the map): the sweep's other points and the other seeds.
 // A ladder whose every run opens its rung (no sweep, one seed) gets no tiers: biggest first.
 enum OpenerTier {

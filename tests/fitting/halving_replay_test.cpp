@@ -100,7 +100,8 @@ TEST(HalvingReplay, CalibrationRunsAreNeverJudged) {
     EXPECT_NE(s.rung, "arm d100");
     EXPECT_NE(s.rung, "arm d150");
   }
-  // Three rungs of three points are judged at three fractions at most; the other two not at all.
+  // The three other rungs' two off-centre points are judged at three fractions at most; the
+  // calibration rungs' points never.
   EXPECT_LE(spared.judgements, 3 * 2 * 3);
   EXPECT_LT(spared.judgements, all.judgements);
 }
