@@ -107,16 +107,16 @@ TEST_F(HalvingResumeTest, AStoppedPointResumesToTheFinalLossOfAnUninterruptedRun
     for (const storage::RunSummary& s : db->listRuns(*ladder)) records.push_back(s.run);
     const std::set<int64_t> calibration = storage::calibrationRuns(records);
     EXPECT_EQ(calibration.size(), 6u);  // the two smallest rungs' three points
-    for (const storage::RunSummary& s : db->listRuns(*ladder)) {
+    for (const storage::RunRecord& r : records) {
       // The two smallest rungs' points are never judged: they run to their end.
-      if (calibration.count(s.run.id)) EXPECT_EQ(s.run.status, RunStatus::kFinished) << s.run.name;
-      if (s.run.status != RunStatus::kStopped) continue;
+      if (calibration.count(r.id)) EXPECT_EQ(r.status, RunStatus::kFinished) << r.name;
+      if (r.status != RunStatus::kStopped) continue;
       ++n_stopped;
       // Only the points that cannot win are stopped.
-      EXPECT_NE(s.run.name.find("lr_mult0.001"), std::string::npos) << s.run.name;
+      EXPECT_NE(r.name.find("lr_mult0.001"), std::string::npos) << r.name;
       if (stopped_id == 0) {
-        stopped_id = s.run.id;
-        stopped = s.run;
+        stopped_id = r.id;
+        stopped = r;
       }
     }
     ASSERT_GT(n_stopped, 0) << "no point was stopped:\n" << run.err;
